@@ -1,0 +1,77 @@
+"""Loaders for the data sets that ship with structsvm."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+OCR_SPLITS = ("small", "large")
+
+
+@dataclass
+class SequenceDataset:
+    """Labelled sequences: ``X[k]`` is a (T_k, d) float array, ``Y[k]`` a (T_k,) int array."""
+
+    X: list[np.ndarray]
+    Y: list[np.ndarray]
+    folds: np.ndarray
+    words: np.ndarray
+    label_names: list[str]
+
+    def select(self, mask: np.ndarray) -> SequenceDataset:
+        """Return the sequences where the boolean ``mask`` is true."""
+        indices = np.flatnonzero(mask)
+        return SequenceDataset(
+            X=[self.X[i] for i in indices],
+            Y=[self.Y[i] for i in indices],
+            folds=self.folds[indices],
+            words=self.words[indices],
+            label_names=self.label_names,
+        )
+
+    @property
+    def n_letters(self) -> int:
+        """Total number of positions over all sequences."""
+        return int(sum(len(y) for y in self.Y))
+
+
+def load_ocr_letters() -> SequenceDataset:
+    """Load the OCR letters data set (Taskar, Guestrin & Koller, NIPS 2003).
+
+    6,877 handwritten words; each letter is a 16×8 binary image flattened to 128 features
+    (float64 values 0/1), labelled 0..25 for 'a'..'z'. ``folds`` gives the 10
+    cross-validation folds of the original data. See ``structsvm/data/README.md`` for sources.
+    """
+    with resources.files("structsvm").joinpath("data/ocr_letters.npz").open("rb") as handle:
+        data = np.load(handle)
+        pixels = data["X"].astype(np.float64)
+        letters = data["y"].astype(np.int64)
+        lengths = data["lengths"].astype(np.int64)
+        folds = data["folds"].astype(np.int64)
+        words = data["words"]
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    return SequenceDataset(
+        X=[pixels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+        Y=[letters[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+        folds=folds,
+        words=words,
+        label_names=[chr(ord("a") + k) for k in range(26)],
+    )
+
+
+def ocr_letters_split(split: str = "small") -> tuple[SequenceDataset, SequenceDataset]:
+    """Return the (train, test) halves of a standard OCR letters split.
+
+    Parameters
+    ----------
+    split : {"small", "large"}
+        "small": train on fold 1 (704 words), test on the other nine folds.
+        "large": train on folds 1–9 (6,251 words), test on fold 0 (626 words).
+    """
+    if split not in OCR_SPLITS:
+        raise ValueError(f"split must be one of {OCR_SPLITS}, got {split!r}")
+    data = load_ocr_letters()
+    train_mask = data.folds == 1 if split == "small" else data.folds != 0
+    return data.select(train_mask), data.select(~train_mask)

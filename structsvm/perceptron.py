@@ -1,0 +1,116 @@
+"""The structured perceptron (Collins, EMNLP 2002), plain and averaged."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from structsvm.base import StructuredEstimator, interruptible
+from structsvm.task import Task
+from structsvm.validation import check_positive_int
+
+
+class StructuredPerceptron(StructuredEstimator):
+    """Structured perceptron: on each mistake, ``w += φ(x, y) − φ(x, ŷ)``.
+
+    Each epoch visits every training example once, predicts ``ŷ = argmax_y w · φ(x, y)`` with
+    the current weights and updates them when ``ŷ`` differs from the true output. If some unit
+    vector ``u`` separates the data with margin δ (``u · φ(x, y) − u · φ(x, y') >= δ`` for every
+    wrong ``y'``) and every difference of joint features has norm at most R, the number of
+    updates is at most ``(R / δ)²`` (Collins 2002, after Novikoff 1962); see
+    :func:`structsvm.bounds.mistake_bound`.
+
+    Parameters
+    ----------
+    task : structsvm.Task
+        The structured prediction task.
+    max_epochs : int, default=100
+        Most passes over the training data.
+    averaged : bool, default=False
+        Predict with the average of the weight vectors over all steps (Freund & Schapire 1999;
+        Collins 2002) rather than the last one. Training and the update count are unchanged.
+    shuffle : bool, default=True
+        Visit the examples in a new random order each epoch.
+    random_state : int, RandomState or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (task.size_joint_feature,)
+        The weights used for prediction (averaged if ``averaged``).
+    n_updates_ : int
+        Total number of updates (mistakes) made in training.
+    n_iter_ : int
+        Number of epochs run.
+    converged_ : bool
+        Whether the last epoch made no update (the training data are separated).
+    history_ : list of dict
+        One record per epoch: ``epoch``, ``mistakes``, ``n_updates`` (running total), ``time``
+        (seconds since fit started).
+    interrupted_ : bool
+        Whether fit was stopped by KeyboardInterrupt (the weights learned so far are kept).
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        max_epochs: int = 100,
+        averaged: bool = False,
+        shuffle: bool = True,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        self.task = task
+        self.max_epochs = max_epochs
+        self.averaged = averaged
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredPerceptron:
+        """Learn the weights from training inputs X and outputs Y; return self."""
+        task = self._check_task()
+        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        X, Y = task.check_data(X, Y)
+        rng = check_random_state(self.random_state)
+        n = len(X)
+
+        w = np.zeros(task.size_joint_feature)
+        # Averaging without storing every w: w_avg = w − Σ_t t·Δ_t / T (Daumé's trick).
+        weighted_updates = np.zeros_like(w)
+        step = 1
+        self.w_ = w
+        self.n_updates_ = 0
+        self.n_iter_ = 0
+        self.converged_ = False
+        self.history_: list[dict[str, float]] = []
+        start = time.perf_counter()
+        with interruptible(self):
+            for epoch in range(1, max_epochs + 1):
+                order = rng.permutation(n) if self.shuffle else np.arange(n)
+                mistakes = 0
+                for i in order:
+                    y_hat = task.argmax(X[i], w)
+                    if not task.outputs_equal(y_hat, Y[i]):
+                        update = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], y_hat)
+                        w += update
+                        weighted_updates += step * update
+                        mistakes += 1
+                    step += 1
+                self.n_updates_ += mistakes
+                self.n_iter_ = epoch
+                self.history_.append(
+                    {
+                        "epoch": epoch,
+                        "mistakes": mistakes,
+                        "n_updates": self.n_updates_,
+                        "time": time.perf_counter() - start,
+                    }
+                )
+                if mistakes == 0:
+                    self.converged_ = True
+                    break
+        self.w_ = w - weighted_updates / step if self.averaged else w
+        return self

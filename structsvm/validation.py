@@ -1,0 +1,90 @@
+"""Checks of user input at the public boundary, each raising an error that names the argument."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
+    """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
+    if len(X) != len(Y):
+        raise ValueError(
+            f"X and Y have different lengths: X has {len(X)} examples, Y has {len(Y)}"
+        )
+
+
+def check_feature_array(x: Any, name: str, *, ndim: int, n_features: int | None) -> np.ndarray:
+    """Return ``x`` as a finite float64 array of ``ndim`` dimensions and the given width.
+
+    Parameters
+    ----------
+    x : array-like
+        The features to check.
+    name : str
+        How the argument is called in messages.
+    ndim : int
+        Required number of dimensions (1 for one feature vector, 2 for rows of them).
+    n_features : int or None
+        Required length of the last axis, or None to accept any.
+    """
+    try:
+        array = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a numeric array; could not convert it: {error}") from None
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {array.shape}")
+    if n_features is not None and array.shape[-1] != n_features:
+        raise ValueError(
+            f"{name} has {array.shape[-1]} features per row, expected n_features={n_features}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return array
+
+
+def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarray:
+    """Return ``y`` as an int64 array whose entries lie in ``[0, n_labels)``."""
+    array = np.asarray(y)
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array of labels, got shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        if not np.issubdtype(array.dtype, np.floating) or np.any(array != np.round(array)):
+            raise ValueError(f"{name} must hold integer labels, got dtype {array.dtype}")
+    array = array.astype(np.int64)
+    if array.size and (array.min() < 0 or array.max() >= n_labels):
+        raise ValueError(
+            f"{name} has labels outside [0, {n_labels}): found {array.min()}..{array.max()}"
+        )
+    return array
+
+
+def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` if it is an integer ``>= minimum``; raise ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_positive_float(value: Any, name: str) -> float:
+    """Return ``value`` as a float if it is finite and > 0; raise ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def check_weights(w: Any, size: int) -> np.ndarray:
+    """Return a weight vector as a finite float64 array of length ``size``."""
+    return check_feature_array(w, "w", ndim=1, n_features=size)
+
+
+def take(data: Sequence[Any], indices: np.ndarray) -> Sequence[Any]:
+    """Select examples by index from an array (fancy indexing) or any other sequence (a list)."""
+    if isinstance(data, np.ndarray):
+        return data[indices]
+    return [data[i] for i in indices]
