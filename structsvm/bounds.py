@@ -79,7 +79,7 @@ def margin(task: Task, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> flo
 
 
 def mistake_bound(R: float, delta: float) -> float:
-    """Return ``(R / δ)²``, the most updates the perceptron makes on data separable with margin δ."""
+    """Return ``(R / δ)²``: the most updates the perceptron makes on data with margin δ."""
     if delta <= 0:
         raise ValueError(f"delta must be > 0 (the data must be separable), got {delta}")
     return (R / delta) ** 2

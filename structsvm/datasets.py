@@ -51,10 +51,10 @@ def load_ocr_letters() -> SequenceDataset:
         lengths = data["lengths"].astype(np.int64)
         folds = data["folds"].astype(np.int64)
         words = data["words"]
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    word_starts = np.cumsum(lengths)[:-1]
     return SequenceDataset(
-        X=[pixels[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
-        Y=[letters[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+        X=np.split(pixels, word_starts),
+        Y=np.split(letters, word_starts),
         folds=folds,
         words=words,
         label_names=[chr(ord("a") + k) for k in range(26)],
