@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import numpy as np
+
+from structsvm.task import Task
 
 OCR_SPLITS = ("small", "large")
 
@@ -75,3 +79,39 @@ def ocr_letters_split(split: str = "small") -> tuple[SequenceDataset, SequenceDa
     data = load_ocr_letters()
     train_mask = data.folds == 1 if split == "small" else data.folds != 0
     return data.select(train_mask), data.select(~train_mask)
+
+
+def make_separable(
+    task: Task,
+    sample_input: Callable[[np.random.Generator], Any],
+    n_examples: int,
+    min_margin: float,
+    random_state: int | None = None,
+) -> tuple[list[Any], list[Any], np.ndarray]:
+    """Sample a data set that a planted unit vector separates with a known margin.
+
+    Inputs come from ``sample_input(rng)``; each is labelled by its best output under a random
+    unit vector ``u`` and kept only if that output beats every other by at least ``min_margin``
+    (rejection sampling), so ``u`` separates the returned data with margin >= ``min_margin``.
+    The task must enumerate its outputs (``outputs(x)``).
+
+    Returns
+    -------
+    X : list of inputs
+    Y : list of outputs
+    u : ndarray of shape (task.size_joint_feature,)
+        The planted separator, of unit length.
+    """
+    rng = np.random.default_rng(random_state)
+    u = rng.normal(size=task.size_joint_feature)
+    u /= np.linalg.norm(u)
+    X, Y = [], []
+    while len(X) < n_examples:
+        x = sample_input(rng)
+        candidates = list(task.outputs(x))
+        scores = np.array([task.score(x, y, u) for y in candidates])
+        best, second = np.sort(scores)[::-1][:2]
+        if best - second >= min_margin:
+            X.append(x)
+            Y.append(candidates[int(np.argmax(scores))])
+    return X, Y, u

@@ -1,0 +1,89 @@
+"""MulticlassTask: the Crammer–Singer joint feature map and its vectorised oracles."""
+
+import numpy as np
+import pytest
+
+from tasks import MulticlassTask
+
+
+@pytest.fixture
+def task():
+    return MulticlassTask(n_classes=3, n_features=2)
+
+
+def test_joint_feature_puts_x_in_the_block_of_its_class(task):
+    phi = task.joint_feature(np.array([1.0, -2.0]), 2)
+    assert phi.tolist() == [0, 0, 0, 0, 1, -2]
+    assert phi.shape == (task.size_joint_feature,)
+
+
+def test_weight_rows_are_class_scores(task):
+    rng = np.random.default_rng(0)
+    w, X = rng.normal(size=6), rng.normal(size=(20, 2))
+    W = w.reshape(3, 2)
+    np.testing.assert_array_equal(task.batch_argmax(X, w), np.argmax(X @ W.T, axis=1))
+
+
+def test_batch_oracles_match_brute_force_enumeration(task):
+    rng = np.random.default_rng(1)
+    losses = rng.uniform(0.5, 3, size=(3, 3))
+    np.fill_diagonal(losses, 0)
+    task = MulticlassTask(3, 2, loss_matrix=losses)
+    X, Y = rng.normal(size=(50, 2)), rng.integers(0, 3, size=50)
+    for _ in range(5):
+        w = rng.normal(size=6)
+        enumerated = super(MulticlassTask, task)
+        assert list(task.batch_argmax(X, w)) == [enumerated.argmax(x, w) for x in X]
+        expected = [enumerated.loss_augmented_argmax(x, y, w) for x, y in zip(X, Y)]
+        assert list(task.batch_loss_augmented_argmax(X, Y, w)) == expected
+
+
+def test_batch_joint_feature_and_loss_match_single_examples(task):
+    rng = np.random.default_rng(2)
+    X, Y, Y_other = rng.normal(size=(7, 2)), rng.integers(0, 3, 7), rng.integers(0, 3, 7)
+    np.testing.assert_array_equal(
+        task.batch_joint_feature(X, Y), [task.joint_feature(x, y) for x, y in zip(X, Y)]
+    )
+    np.testing.assert_array_equal(
+        task.batch_loss(Y, Y_other), [task.loss(a, b) for a, b in zip(Y, Y_other)]
+    )
+    w = rng.normal(size=6)
+    np.testing.assert_allclose(task.batch_score(X, Y, w), task.batch_joint_feature(X, Y) @ w)
+
+
+def test_ties_go_to_the_smallest_class(task):
+    assert task.argmax(np.array([1.0, 1.0]), np.zeros(6)) == 0
+    assert task.loss_augmented_argmax(np.array([1.0, 1.0]), 0, np.zeros(6)) == 1
+
+
+@pytest.mark.parametrize(
+    ("X", "Y", "message"),
+    [
+        (np.zeros((3, 2)), [0, 1], "different lengths"),
+        (np.zeros((2, 2)), [0, 3], r"outside \[0, 3\)"),
+        (np.zeros((2, 2)), [0, -1], r"outside \[0, 3\)"),
+        (np.array([[0.0, np.nan], [0, 0]]), [0, 1], "NaN or infinite"),
+        (np.zeros((2, 5)), [0, 1], "expected n_features=2"),
+        (np.zeros(2), [0], "2-D"),
+        (np.zeros((0, 2)), [], "empty"),
+        (np.zeros((2, 2)), [0.5, 1], "integer labels"),
+    ],
+)
+def test_bad_data_is_rejected_with_a_message_naming_it(task, X, Y, message):
+    with pytest.raises(ValueError, match=message):
+        task.check_data(X, Y)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_classes": 1, "n_features": 2}, "n_classes"),
+        ({"n_classes": 3, "n_features": 0}, "n_features"),
+        ({"n_classes": 2, "n_features": 2, "loss_matrix": np.ones((2, 2))}, "zero diagonal"),
+        ({"n_classes": 2, "n_features": 2, "loss_matrix": np.zeros((3, 3))}, "shape"),
+        ({"n_classes": 2, "n_features": 2, "loss_matrix": -1 + np.eye(2)}, "non-negative"),
+    ],
+)
+def test_bad_parameters_are_rejected(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MulticlassTask(**kwargs)

@@ -1,0 +1,126 @@
+"""The structured perceptron: updates, averaging, convergence and Collins' (R/δ)² bound."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from structsvm import StructuredPerceptron, margin, mistake_bound, radius
+from structsvm.datasets import make_separable
+from tasks import MulticlassTask
+
+
+@pytest.mark.parametrize("min_margin", [0.3, 0.6, 1.0])
+def test_updates_never_exceed_the_mistake_bound_on_multiclass_data(min_margin):
+    task = MulticlassTask(n_classes=4, n_features=5)
+    X, Y, u = make_separable(
+        task, lambda rng: rng.normal(size=5), n_examples=150, min_margin=min_margin, random_state=3
+    )
+    X, Y = np.array(X), np.array(Y)
+    delta = margin(task, X, Y, u)
+    assert delta >= min_margin - 1e-12
+    R = radius(task, X)
+    np.testing.assert_allclose(R, np.sqrt(2) * np.linalg.norm(X, axis=1).max())
+
+    model = StructuredPerceptron(task, max_epochs=1000, random_state=0).fit(X, Y)
+
+    assert model.converged_
+    assert 1 <= model.n_updates_ <= mistake_bound(R, delta)
+    assert model.score(X, Y) == 1.0
+
+
+def test_an_update_adds_the_true_features_and_removes_the_predicted_ones():
+    task = MulticlassTask(n_classes=2, n_features=2)
+    X, Y = np.array([[1.0, 2.0]]), np.array([1])
+    model = StructuredPerceptron(task, max_epochs=1, shuffle=False).fit(X, Y)
+    # With w = 0 the tie goes to class 0, a mistake: w = φ(x, 1) − φ(x, 0).
+    np.testing.assert_array_equal(model.w_, [-1, -2, 1, 2])
+    assert model.n_updates_ == 1
+    assert model.history_[0]["mistakes"] == 1
+
+
+def test_averaged_weights_are_the_mean_of_all_intermediate_weight_vectors():
+    rng = np.random.default_rng(0)
+    task = MulticlassTask(n_classes=3, n_features=4)
+    X, Y = rng.normal(size=(30, 4)), rng.integers(0, 3, 30)
+    epochs = 3
+
+    w, snapshots = np.zeros(12), [np.zeros(12)]
+    for _ in range(epochs):
+        for x, y in zip(X, Y):
+            y_hat = task.argmax(x, w)
+            if y_hat != y:
+                w = w + task.joint_feature(x, y) - task.joint_feature(x, y_hat)
+            snapshots.append(w)
+
+    plain = StructuredPerceptron(task, max_epochs=epochs, shuffle=False).fit(X, Y)
+    averaged = StructuredPerceptron(task, max_epochs=epochs, shuffle=False, averaged=True)
+    averaged.fit(X, Y)
+    np.testing.assert_allclose(plain.w_, snapshots[-1])
+    np.testing.assert_allclose(averaged.w_, np.mean(snapshots, axis=0))
+    assert averaged.n_updates_ == plain.n_updates_ > 0
+
+
+def test_history_counts_mistakes_per_epoch_and_stops_after_a_clean_epoch():
+    task = MulticlassTask(n_classes=2, n_features=1)
+    X, Y = np.array([[1.0], [-1.0]]), np.array([1, 0])
+    model = StructuredPerceptron(task, max_epochs=50, shuffle=False).fit(X, Y)
+    assert model.converged_
+    assert model.history_[-1]["mistakes"] == 0
+    assert sum(h["mistakes"] for h in model.history_) == model.n_updates_
+    assert model.n_iter_ == len(model.history_) < 50
+
+
+def test_learns_digits_well():
+    digits = load_digits()
+    X, y = digits.data / 16, digits.target
+    task = MulticlassTask(n_classes=10, n_features=64)
+    model = StructuredPerceptron(task, max_epochs=10, averaged=True, random_state=0)
+    model.fit(X[:1200], y[:1200])
+    assert model.score(X[1200:], y[1200:]) > 0.9
+
+
+def test_keyboard_interrupt_keeps_the_weights_learned_so_far():
+    class InterruptedTask(MulticlassTask):
+        calls = 0
+
+        def argmax(self, x, w):
+            InterruptedTask.calls += 1
+            if InterruptedTask.calls == 5:
+                raise KeyboardInterrupt
+            return super().argmax(x, w)
+
+    task = InterruptedTask(n_classes=2, n_features=1)
+    X, Y = np.array([[1.0], [-1.0]] * 4), np.array([1, 0] * 4)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        model = StructuredPerceptron(task, shuffle=False).fit(X, Y)
+    assert model.interrupted_
+    assert np.any(model.w_ != 0)
+    model.predict(X)
+
+
+def test_unfitted_model_refuses_to_predict():
+    from sklearn.exceptions import NotFittedError
+
+    model = StructuredPerceptron(MulticlassTask(2, 1))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        model.predict(np.zeros((1, 1)))
+
+
+@pytest.mark.parametrize("max_epochs", [0, -1, 2.5, "3"])
+def test_bad_max_epochs_is_rejected(max_epochs):
+    model = StructuredPerceptron(MulticlassTask(2, 1), max_epochs=max_epochs)
+    with pytest.raises(ValueError, match="max_epochs"):
+        model.fit(np.zeros((2, 1)), [0, 1])
+
+
+def test_task_must_be_a_task():
+    with pytest.raises(TypeError, match=r"task must be a structsvm\.Task"):
+        StructuredPerceptron(task="multiclass").fit(np.zeros((2, 1)), [0, 1])
+
+
+def test_no_warning_on_a_normal_fit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        StructuredPerceptron(MulticlassTask(2, 1)).fit(np.array([[1.0], [-1.0]]), [1, 0])
