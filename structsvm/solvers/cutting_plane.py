@@ -1,0 +1,149 @@
+"""The cutting-plane loop shared by the n-slack and 1-slack structural SVM solvers.
+
+Each iteration (Tsochantaridis et al., JMLR 2005; Joachims, Finley & Yu, MLJ 2009):
+
+1. call the loss-augmented oracle on every example at the current ``w``; this gives the exact
+   primal objective ``P(w)`` and the most violated constraints;
+2. stop if the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``;
+3. add the constraints that are violated by more than the working set allows;
+4. solve the dual QP over the working set (cvxopt) for new dual variables α and ``w = Σ α_k ψ_k``;
+5. drop constraints whose dual variable stayed zero for ``inactive_window`` solves.
+
+``D(α)`` is the dual objective of the working-set QP, a lower bound on the optimum, so the gap
+bounds how far ``P(w)`` is from the optimal objective.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from structsvm.qp import solve_simplex_dual
+from structsvm.solvers.oracle import (
+    FeatureMatrix,
+    OraclePass,
+    loss_augmented_pass,
+    primal_objective,
+)
+from structsvm.solvers.working_set import WorkingSet
+from structsvm.task import Task
+
+
+def output_key(y: Any) -> bytes:
+    """Return a hashable fingerprint of an output (its array bytes)."""
+    array = np.ascontiguousarray(y)
+    return hashlib.blake2b(array.tobytes() + str(array.shape).encode(), digest_size=16).digest()
+
+
+@dataclass
+class NewConstraints:
+    """Constraints to add to a working set, in the form :meth:`WorkingSet.add` takes."""
+
+    vectors: FeatureMatrix
+    offsets: np.ndarray
+    groups: np.ndarray
+    keys: list[tuple[int, bytes]]
+
+
+class Formulation(Protocol):
+    """How an oracle pass becomes new constraints: one per example, or one aggregated."""
+
+    def new_constraints(
+        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+    ) -> NewConstraints: ...
+
+
+@dataclass
+class SolverState:
+    """The state of a solver after an iteration; what a fit keeps if it is interrupted.
+
+    Attributes
+    ----------
+    w : ndarray
+        Current weights.
+    working_set : WorkingSet
+        Constraints with their dual variables α.
+    history : list of dict
+        One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
+        ``relative_gap``, ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time``.
+    converged : bool
+        Whether the relative duality gap reached ``tol``.
+    """
+
+    w: np.ndarray
+    working_set: WorkingSet
+    history: list[dict[str, float]] = field(default_factory=list)
+    converged: bool = False
+
+
+def cutting_plane(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    formulation: Formulation,
+    *,
+    tol: float,
+    max_iter: int,
+    inactive_window: int,
+    qp_tol: float = 1e-9,
+) -> Iterator[SolverState]:
+    """Run the cutting-plane algorithm, yielding the state after every iteration.
+
+    Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, solves the working-set
+    QP and evaluates the new ``w``. The generator stops when the relative duality gap is at most
+    ``tol`` or after ``max_iter`` QP solves.
+    """
+    n = len(X)
+    true_features = task.batch_joint_feature(X, Y)
+    working_set = WorkingSet(task.size_joint_feature)
+    state = SolverState(w=np.zeros(task.size_joint_feature), working_set=working_set)
+    dual = 0.0
+    oracle_calls = 0
+    qp_time = 0.0
+    start = time.perf_counter()
+    oracle: OraclePass | None = None
+    for iteration in range(max_iter + 1):
+        if oracle is not None:
+            new = formulation.new_constraints(oracle, working_set, state.w)
+            if len(new.offsets):
+                working_set.add(new.vectors, new.offsets, new.groups, new.keys)
+            if len(working_set) == 0:
+                break
+            qp_start = time.perf_counter()
+            solution = solve_simplex_dual(
+                working_set.gram, working_set.offsets, working_set.groups, C, tol=qp_tol
+            )
+            qp_time += time.perf_counter() - qp_start
+            working_set.alpha = solution.alpha
+            dual = working_set.dual_objective()
+            state.w = working_set.weights()
+            active = working_set.alpha > 1e-9 * C
+            working_set.idle = np.where(active, 0, working_set.idle + 1)
+            working_set.keep(working_set.idle < inactive_window)
+        oracle = loss_augmented_pass(task, X, Y, true_features, state.w)
+        oracle_calls += n
+        primal = primal_objective(state.w, oracle.slacks, C)
+        gap = primal - dual
+        state.history.append(
+            {
+                "iteration": iteration,
+                "primal": primal,
+                "dual": dual,
+                "gap": gap,
+                "relative_gap": gap / primal if primal > 0 else 0.0,
+                "n_constraints": len(working_set),
+                "oracle_calls": oracle_calls,
+                "qp_time": qp_time,
+                "time": time.perf_counter() - start,
+            }
+        )
+        state.converged = gap <= tol * primal
+        yield state
+        if state.converged:
+            return

@@ -1,0 +1,84 @@
+"""The n-slack cutting-plane structural SVM (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005).
+
+One slack ξ_i and one working set per training example; the dual QP over all working sets is
+``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm.solvers.cutting_plane import (
+    NewConstraints,
+    SolverState,
+    cutting_plane,
+    output_key,
+)
+from structsvm.solvers.oracle import OraclePass
+from structsvm.solvers.working_set import WorkingSet
+from structsvm.task import Task
+
+
+class PerExampleConstraints:
+    """Add, for every example, its most violated output unless the working set covers it."""
+
+    def new_constraints(
+        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+    ) -> NewConstraints:
+        n = len(oracle.losses)
+        allowed = working_set.slacks(w, n)
+        violated = np.flatnonzero(oracle.slacks > allowed + 1e-12 * (1.0 + allowed))
+        keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
+        fresh = [k for k, key in enumerate(keys) if key not in working_set]
+        chosen = violated[fresh]
+        return NewConstraints(
+            vectors=oracle.differences[chosen],
+            offsets=oracle.losses[chosen],
+            groups=chosen.astype(np.int64),
+            keys=[keys[k] for k in fresh],
+        )
+
+
+def n_slack(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    *,
+    tol: float = 1e-3,
+    max_iter: int = 200,
+    inactive_window: int = 10,
+) -> Iterator[SolverState]:
+    """Train a structural SVM by the n-slack cutting-plane algorithm.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    C : float
+        Weight of the summed slacks in ``½‖w‖² + C Σ ξ_i``.
+    tol : float, default=1e-3
+        Stop when the duality gap is at most ``tol`` times the primal objective.
+    max_iter : int, default=200
+        Most QP solves.
+    inactive_window : int, default=10
+        Drop a constraint whose dual variable stayed zero for this many solves.
+
+    Yields
+    ------
+    SolverState
+        The state after each iteration (weights, working set, history).
+    """
+    yield from cutting_plane(
+        task,
+        X,
+        Y,
+        C,
+        PerExampleConstraints(),
+        tol=tol,
+        max_iter=max_iter,
+        inactive_window=inactive_window,
+    )

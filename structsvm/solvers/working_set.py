@@ -1,0 +1,94 @@
+"""The working set of a cutting-plane solver: constraints found so far and their Gram matrix.
+
+Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a vector ψ_k, an offset Δ_k and the slack
+(group) g_k it shares with the other constraints of its group. The Gram matrix ``ψ_k · ψ_l`` is
+extended when constraints arrive and shrunk when they leave, never recomputed from scratch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm.solvers.oracle import FeatureMatrix
+
+
+def _dense(matrix: FeatureMatrix) -> np.ndarray:
+    return matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+
+
+class WorkingSet:
+    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their Gram matrix and dual variables.
+
+    Parameters
+    ----------
+    size : int
+        Length of the constraint vectors (the task's ``size_joint_feature``).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.vectors: FeatureMatrix = np.zeros((0, size))
+        self.offsets = np.zeros(0)
+        self.groups = np.zeros(0, dtype=np.int64)
+        self.keys: list[tuple[int, Hashable]] = []
+        self._key_set: set[tuple[int, Hashable]] = set()
+        self.gram = np.zeros((0, 0))
+        self.alpha = np.zeros(0)
+        self.idle = np.zeros(0, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __contains__(self, key: tuple[int, Hashable]) -> bool:
+        return key in self._key_set
+
+    def add(
+        self,
+        vectors: FeatureMatrix,
+        offsets: np.ndarray,
+        groups: np.ndarray,
+        keys: Sequence[tuple[int, Hashable]],
+    ) -> None:
+        """Append constraints, extending the Gram matrix by their inner products."""
+        cross = _dense(vectors @ self.vectors.T)
+        own = _dense(vectors @ vectors.T)
+        self.gram = np.block([[self.gram, cross.T], [cross, own]])
+        if sp.issparse(vectors) or sp.issparse(self.vectors):
+            self.vectors = sp.vstack([sp.csr_matrix(self.vectors), vectors], format="csr")
+        else:
+            self.vectors = np.vstack([self.vectors, vectors])
+        self.offsets = np.concatenate([self.offsets, offsets])
+        self.groups = np.concatenate([self.groups, groups])
+        self.keys.extend(keys)
+        self._key_set.update(keys)
+        self.alpha = np.concatenate([self.alpha, np.zeros(len(offsets))])
+        self.idle = np.concatenate([self.idle, np.zeros(len(offsets), dtype=np.int64)])
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the constraints where ``mask`` is true."""
+        self.vectors = self.vectors[mask]
+        self.offsets = self.offsets[mask]
+        self.groups = self.groups[mask]
+        self.keys = [key for key, kept in zip(self.keys, mask, strict=True) if kept]
+        self._key_set = set(self.keys)
+        self.gram = self.gram[np.ix_(mask, mask)]
+        self.alpha = self.alpha[mask]
+        self.idle = self.idle[mask]
+
+    def weights(self) -> np.ndarray:
+        """Return ``w = Σ_k α_k ψ_k``."""
+        return np.asarray(self.vectors.T @ self.alpha).ravel()
+
+    def slacks(self, w: np.ndarray, n_groups: int) -> np.ndarray:
+        """Return the smallest slack of each group that satisfies its constraints at ``w``."""
+        violations = self.offsets - np.asarray(self.vectors @ w).ravel()
+        slacks = np.zeros(n_groups)
+        np.maximum.at(slacks, self.groups, violations)
+        return slacks
+
+    def dual_objective(self) -> float:
+        """Return ``Σ α_k Δ_k − ½ αᵀ K α``."""
+        return float(self.offsets @ self.alpha - 0.5 * self.alpha @ self.gram @ self.alpha)

