@@ -16,7 +16,6 @@ import numpy as np
 import scipy.sparse as sp
 from cvxopt import matrix, solvers, spmatrix
 
-
 ACCEPTABLE_INACCURACY = 1e-6
 """Relative gap and infeasibility below which a solve cvxopt did not call optimal is accepted."""
 

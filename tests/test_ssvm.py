@@ -1,0 +1,183 @@
+"""StructuredSVM: both cutting-plane solvers reach the optimum of the full QP and certify it."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+from sklearn.svm import LinearSVC
+
+from structsvm import StructuredSVM, Task
+from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
+from tasks import MulticlassTask
+from tests.full_qp import solve_full_primal
+
+SOLVERS = ["n-slack", "1-slack"]
+
+
+class PairLabelling(Task):
+    """Two binary labels per input, scored jointly: a user task known only by enumeration.
+
+    x is a (2, d) array; φ(x, y) stacks x[t] into the block of label y[t], plus an indicator
+    of the label pair. Loss: Hamming. Only ``outputs`` is given, so both oracles are the base
+    class's brute force.
+    """
+
+    def __init__(self, d):
+        self.d = d
+        self.size_joint_feature = 2 * d + 4
+
+    def joint_feature(self, x, y):
+        phi = np.zeros(self.size_joint_feature)
+        for t in range(2):
+            phi[y[t] * self.d : (y[t] + 1) * self.d] += x[t]
+        phi[2 * self.d + 2 * y[0] + y[1]] = 1.0
+        return phi
+
+    def loss(self, y_true, y):
+        return float(np.sum(np.asarray(y_true) != np.asarray(y)))
+
+    def max_loss(self, y_true):
+        return 2.0
+
+    def outputs(self, x):
+        return [np.array(y) for y in itertools.product([0, 1], repeat=2)]
+
+
+def multiclass_problem(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
+    losses = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
+    return MulticlassTask(3, 3, loss_matrix=losses), X, Y
+
+
+def pair_problem(seed=0, n=25):
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(2, 3)) for _ in range(n)]
+    Y = [np.array([int(x[0, 0] > 0), int(x[1, 0] + x[0, 1] > 0)]) for x in X]
+    return PairLabelling(3), X, Y
+
+
+PROBLEMS = {"multiclass": multiclass_problem, "pair labelling": pair_problem}
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+@pytest.mark.parametrize("problem", list(PROBLEMS))
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_solvers_reach_the_optimum_of_the_full_qp(problem, solver, C):
+    task, X, Y = PROBLEMS[problem]()
+    w_star, _, objective_star = solve_full_primal(task, X, Y, C)
+
+    model = StructuredSVM(task, C=C, solver=solver, tol=1e-8).fit(X, Y)
+
+    assert model.converged_
+    np.testing.assert_allclose(model.primal_objective_, objective_star, rtol=1e-6)
+    np.testing.assert_allclose(model.w_, w_star, atol=1e-4 * max(1.0, np.abs(w_star).max()))
+    assert model.dual_objective_ <= objective_star * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("problem", list(PROBLEMS))
+def test_n_slack_solution_satisfies_the_kkt_conditions(problem):
+    task, X, Y = PROBLEMS[problem]()
+    C = 1.0
+    model = StructuredSVM(task, C=C, solver="n-slack", tol=1e-9).fit(X, Y)
+    working_set = model.working_set_
+    alpha, groups = working_set.alpha, working_set.groups
+
+    assert np.all(alpha >= 0)
+    group_sums = np.bincount(groups, minlength=len(X))
+    group_sums = np.bincount(groups, weights=alpha, minlength=len(X))
+    assert np.all(group_sums <= C * (1 + 1e-12))
+    np.testing.assert_allclose(working_set.weights(), model.w_)
+
+    # Complementary slackness: a constraint with α_k > 0 is tight at the example's slack, and
+    # an example whose dual variables sum to less than C has no slack.
+    slacks = working_set.slacks(model.w_, len(X))
+    violations = working_set.offsets - working_set.vectors @ model.w_
+    tight_gap = slacks[groups] - violations
+    scale = C * max(1.0, np.abs(working_set.offsets).max())
+    assert np.all(alpha * tight_gap <= 1e-6 * scale)
+    assert np.all((C - group_sums) * np.maximum(slacks, 0) <= 1e-6 * scale)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_history_records_a_certified_convergence(solver):
+    task, X, Y = multiclass_problem()
+    model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-6).fit(X, Y)
+    history = model.history_
+    keys = {"iteration", "primal", "dual", "gap", "relative_gap", "n_constraints",
+            "oracle_calls", "qp_time", "time"}
+    assert all(set(record) == keys for record in history)
+    assert [r["iteration"] for r in history] == list(range(len(history)))
+    assert history[0]["primal"] == pytest.approx(1.0 * sum(task.max_loss(y) for y in Y))
+    assert all(r["gap"] >= -1e-9 * r["primal"] for r in history)
+    assert np.all(np.diff([r["dual"] for r in history]) >= -1e-7)
+    assert history[-1]["relative_gap"] <= 1e-6
+    assert history[-1]["oracle_calls"] == len(history) * len(X)
+    # The recorded primal objective is the exact one at the returned weights.
+    oracle = loss_augmented_pass(task, X, Y, task.batch_joint_feature(X, Y), model.w_)
+    assert model.primal_objective_ == pytest.approx(primal_objective(model.w_, oracle.slacks, 1.0))
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_multiclass_special_case_is_the_crammer_singer_svm(solver):
+    digits = load_digits()
+    X_train, X_test, y_train, y_test = train_test_split(
+        digits.data / 16, digits.target, test_size=0.3, random_state=0
+    )
+    task = MulticlassTask(n_classes=10, n_features=64)
+    reference = LinearSVC(
+        multi_class="crammer_singer", fit_intercept=False, C=1.0, tol=1e-8, max_iter=100_000
+    ).fit(X_train, y_train)
+    w_reference = reference.coef_.ravel()
+    oracle = loss_augmented_pass(
+        task, X_train, y_train, task.batch_joint_feature(X_train, y_train), w_reference
+    )
+    objective_reference = primal_objective(w_reference, oracle.slacks, 1.0)
+    assert objective_reference == pytest.approx(83.6726, abs=1e-3)
+
+    model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-5).fit(X_train, y_train)
+
+    assert model.primal_objective_ == pytest.approx(objective_reference, rel=1e-4)
+    assert model.score(X_test, y_test) > 0.95
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"C": 0}, "C must be > 0"),
+        ({"C": -1.0}, "C must be > 0"),
+        ({"C": np.inf}, "C must be a positive finite"),
+        ({"tol": 0}, "tol must be > 0"),
+        ({"solver": "smo"}, "solver must be one of"),
+        ({"max_iter": 0}, "max_iter"),
+    ],
+)
+def test_bad_parameters_are_rejected(params, message):
+    task, X, Y = multiclass_problem()
+    with pytest.raises(ValueError, match=message):
+        StructuredSVM(task, **params).fit(X, Y)
+
+
+def test_keyboard_interrupt_keeps_the_last_iteration():
+    task, X, Y = multiclass_problem()
+
+    class InterruptedTask(MulticlassTask):
+        passes = 0
+
+        def batch_loss_augmented_argmax(self, X, Y, w):
+            InterruptedTask.passes += 1
+            if InterruptedTask.passes == 4:
+                raise KeyboardInterrupt
+            return super().batch_loss_augmented_argmax(X, Y, w)
+
+    interrupted = InterruptedTask(3, 3, loss_matrix=task.loss_matrix)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        model = StructuredSVM(interrupted, C=1.0).fit(X, Y)
+    assert model.interrupted_
+    assert not model.converged_
+    assert model.n_iter_ == 2
+    assert len(model.history_) == 3
+    model.predict(X)
