@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from structsvm import StructuredPerceptron, Task, margin, mistake_bound, radius
 from structsvm.datasets import make_separable
 from tasks import ChainTask, MulticlassTask
@@ -74,5 +72,4 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    np.set_printoptions(precision=4)
     main()
