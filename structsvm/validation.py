@@ -78,6 +78,13 @@ def check_positive_float(value: Any, name: str) -> float:
     return float(value)
 
 
+def check_finite_float(value: Any, name: str) -> float:
+    """Return ``value`` as a float if it is a finite real number; raise ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
 def check_weights(w: Any, size: int) -> np.ndarray:
     """Return a weight vector as a finite float64 array of length ``size``."""
     return check_feature_array(w, "w", ndim=1, n_features=size)
