@@ -3,10 +3,13 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles.
 Learners find the weights: :class:`StructuredPerceptron` and the structural SVM solvers.
 The kernel toolkit holds the binary SVM (:class:`BinarySVM`, with :func:`kkt_report`), the
-kernels of :mod:`structsvm.kernels` and :mod:`structsvm.string_kernels`.
+:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels of :mod:`structsvm.kernels` and
+:mod:`structsvm.string_kernels`.
 """
 
 from structsvm.bounds import margin, mistake_bound, radius
+from structsvm.kernel_perceptron import KernelPerceptron
+from structsvm.kernel_ridge import KernelRidge
 from structsvm.kernels import (
     Kernel,
     LinearKernel,
@@ -29,6 +32,8 @@ __all__ = [
     "BinarySVM",
     "KKTReport",
     "Kernel",
+    "KernelPerceptron",
+    "KernelRidge",
     "LinearKernel",
     "NormalizedKernel",
     "NotSeparableError",

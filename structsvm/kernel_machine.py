@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from structsvm.kernels import (
@@ -124,3 +124,29 @@ class KernelMachine(BaseEstimator):
     def _expansion(self, X: Any) -> np.ndarray:
         """Return ``f(x) = Σ_{i ∈ support} c_i k(x_i, x) + b`` for every input x in X."""
         return self._kernel_to_support(X) @ self._expansion_coef_ + self.intercept_
+
+
+class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
+    """A two-class kernel machine: the sign of the kernel expansion picks one of ``classes_``.
+
+    Subclasses set ``classes_`` (two labels, ``classes_[1]`` the positive one) in ``fit``.
+    """
+
+    classes_: np.ndarray
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Return the kernel expansion f(x) for every input; positive means ``classes_[1]``."""
+        return self._expansion(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Return the predicted label of every input in X."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def signed_labels(self, y: Any) -> np.ndarray:
+        """Return labels y as ±1 (+1 for ``classes_[1]``); raise ValueError for unknown labels."""
+        check_is_fitted(self, "classes_")
+        y = np.asarray(y)
+        unknown = ~np.isin(y, self.classes_)
+        if np.any(unknown):
+            raise ValueError(f"y holds labels not seen in fit: {np.unique(y[unknown])}")
+        return np.where(y == self.classes_[1], 1.0, -1.0)

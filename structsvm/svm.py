@@ -18,13 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 
-from structsvm.kernel_machine import KernelMachine
+from structsvm.kernel_machine import BinaryKernelClassifier
 from structsvm.kernels import Kernel, LinearKernel
 from structsvm.qp import solve_qp
-from structsvm.validation import check_consistent_length, check_positive_float
+from structsvm.validation import (
+    check_binary_labels,
+    check_consistent_length,
+    check_positive_float,
+)
 
 FORMULATIONS = ("dual", "primal")
 
@@ -36,7 +38,7 @@ class NotSeparableError(ValueError):
     """A hard-margin SVM was asked to separate data that no hyperplane separates."""
 
 
-class BinarySVM(ClassifierMixin, KernelMachine):
+class BinarySVM(BinaryKernelClassifier):
     """Two-class support vector machine, hard or soft margin, with any kernel.
 
     Trained by solving the dual QP (any kernel) or the primal QP over (w, b, ξ) (linear kernel
@@ -86,6 +88,11 @@ default="linear"
     qp_status_ : str
         The QP solver's status ("optimal" or "unknown").
 
+    Notes
+    -----
+    ``decision_function(X)`` returns ``f(x) = Σ_i λ_i y_i k(x_i, x) + b``, positive for
+    ``classes_[1]``.
+
     References
     ----------
     C. Cortes and V. Vapnik, "Support-vector networks", Machine Learning 20(3), 1995.
@@ -122,7 +129,7 @@ default="linear"
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
         check_consistent_length(X, y)
-        signs = self._encode_labels(y)
+        self.classes_, signs = check_binary_labels(y)
         inputs, gram = self._fit_gram(X)
         if self.formulation == "primal":
             if not isinstance(self.kernel_, LinearKernel):
@@ -149,40 +156,12 @@ default="linear"
         self._store_expansion(inputs, len(signs), np.flatnonzero(multipliers), signed, intercept)
         return self
 
-    def _encode_labels(self, y: Any) -> np.ndarray:
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be a 1-D array of labels, got shape {y.shape}")
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"y must hold exactly two classes for a binary SVM, got {len(self.classes_)}"
-            )
-        return np.where(y == self.classes_[1], 1.0, -1.0)
-
     @property
     def coef_(self) -> np.ndarray:
         """The weight vector w (linear kernel only)."""
         if getattr(self, "_weights", None) is None:
             raise AttributeError("coef_ exists only for a fitted BinarySVM with kernel='linear'")
         return self._weights
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Return ``f(x) = Σ_i λ_i y_i k(x_i, x) + b``; positive means ``classes_[1]``."""
-        return self._expansion(X)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Return the predicted label of every input in X."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def signed_labels(self, y: Any) -> np.ndarray:
-        """Return labels y as ±1 (+1 for ``classes_[1]``); raise ValueError for unknown labels."""
-        y = np.asarray(y)
-        unknown = ~np.isin(y, self.classes_)
-        if np.any(unknown):
-            raise ValueError(f"y holds labels not seen in fit: {np.unique(y[unknown])}")
-        return np.where(y == self.classes_[1], 1.0, -1.0)
 
 
 def _solve_dual(

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
@@ -60,6 +61,18 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
             f"{name} has labels outside [0, {n_labels}): found {array.min()}..{array.max()}"
         )
     return array
+
+
+def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
+    array = np.asarray(y)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of labels, got shape {array.shape}")
+    check_classification_targets(array)
+    classes = np.unique(array)
+    if len(classes) != 2:
+        raise ValueError(f"{name} must hold exactly two classes, got {len(classes)}")
+    return classes, np.where(array == classes[1], 1.0, -1.0)
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
