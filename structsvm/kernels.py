@@ -369,4 +369,3 @@ def check_mercer(kernel: Kernel, X: Any, tol: float = 1e-10) -> MercerReport:
         max_eigenvalue=float(eigenvalues[-1]),
         positive_semidefinite=symmetric and bool(eigenvalues[0] >= -tol * scale),
     )
-
