@@ -107,6 +107,7 @@ def plot_boundaries(
 
 
 def run_vector_tasks(out_dir: Path, seed: int) -> list[dict[str, Any]]:
+    """Fit the 2-D learners on XOR and circles, draw them, return the table rows."""
     rng = np.random.default_rng(seed)
     problems = {
         "xor": xor_blobs(200, rng),
@@ -131,6 +132,7 @@ def run_vector_tasks(out_dir: Path, seed: int) -> list[dict[str, Any]]:
 
 
 def run_string_task(seed: int) -> list[dict[str, Any]]:
+    """Tell English from Italian words with the normalised all-subsequences kernel."""
     words = ENGLISH + ITALIAN
     labels = ["english"] * len(ENGLISH) + ["italian"] * len(ITALIAN)
     train_words, test_words, train_labels, test_labels = train_test_split(
@@ -146,6 +148,7 @@ def run_string_task(seed: int) -> list[dict[str, Any]]:
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
+    """Lay out the results as a fixed-width text table."""
     header = f"{'task':<8} {'model':<24} {'train acc':>9} {'test acc':>9} {'#SV':>5}"
     lines = [header, "-" * len(header)]
     for row in rows:

@@ -84,7 +84,8 @@ default="linear"
     coef_ : ndarray of shape (n_features,)
         The weights w (linear kernel only; AttributeError otherwise).
     margin_ : float
-        The half-width ρ = 1/‖w‖ of the margin, with ``‖w‖² = Σ_ij λ_i λ_j y_i y_j K_ij``.
+        The half-width ρ = 1/‖w‖ of the margin, with ``‖w‖² = Σ_ij λ_i λ_j y_i y_j K_ij``
+        (infinite if w = 0, which a soft margin with small C can give).
     qp_status_ : str
         The QP solver's status ("optimal" or "unknown").
 
@@ -152,7 +153,8 @@ default="linear"
         self.dual_coef_ = multipliers
         self.qp_status_ = status
         self._weights = weights
-        self.margin_ = float(1.0 / np.sqrt(signed @ gram @ signed))
+        norm_squared = float(signed @ gram @ signed)
+        self.margin_ = 1.0 / np.sqrt(norm_squared) if norm_squared > 0 else np.inf
         self._store_expansion(inputs, len(signs), np.flatnonzero(multipliers), signed, intercept)
         return self
 

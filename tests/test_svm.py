@@ -232,3 +232,13 @@ def test_bad_data_are_named():
     model = BinarySVM(C=1.0).fit(X, y)
     with pytest.raises(ValueError, match="expected n_features=2"):
         model.predict(np.ones((3, 5)))
+
+
+def test_zero_weights_give_an_infinite_margin():
+    """XOR with the linear kernel and a tiny C: λ = C for all four points, and by symmetry
+    w = C Σ y_i x_i = C((0,0) + (1,1) − (0,1) − (1,0)) = 0, so ρ = 1/‖w‖ is infinite."""
+    X = [[0, 0], [1, 1], [0, 1], [1, 0]]
+    model = BinarySVM(C=0.01).fit(X, [1, 1, -1, -1])
+    np.testing.assert_allclose(model.dual_coef_, 0.01)
+    np.testing.assert_allclose(model.coef_, 0, atol=1e-9)
+    assert model.margin_ == np.inf
