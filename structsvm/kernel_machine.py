@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from structsvm.kernels import (
     CallableKernel,
@@ -22,7 +22,7 @@ from structsvm.kernels import (
     RBFKernel,
     SigmoidKernel,
 )
-from structsvm.validation import check_feature_array, check_positive_float, take
+from structsvm.validation import check_positive_float, take
 
 KERNEL_NAMES = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 
@@ -83,16 +83,26 @@ class KernelMachine(BaseEstimator):
             return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         return check_positive_float(self.gamma, "gamma")
 
+    def _check_inputs(self, X: Any) -> Any:
+        """Return X checked by the kernel object, or as a float array for the named kernels."""
+        return (
+            self.kernel.check_input(X, "X")
+            if isinstance(self.kernel, Kernel)
+            else _check_vectors(X)
+        )
+
     def _fit_gram(self, X: Any) -> tuple[Any, np.ndarray]:
         """Check the training inputs, fix ``kernel_``; return the inputs and their Gram matrix."""
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
-            gram = check_feature_array(X, "X", ndim=2, n_features=len(X))
+            gram = _check_vectors(X)
+            if gram.shape[0] != gram.shape[1]:
+                raise ValueError(
+                    f"X must be the square training Gram matrix for kernel='precomputed', "
+                    f"got shape {gram.shape}"
+                )
             self.kernel_ = None
             return None, gram
-        if isinstance(self.kernel, Kernel):
-            inputs = self.kernel.check_input(X, "X")
-        else:
-            inputs = check_feature_array(X, "X", ndim=2, n_features=None)
+        inputs = self._check_inputs(X)
         self.kernel_ = self._resolve_kernel(inputs)
         if isinstance(inputs, np.ndarray):
             self.n_features_in_ = inputs.shape[1]
@@ -112,12 +122,18 @@ class KernelMachine(BaseEstimator):
         """Return the kernel values ``k(x_i, x)`` of every input x in X against the support."""
         check_is_fitted(self, "_expansion_coef_")
         if self.kernel_ is None:
-            gram = check_feature_array(X, "X", ndim=2, n_features=self._n_fit_samples_)
+            gram = _check_vectors(X)
+            if gram.shape[1] != self._n_fit_samples_:
+                raise ValueError(
+                    f"X has {gram.shape[1]} columns, expected one per training example "
+                    f"({self._n_fit_samples_}) for kernel='precomputed'"
+                )
             return gram[:, self.support_]
-        X = self.kernel_.check_input(X, "X")
+        X = self._check_inputs(X)
         if isinstance(X, np.ndarray) and X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features per row, expected n_features={self.n_features_in_}"
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
             )
         return self.kernel_(X, self.support_vectors_)
 
@@ -134,13 +150,19 @@ class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
 
     classes_: np.ndarray
 
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the kernel expansion f(x) for every input; positive means ``classes_[1]``."""
         return self._expansion(X)
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the predicted label of every input in X."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
 
     def signed_labels(self, y: Any) -> np.ndarray:
         """Return labels y as ±1 (+1 for ``classes_[1]``); raise ValueError for unknown labels."""
@@ -150,3 +172,8 @@ class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
         if np.any(unknown):
             raise ValueError(f"y holds labels not seen in fit: {np.unique(y[unknown])}")
         return np.where(y == self.classes_[1], 1.0, -1.0)
+
+
+def _check_vectors(X: Any) -> np.ndarray:
+    """Return X as a dense, finite, non-empty 2-D float64 array (errors name X)."""
+    return check_array(X, dtype=np.float64, input_name="X")

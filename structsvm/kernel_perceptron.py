@@ -98,9 +98,9 @@ default="linear"
     def fit(self, X: Any, y: Any) -> KernelPerceptron:
         """Train on inputs X and labels y (exactly two distinct values); return self."""
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
-        check_consistent_length(X, y)
-        self.classes_, signs = check_binary_labels(y)
         inputs, gram = self._fit_gram(X)
+        check_consistent_length(gram, y)
+        self.classes_, signs = check_binary_labels(y)
         rng = check_random_state(self.random_state)
         n = len(signs)
 

@@ -62,18 +62,23 @@ default="linear"
     def fit(self, X: Any, y: Any) -> KernelRidge:
         """Fit to inputs X and real targets y of shape (n,) or (n, n_targets); return self."""
         alpha = check_positive_float(self.alpha, "alpha")
-        check_consistent_length(X, y)
+        inputs, gram = self._fit_gram(X)
+        check_consistent_length(gram, y)
         try:
             targets = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError) as error:
             raise ValueError(f"y must hold real numbers: {error}") from None
         if targets.ndim not in (1, 2) or not np.all(np.isfinite(targets)):
             raise ValueError(f"y must be a finite 1-D or 2-D array, got shape {targets.shape}")
-        inputs, gram = self._fit_gram(X)
         n = len(targets)
         self.dual_coef_ = solve(gram + alpha * np.eye(n), targets, assume_a="sym")
         self._store_expansion(inputs, n, np.arange(n), self.dual_coef_, 0.0)
         return self
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     def predict(self, X: Any) -> np.ndarray:
         """Return ``f(x) = Σ_i a_i k(x_i, x)`` for every input in X."""

@@ -129,9 +129,9 @@ default="linear"
         tol = check_positive_float(self.tol, "tol")
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
-        check_consistent_length(X, y)
-        self.classes_, signs = check_binary_labels(y)
         inputs, gram = self._fit_gram(X)
+        check_consistent_length(gram, y)
+        self.classes_, signs = check_binary_labels(y)
         if self.formulation == "primal":
             if not isinstance(self.kernel_, LinearKernel):
                 raise ValueError("formulation='primal' needs kernel='linear'")

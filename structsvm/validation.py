@@ -8,13 +8,17 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
     """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
-    if len(X) != len(Y):
+    if Y is None:
+        raise ValueError("the targets are None: fitting requires one target per example in X")
+    n_targets = len(np.asarray(Y))
+    if len(X) != n_targets:
         raise ValueError(
-            f"X and Y have different lengths: X has {len(X)} examples, Y has {len(Y)}"
+            f"X and Y have different lengths: X has {len(X)} examples, Y has {n_targets}"
         )
 
 
@@ -65,13 +69,15 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
 
 def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
-    array = np.asarray(y)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of labels, got shape {array.shape}")
+    array = column_or_1d(y, warn=True)
     check_classification_targets(array)
     classes = np.unique(array)
     if len(classes) != 2:
-        raise ValueError(f"{name} must hold exactly two classes, got {len(classes)}")
+        found = f"{len(classes)} class" + ("" if len(classes) == 1 else "es")
+        raise ValueError(
+            f"Only binary classification is supported: {name} must hold exactly two classes, "
+            f"got {found}"
+        )
     return classes, np.where(array == classes[1], 1.0, -1.0)
 
 

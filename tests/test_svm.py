@@ -144,7 +144,7 @@ def test_precomputed_kernel_gives_the_same_model():
         atol=1e-7,
     )
     assert precomputed.support_vectors_ is None
-    with pytest.raises(ValueError, match="X has 3 features"):
+    with pytest.raises(ValueError, match="X has 3 columns"):
         precomputed.decision_function(np.ones((2, 3)))
 
 
@@ -230,7 +230,7 @@ def test_bad_data_are_named():
     with pytest.raises(ValueError, match="X contains NaN"):
         BinarySVM(C=1.0).fit(np.where(X > 1, np.nan, X), y)
     model = BinarySVM(C=1.0).fit(X, y)
-    with pytest.raises(ValueError, match="expected n_features=2"):
+    with pytest.raises(ValueError, match="X has 5 features, but BinarySVM is expecting 2"):
         model.predict(np.ones((3, 5)))
 
 
