@@ -1,0 +1,1 @@
+"""Runnable scripts that reproduce results: ``python -m experiments.<name>``."""

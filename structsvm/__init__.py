@@ -2,12 +2,54 @@
 
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles.
 Learners find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM`.
+The kernel toolkit holds the binary SVM (:class:`BinarySVM`, with :func:`kkt_report`), the
+:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels of :mod:`structsvm.kernels` and
+:mod:`structsvm.string_kernels`.
 """
 
 from structsvm.bounds import margin, mistake_bound, radius
+from structsvm.kernel_perceptron import KernelPerceptron
+from structsvm.kernel_ridge import KernelRidge
+from structsvm.kernels import (
+    Kernel,
+    LinearKernel,
+    NormalizedKernel,
+    PolynomialKernel,
+    RBFKernel,
+    SigmoidKernel,
+    check_mercer,
+    feature_space_distance,
+    gram_matrix,
+)
+from structsvm.kkt import KKTReport, kkt_report
 from structsvm.perceptron import StructuredPerceptron
 from structsvm.ssvm import StructuredSVM
+from structsvm.string_kernels import AllSubsequencesKernel
+from structsvm.svm import BinarySVM, NotSeparableError
 from structsvm.task import Task
 
-__all__ = ["StructuredPerceptron", "StructuredSVM", "Task", "margin", "mistake_bound", "radius"]
+__all__ = [
+    "AllSubsequencesKernel",
+    "BinarySVM",
+    "KKTReport",
+    "Kernel",
+    "KernelPerceptron",
+    "KernelRidge",
+    "LinearKernel",
+    "NormalizedKernel",
+    "NotSeparableError",
+    "PolynomialKernel",
+    "RBFKernel",
+    "SigmoidKernel",
+    "StructuredPerceptron",
+    "StructuredSVM",
+    "Task",
+    "check_mercer",
+    "feature_space_distance",
+    "gram_matrix",
+    "kkt_report",
+    "margin",
+    "mistake_bound",
+    "radius",
+]
 __version__ = "0.1.0"

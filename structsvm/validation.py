@@ -7,13 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
     """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
-    if len(X) != len(Y):
+    if Y is None:
+        raise ValueError("the targets are None: fitting requires one target per example in X")
+    n_targets = len(np.asarray(Y))
+    if len(X) != n_targets:
         raise ValueError(
-            f"X and Y have different lengths: X has {len(X)} examples, Y has {len(Y)}"
+            f"X and Y have different lengths: X has {len(X)} examples, Y has {n_targets}"
         )
 
 
@@ -62,6 +67,20 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
     return array
 
 
+def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
+    array = column_or_1d(y, warn=True)
+    check_classification_targets(array)
+    classes = np.unique(array)
+    if len(classes) != 2:
+        found = f"{len(classes)} class" + ("" if len(classes) == 1 else "es")
+        raise ValueError(
+            f"Only binary classification is supported: {name} must hold exactly two classes, "
+            f"got {found}"
+        )
+    return classes, np.where(array == classes[1], 1.0, -1.0)
+
+
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` if it is an integer ``>= minimum``; raise ValueError otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
@@ -75,6 +94,13 @@ def check_positive_float(value: Any, name: str) -> float:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     if value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def check_finite_float(value: Any, name: str) -> float:
+    """Return ``value`` as a float if it is a finite real number; raise ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
     return float(value)
 
 

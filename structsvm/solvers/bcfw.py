@@ -103,7 +103,9 @@ def bcfw(
                     average_w = (1 - weight) * average_w + weight * w
                     average_loss = (1 - weight) * average_loss + weight * total_loss
             oracle_calls += n
-        reported_w, reported_loss = (average_w, average_loss) if averaging and steps else (w, total_loss)
+        reported_w, reported_loss = (w, total_loss)
+        if averaging and steps:
+            reported_w, reported_loss = average_w, average_loss
         oracle = loss_augmented_pass(task, X, Y, true_features, reported_w)
         oracle_calls += n
         primal = primal_objective(reported_w, oracle.slacks, C)
