@@ -33,18 +33,27 @@ class StructuredSVM(StructuredEstimator):
         The structured prediction task.
     C : float, default=1.0
         Weight of the slacks; larger C fits the training data more closely.
-    solver : {"n-slack", "1-slack"}, default="n-slack"
+    solver : {"n-slack", "1-slack", "bcfw"}, default="n-slack"
         "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005).
         "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
+        "bcfw": block-coordinate Frank–Wolfe (Lacoste-Julien et al. 2013), one oracle call
+        per step and no QP; an iteration is a pass over the data.
     tol : float, default=1e-3
         Stop when the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``. The dual
         objective D of the working-set QP is a lower bound on the optimum, so on stopping
         ``P(w)`` is within a factor ``1 + tol`` of optimal.
     max_iter : int, optional
-        Most iterations (QP solves); default 200 for n-slack, 2000 for 1-slack.
+        Most iterations (QP solves, or passes for bcfw); default 200 for n-slack, 2000 for
+        1-slack, 500 for bcfw.
     inactive_window : int, optional
-        Drop a constraint after its dual variable stayed zero for this many iterations;
-        default 10 for n-slack, 50 for 1-slack.
+        Cutting-plane solvers: drop a constraint after its dual variable stayed zero for this
+        many iterations; default 10 for n-slack, 50 for 1-slack.
+    averaging : bool, default=True
+        bcfw: report the weighted average of the iterates.
+    order : {"random", "cyclic"}, default="random"
+        bcfw: the order in which each pass visits the examples.
+    random_state : int, RandomState or None, default=None
+        bcfw: seed of the random order.
 
     Attributes
     ----------
@@ -60,8 +69,9 @@ class StructuredSVM(StructuredEstimator):
         Whether the relative duality gap reached ``tol``.
     primal_objective_, dual_objective_, duality_gap_ : float
         The last iteration's values.
-    working_set_ : WorkingSet
-        Final constraints and their dual variables ``working_set_.alpha``.
+    working_set_ : WorkingSet or None
+        Cutting-plane solvers: final constraints and their dual variables
+        ``working_set_.alpha``.
     interrupted_ : bool
         Whether fit was stopped by KeyboardInterrupt (the last iteration's model is kept).
     """
@@ -74,6 +84,9 @@ class StructuredSVM(StructuredEstimator):
         tol: float = 1e-3,
         max_iter: int | None = None,
         inactive_window: int | None = None,
+        averaging: bool = True,
+        order: str = "random",
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.task = task
         self.C = C
@@ -81,6 +94,9 @@ class StructuredSVM(StructuredEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.inactive_window = inactive_window
+        self.averaging = averaging
+        self.order = order
+        self.random_state = random_state
 
     def _solver_options(self) -> dict[str, Any]:
         if self.solver not in SOLVERS:
@@ -88,7 +104,11 @@ class StructuredSVM(StructuredEstimator):
         options: dict[str, Any] = {"tol": check_positive_float(self.tol, "tol")}
         if self.max_iter is not None:
             options["max_iter"] = check_positive_int(self.max_iter, "max_iter")
-        if self.inactive_window is not None:
+        if self.solver == "bcfw":
+            options.update(
+                averaging=bool(self.averaging), order=self.order, random_state=self.random_state
+            )
+        elif self.inactive_window is not None:
             options["inactive_window"] = check_positive_int(
                 self.inactive_window, "inactive_window"
             )

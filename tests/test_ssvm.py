@@ -13,7 +13,7 @@ from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
 from tasks import MulticlassTask
 from tests.full_qp import solve_full_primal
 
-SOLVERS = ["n-slack", "1-slack"]
+CUTTING_PLANE = ["n-slack", "1-slack"]
 
 
 class PairLabelling(Task):
@@ -65,8 +65,8 @@ PROBLEMS = {"multiclass": multiclass_problem, "pair labelling": pair_problem}
 
 @pytest.mark.parametrize("C", [0.1, 10.0])
 @pytest.mark.parametrize("problem", list(PROBLEMS))
-@pytest.mark.parametrize("solver", SOLVERS)
-def test_solvers_reach_the_optimum_of_the_full_qp(problem, solver, C):
+@pytest.mark.parametrize("solver", CUTTING_PLANE)
+def test_cutting_plane_solvers_reach_the_optimum_of_the_full_qp(problem, solver, C):
     task, X, Y = PROBLEMS[problem]()
     w_star, _, objective_star = solve_full_primal(task, X, Y, C)
 
@@ -76,6 +76,33 @@ def test_solvers_reach_the_optimum_of_the_full_qp(problem, solver, C):
     np.testing.assert_allclose(model.primal_objective_, objective_star, rtol=1e-6)
     np.testing.assert_allclose(model.w_, w_star, atol=1e-4 * max(1.0, np.abs(w_star).max()))
     assert model.dual_objective_ <= objective_star * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("problem", list(PROBLEMS))
+def test_bcfw_reaches_the_optimum_of_the_full_qp(problem, averaging):
+    task, X, Y = PROBLEMS[problem]()
+    w_star, _, objective_star = solve_full_primal(task, X, Y, 0.1)
+
+    model = StructuredSVM(
+        task, C=0.1, solver="bcfw", tol=1e-5, max_iter=3000, averaging=averaging, random_state=0
+    ).fit(X, Y)
+
+    assert model.converged_
+    assert objective_star <= model.primal_objective_ <= objective_star * (1 + 1e-5)
+    assert model.dual_objective_ <= objective_star * (1 + 1e-9)
+    np.testing.assert_allclose(model.w_, w_star, atol=1e-3)
+
+
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_bcfw_gap_certifies_the_objective_while_it_converges(order):
+    task, X, Y = multiclass_problem()
+    _, _, objective_star = solve_full_primal(task, X, Y, 10.0)
+    model = StructuredSVM(task, C=10.0, solver="bcfw", max_iter=200, order=order).fit(X, Y)
+    for record in model.history_:
+        assert record["dual"] <= objective_star * (1 + 1e-9) <= record["primal"] * (1 + 2e-9)
+    assert model.history_[-1]["relative_gap"] < 0.05
+    assert model.history_[-1]["relative_gap"] < model.history_[1]["relative_gap"] / 10
 
 
 @pytest.mark.parametrize("problem", list(PROBLEMS))
@@ -102,7 +129,7 @@ def test_n_slack_solution_satisfies_the_kkt_conditions(problem):
     assert np.all((C - group_sums) * np.maximum(slacks, 0) <= 1e-6 * scale)
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", CUTTING_PLANE)
 def test_history_records_a_certified_convergence(solver):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-6).fit(X, Y)
@@ -121,7 +148,7 @@ def test_history_records_a_certified_convergence(solver):
     assert model.primal_objective_ == pytest.approx(primal_objective(model.w_, oracle.slacks, 1.0))
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", CUTTING_PLANE)
 def test_multiclass_special_case_is_the_crammer_singer_svm(solver):
     digits = load_digits()
     X_train, X_test, y_train, y_test = train_test_split(
@@ -153,6 +180,7 @@ def test_multiclass_special_case_is_the_crammer_singer_svm(solver):
         ({"tol": 0}, "tol must be > 0"),
         ({"solver": "smo"}, "solver must be one of"),
         ({"max_iter": 0}, "max_iter"),
+        ({"solver": "bcfw", "order": "sorted"}, "order must be"),
     ],
 )
 def test_bad_parameters_are_rejected(params, message):

@@ -5,9 +5,10 @@ Every solver is a generator function ``solver(task, X, Y, C, **options)`` that y
 stop, checkpoint or report progress between iterations and keeps the latest weights.
 """
 
+from structsvm.solvers.bcfw import bcfw
 from structsvm.solvers.n_slack import n_slack
 from structsvm.solvers.one_slack import one_slack
 
-SOLVERS = {"n-slack": n_slack, "1-slack": one_slack}
+SOLVERS = {"n-slack": n_slack, "1-slack": one_slack, "bcfw": bcfw}
 
-__all__ = ["SOLVERS", "n_slack", "one_slack"]
+__all__ = ["SOLVERS", "bcfw", "n_slack", "one_slack"]

@@ -66,8 +66,8 @@ class SolverState:
     ----------
     w : ndarray
         Current weights.
-    working_set : WorkingSet
-        Constraints with their dual variables α.
+    working_set : WorkingSet or None
+        Constraints with their dual variables α (None for solvers that keep no working set).
     history : list of dict
         One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
         ``relative_gap``, ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time``.
@@ -76,7 +76,7 @@ class SolverState:
     """
 
     w: np.ndarray
-    working_set: WorkingSet
+    working_set: WorkingSet | None
     history: list[dict[str, float]] = field(default_factory=list)
     converged: bool = False
 
