@@ -46,16 +46,29 @@ def _decode_sequence(
     last = stop - 1
     for i in range(n_labels):
         best_from[last, i] = unary[last, i] + end[i]
+    whole_fours = n_labels - n_labels % 4
     for t in range(last - 1, begin - 1, -1):
+        following = best_from[t + 1]
+        best_next = best_from[t]
         for i in range(n_labels):
-            best_from[t, i] = -np.inf
-        for j in range(n_labels):
-            following = best_from[t + 1, j]
+            best_next[i] = -np.inf
+        # best_next[i] = max_j transitions[i, j] + following[j], four next labels j per sweep
+        # over i: a quarter of the loads and stores of best_next, and a loop that vectorises.
+        for j in range(0, whole_fours, 4):
+            into_0, into_1 = transitions_by_next[j], transitions_by_next[j + 1]
+            into_2, into_3 = transitions_by_next[j + 2], transitions_by_next[j + 3]
+            after_0, after_1 = following[j], following[j + 1]
+            after_2, after_3 = following[j + 2], following[j + 3]
             for i in range(n_labels):
-                candidate = transitions_by_next[j, i] + following
-                best_from[t, i] = max(best_from[t, i], candidate)
+                best_01 = max(into_0[i] + after_0, into_1[i] + after_1)
+                best_23 = max(into_2[i] + after_2, into_3[i] + after_3)
+                best_next[i] = max(best_next[i], max(best_01, best_23))
+        for j in range(whole_fours, n_labels):
+            into, after = transitions_by_next[j], following[j]
+            for i in range(n_labels):
+                best_next[i] = max(best_next[i], into[i] + after)
         for i in range(n_labels):
-            best_from[t, i] += unary[t, i]
+            best_next[i] += unary[t, i]
 
     best_label = 0
     best_value = -np.inf

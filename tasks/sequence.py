@@ -297,7 +297,8 @@ class ChainTask(Task):
     def _decode(self, unary, offsets, w) -> list[np.ndarray]:
         transitions, start, end = self._chain_weights(w)
         labels = batch_viterbi(unary, offsets, transitions, start, end)
-        return np.split(labels, offsets[1:-1])
+        bounds = offsets.tolist()
+        return [labels[begin:stop] for begin, stop in itertools.pairwise(bounds)]
 
 
 def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
