@@ -158,7 +158,9 @@ class ChainTask(Task):
         return self.batch_loss_augmented_argmax([x], [y_true], w)[0]
 
     # ----------------------------------------------------------------- data
-    def check_data(self, X, Y=None):
+    def check_data(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray] | None = None
+    ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
         """Return X as a list of finite (T_k, n_features) float arrays and Y as int labels.
 
         Raises
@@ -189,7 +191,9 @@ class ChainTask(Task):
         return X, Y
 
     # ----------------------------------------------------------------- vectorised batches
-    def batch_joint_feature(self, X, Y) -> scipy.sparse.csr_matrix:
+    def batch_joint_feature(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
+    ) -> scipy.sparse.csr_matrix:
         """Return φ(X[k], Y[k]) for every sequence as the rows of a sparse matrix.
 
         Returns
@@ -227,7 +231,7 @@ class ChainTask(Task):
         phi.eliminate_zeros()
         return phi
 
-    def batch_loss(self, Y_true, Y) -> np.ndarray:
+    def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
         if len(Y_true) != len(Y):
             raise ValueError(
@@ -241,13 +245,15 @@ class ChainTask(Task):
         costs = self.label_weights[truth] * (guess != truth)
         return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
 
-    def batch_argmax(self, X, w) -> list[np.ndarray]:
+    def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
         """Return the best labelling of every sequence (one matrix product, one Viterbi call)."""
         w = check_weights(w, self.size_joint_feature)
         unary, offsets = self._unary_scores(X, w)
         return self._decode(unary, offsets, w)
 
-    def batch_loss_augmented_argmax(self, X, Y_true, w) -> list[np.ndarray]:
+    def batch_loss_augmented_argmax(
+        self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
+    ) -> list[np.ndarray]:
         """Return the labelling maximising loss plus score of every sequence."""
         w = check_weights(w, self.size_joint_feature)
         unary, offsets = self._unary_scores(X, w)
@@ -257,7 +263,9 @@ class ChainTask(Task):
         add_hamming_loss(unary, y_true, self.label_weights)
         return self._decode(unary, offsets, w)
 
-    def batch_score(self, X, Y, w) -> np.ndarray:
+    def batch_score(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
+    ) -> np.ndarray:
         """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
         w = check_weights(w, self.size_joint_feature)
         unary, offsets = self._unary_scores(X, w)
@@ -271,7 +279,9 @@ class ChainTask(Task):
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
     # ----------------------------------------------------------------- weight blocks
-    def _unary_scores(self, X, w) -> tuple[np.ndarray, np.ndarray]:
+    def _unary_scores(
+        self, X: Sequence[np.ndarray], w: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Score every label at every position of the batch: ``X_all @ E.T + b``."""
         X_all, offsets = _concatenate(X)
         emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
@@ -280,7 +290,7 @@ class ChainTask(Task):
             unary += w[self._bias_at : self.size_joint_feature]
         return unary, offsets
 
-    def _chain_weights(self, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _chain_weights(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return the transition matrix and the start and end weights (zeros when off)."""
         n_labels = self.n_labels
         if self.transitions:
@@ -294,7 +304,9 @@ class ChainTask(Task):
             start = end = np.zeros(n_labels)
         return transitions, start, end
 
-    def _decode(self, unary, offsets, w) -> list[np.ndarray]:
+    def _decode(
+        self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
+    ) -> list[np.ndarray]:
         transitions, start, end = self._chain_weights(w)
         labels = batch_viterbi(unary, offsets, transitions, start, end)
         bounds = offsets.tolist()
@@ -348,14 +360,14 @@ def _sequence_index(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
 
-def _check_sequence(x, name: str, n_features: int) -> np.ndarray:
+def _check_sequence(x: np.ndarray, name: str, n_features: int) -> np.ndarray:
     x = check_feature_array(x, name, ndim=2, n_features=n_features)
     if len(x) == 0:
         raise ValueError(f"{name} is an empty sequence: expected at least one position")
     return x
 
 
-def _check_same_length(y_true, y) -> tuple[np.ndarray, np.ndarray]:
+def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y_true = np.asarray(y_true, dtype=np.int64)
     y = np.asarray(y, dtype=np.int64)
     if y_true.shape != y.shape:
@@ -363,13 +375,13 @@ def _check_same_length(y_true, y) -> tuple[np.ndarray, np.ndarray]:
     return y_true, y
 
 
-def _check_flag(value, name: str) -> bool:
+def _check_flag(value: object, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
-def _check_label_weights(label_weights, n_labels: int) -> np.ndarray:
+def _check_label_weights(label_weights: np.ndarray | None, n_labels: int) -> np.ndarray:
     if label_weights is None:
         return np.ones(n_labels)
     weights = np.asarray(label_weights, dtype=float)
