@@ -1,0 +1,329 @@
+"""The linear-chain task: Viterbi oracles against brute-force enumeration, layout, validation."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structsvm import Task
+from tasks import ChainTask, split_sequences
+
+
+def all_labelings(n_labels, length):
+    return np.array(list(itertools.product(range(n_labels), repeat=length)), dtype=np.int64)
+
+
+def reference_scores(task, x, labelings, w):
+    """Score every row of ``labelings`` straight from the documented layout of w."""
+    L, d = task.n_labels, task.n_features
+    emissions, rest = w[: L * d].reshape(L, d), w[L * d :]
+    scores = (x @ emissions.T)[np.arange(len(x)), labelings].sum(axis=1)
+    if task.transitions:
+        transitions, rest = rest[: L * L].reshape(L, L), rest[L * L :]
+        scores += transitions[labelings[:, :-1], labelings[:, 1:]].sum(axis=1)
+    if task.start_end:
+        start, end, rest = rest[:L], rest[L : 2 * L], rest[2 * L :]
+        scores += start[labelings[:, 0]] + end[labelings[:, -1]]
+    if task.bias:
+        scores += rest[labelings].sum(axis=1)
+    return scores
+
+
+def reference_losses(task, y_true, labelings):
+    return (task.label_weights[y_true] * (labelings != y_true)).sum(axis=1)
+
+
+def random_task(rng, n_labels, n_features, transitions, start_end, bias):
+    return ChainTask(
+        n_labels,
+        n_features,
+        transitions=transitions,
+        start_end=start_end,
+        bias=bias,
+        label_weights=rng.uniform(0.2, 3.0, n_labels),
+    )
+
+
+# ------------------------------------------------------------------------ oracles vs brute force
+@settings(max_examples=50, deadline=None)
+@given(
+    n_labels=st.integers(2, 5),
+    n_features=st.integers(1, 3),
+    length=st.integers(1, 6),
+    transitions=st.booleans(),
+    start_end=st.booleans(),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_oracles_reach_the_enumerated_maximum(
+    n_labels, n_features, length, transitions, start_end, bias, seed
+):
+    rng = np.random.default_rng(seed)
+    task = random_task(rng, n_labels, n_features, transitions, start_end, bias)
+    x = rng.normal(size=(length, n_features))
+    y_true = rng.integers(0, n_labels, length)
+    w = rng.normal(size=task.size_joint_feature)
+    labelings = all_labelings(n_labels, length)
+    scores = reference_scores(task, x, labelings, w)
+    augmented = reference_losses(task, y_true, labelings) + scores
+
+    y_hat = task.argmax(x, w)
+    assert y_hat.shape == (length,)
+    assert task.score(x, y_hat, w) == pytest.approx(scores.max(), abs=1e-9)
+
+    y_bad = task.loss_augmented_argmax(x, y_true, w)
+    assert task.loss(y_true, y_bad) + task.score(x, y_bad, w) == pytest.approx(
+        augmented.max(), abs=1e-9
+    )
+
+
+@pytest.mark.parametrize("start_end", [False, True])
+@pytest.mark.parametrize("bias", [False, True])
+def test_score_of_joint_feature_matches_the_documented_layout(start_end, bias):
+    rng = np.random.default_rng(0)
+    task = random_task(rng, 3, 2, True, start_end, bias)
+    x = rng.normal(size=(4, 2))
+    labelings = all_labelings(3, 4)
+    w = rng.normal(size=task.size_joint_feature)
+    by_features = np.array([task.joint_feature(x, y) @ w for y in labelings])
+    np.testing.assert_allclose(by_features, reference_scores(task, x, labelings, w))
+
+
+def test_ties_go_to_the_lexicographically_first_labelling_like_enumeration():
+    # Small integer weights and features make every score exact, so ties are real ties.
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n_labels = int(rng.choice([2, 3, 5]))
+        task = ChainTask(n_labels, 2, start_end=bool(rng.integers(2)), bias=bool(rng.integers(2)))
+        length = int(rng.integers(1, 5))
+        x = rng.integers(-1, 2, size=(length, 2)).astype(float)
+        w = rng.integers(-1, 2, size=task.size_joint_feature).astype(float)
+        y_true = rng.integers(0, n_labels, length)
+        np.testing.assert_array_equal(task.argmax(x, w), Task.argmax(task, x, w))
+        np.testing.assert_array_equal(
+            task.loss_augmented_argmax(x, y_true, w),
+            Task.loss_augmented_argmax(task, x, y_true, w),
+        )
+
+
+def test_zero_weights_predict_label_zero_everywhere():
+    task = ChainTask(4, 3, start_end=True, bias=True)
+    x = np.random.default_rng(2).normal(size=(5, 3))
+    np.testing.assert_array_equal(task.argmax(x, np.zeros(task.size_joint_feature)), [0] * 5)
+
+
+def test_zero_weights_make_the_loss_augmented_oracle_pick_the_first_wrong_label():
+    task = ChainTask(3, 2)
+    x, w = np.ones((4, 2)), np.zeros(task.size_joint_feature)
+    np.testing.assert_array_equal(task.loss_augmented_argmax(x, [0, 1, 2, 0], w), [1, 0, 0, 1])
+
+
+def test_a_sequence_of_length_one_takes_the_best_unary_plus_start_and_end():
+    task = ChainTask(3, 2, start_end=True, bias=True)
+    E = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    A = np.full((3, 3), 100.0)  # no pair of neighbours: must not matter
+    start, end, bias = np.array([0.0, 0.0, 0.4]), np.array([0.0, 0.3, 0.0]), np.zeros(3)
+    w = np.concatenate([E.ravel(), A.ravel(), start, end, bias])
+    x = np.array([[1.0, 0.8]])  # unaries 1.0, 0.8, 0.9 -> with start/end 1.0, 1.1, 1.3
+    np.testing.assert_array_equal(task.argmax(x, w), [2])
+    assert task.score(x, [2], w) == pytest.approx(1.3)
+    # Losing one position is worth 1: the wrong labels 0 and 1 reach 2.0 and 2.1.
+    np.testing.assert_array_equal(task.loss_augmented_argmax(x, [2], w), [1])
+
+
+def test_transitions_can_overrule_the_emissions():
+    task = ChainTask(2, 1)
+    emissions = [1.0, 0.0]  # label 0 scores x, label 1 scores nothing
+    transitions = [[-5.0, 0.0], [0.0, 0.0]]  # 0 followed by 0 is expensive
+    w = np.concatenate([emissions, np.ravel(transitions)])
+    x = np.ones((3, 1))
+    np.testing.assert_array_equal(task.argmax(x, w), [0, 1, 0])
+
+
+# ------------------------------------------------------------------------ features and loss
+def test_joint_feature_layout_by_hand():
+    task = ChainTask(2, 2, start_end=True, bias=True)
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    phi = task.joint_feature(x, [1, 1, 0])
+    np.testing.assert_array_equal(phi[:4], [5, 6, 4, 6])  # feature sums per label
+    np.testing.assert_array_equal(phi[4:8], [0, 0, 1, 1])  # transitions 1->0 and 1->1
+    np.testing.assert_array_equal(phi[8:10], [0, 1])  # first label 1
+    np.testing.assert_array_equal(phi[10:12], [1, 0])  # last label 0
+    np.testing.assert_array_equal(phi[12:14], [1, 2])  # label counts
+    assert task.size_joint_feature == len(phi) == 14
+
+
+@pytest.mark.parametrize(
+    ("options", "size"),
+    [
+        ({}, 3 * 5 + 9),
+        ({"transitions": False}, 3 * 5),
+        ({"start_end": True}, 3 * 5 + 9 + 6),
+        ({"bias": True}, 3 * 5 + 9 + 3),
+        ({"transitions": False, "start_end": True, "bias": True}, 3 * 5 + 6 + 3),
+    ],
+)
+def test_size_joint_feature_counts_the_blocks_switched_on(options, size):
+    task = ChainTask(3, 5, **options)
+    assert task.size_joint_feature == size
+    x = np.ones((4, 5))
+    assert task.joint_feature(x, [0, 1, 2, 0]).shape == (size,)
+    assert len(task.argmax(x, np.ones(size))) == 4
+
+
+def test_weighted_hamming_loss_and_its_maximum():
+    task = ChainTask(3, 1, label_weights=[1.0, 2.0, 0.5])
+    y_true = np.array([0, 1, 2, 1])
+    assert task.loss(y_true, y_true) == 0.0
+    assert task.loss(y_true, [0, 0, 0, 1]) == 2.0 + 0.5
+    assert task.max_loss(y_true) == 1.0 + 2.0 + 0.5 + 2.0
+    assert ChainTask(3, 1).loss(y_true, [2, 2, 2, 2]) == 3.0
+
+
+def test_outputs_enumerates_every_labelling_in_lexicographic_order():
+    outputs = [tuple(y) for y in ChainTask(3, 1).outputs(np.zeros((2, 1)))]
+    assert outputs == list(itertools.product(range(3), repeat=2))
+
+
+# ------------------------------------------------------------------------ batches
+def random_batch(rng, task, n_sequences):
+    lengths = rng.integers(1, 9, n_sequences)
+    X = [rng.normal(size=(t, task.n_features)) for t in lengths]
+    Y = [rng.integers(0, task.n_labels, t) for t in lengths]
+    return X, Y
+
+
+@pytest.mark.parametrize("start_end", [False, True])
+@pytest.mark.parametrize("bias", [False, True])
+def test_batch_methods_equal_the_single_example_methods(start_end, bias):
+    rng = np.random.default_rng(3)
+    task = random_task(rng, 4, 3, True, start_end, bias)
+    X, Y = random_batch(rng, task, 25)
+    Y_other = [rng.integers(0, 4, len(y)) for y in Y]
+    w = rng.normal(size=task.size_joint_feature)
+
+    for batch, single in zip(task.batch_argmax(X, w), [task.argmax(x, w) for x in X], strict=True):
+        np.testing.assert_array_equal(batch, single)
+    batch = task.batch_loss_augmented_argmax(X, Y, w)
+    for k, (x, y) in enumerate(zip(X, Y, strict=True)):
+        np.testing.assert_array_equal(batch[k], task.loss_augmented_argmax(x, y, w))
+
+    phi = task.batch_joint_feature(X, Y_other)
+    assert scipy.sparse.issparse(phi) and phi.shape == (25, task.size_joint_feature)
+    np.testing.assert_allclose(
+        phi.toarray(), [task.joint_feature(x, y) for x, y in zip(X, Y_other, strict=True)]
+    )
+    scores = [task.score(x, y, w) for x, y in zip(X, Y_other, strict=True)]
+    np.testing.assert_allclose(task.batch_score(X, Y_other, w), scores)
+    np.testing.assert_allclose(
+        task.batch_loss(Y, Y_other), [task.loss(y, z) for y, z in zip(Y, Y_other, strict=True)]
+    )
+
+
+def test_split_sequences_round_trips_concatenated_data():
+    rng = np.random.default_rng(4)
+    task = ChainTask(3, 2)
+    X, Y = random_batch(rng, task, 10)
+    lengths = [len(y) for y in Y]
+    for parts, whole in [(X, np.concatenate(X)), (Y, np.concatenate(Y))]:
+        split = split_sequences(whole, lengths)
+        assert len(split) == len(parts)
+        for a, b in zip(split, parts, strict=True):
+            np.testing.assert_array_equal(a, b)
+    task.check_data(split_sequences(np.concatenate(X), lengths), Y)
+
+
+# ------------------------------------------------------------------------ validation
+GOOD_X = [np.zeros((2, 3)), np.zeros((1, 3)), np.zeros((3, 3))]
+GOOD_Y = [np.array([0, 1]), np.array([1]), np.array([0, 0, 1])]
+
+
+def replaced(items, index, value):
+    items = list(items)
+    items[index] = value
+    return items
+
+
+@pytest.mark.parametrize(
+    ("X", "Y", "message"),
+    [
+        ([], None, "X is empty"),
+        (np.zeros((6, 3)), None, "split_sequences"),
+        (replaced(GOOD_X, 1, np.zeros((1, 4))), None, r"X\[1\] has 4 features"),
+        (replaced(GOOD_X, 2, np.zeros(3)), None, r"X\[2\] must be a 2-D"),
+        (replaced(GOOD_X, 0, np.zeros((0, 3))), None, r"X\[0\] is an empty sequence"),
+        (replaced(GOOD_X, 2, np.full((3, 3), np.nan)), None, r"X\[2\] contains NaN"),
+        (replaced(GOOD_X, 1, [["a", "b", "c"]]), None, r"X\[1\] must be a numeric"),
+        (GOOD_X, GOOD_Y[:2], "X and Y have different lengths"),
+        (GOOD_X, replaced(GOOD_Y, 2, np.array([0, 1])), r"Y\[2\] has 2 labels but X\[2\]"),
+        (GOOD_X, replaced(GOOD_Y, 0, np.array([0, 2])), r"Y\[0\] has labels outside"),
+        (GOOD_X, replaced(GOOD_Y, 1, np.array([-1])), r"Y\[1\] has labels outside"),
+        (GOOD_X, replaced(GOOD_Y, 1, np.array([0.5])), r"Y\[1\] must hold integer"),
+        (GOOD_X, replaced(GOOD_Y, 0, np.array([[0, 1]])), r"Y\[0\] must be a 1-D"),
+    ],
+)
+def test_check_data_names_the_bad_sequence(X, Y, message):
+    with pytest.raises(ValueError, match=message):
+        ChainTask(2, 3).check_data(X, Y)
+
+
+def test_check_data_returns_float_sequences_and_int_labels():
+    X, Y = ChainTask(2, 3).check_data([x.astype(int) for x in GOOD_X], [list(y) for y in GOOD_Y])
+    assert all(x.dtype == np.float64 and x.ndim == 2 for x in X)
+    assert all(y.dtype == np.int64 for y in Y)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"n_labels": 1, "n_features": 2}, "n_labels"),
+        ({"n_labels": 2.0, "n_features": 2}, "n_labels"),
+        ({"n_labels": 2, "n_features": 0}, "n_features"),
+        ({"n_labels": 2, "n_features": 2, "transitions": "yes"}, "transitions"),
+        ({"n_labels": 2, "n_features": 2, "start_end": 1}, "start_end"),
+        ({"n_labels": 2, "n_features": 2, "bias": None}, "bias"),
+        ({"n_labels": 2, "n_features": 2, "label_weights": [1.0]}, "label_weights"),
+        ({"n_labels": 2, "n_features": 2, "label_weights": [1.0, -1.0]}, "label_weights"),
+        ({"n_labels": 2, "n_features": 2, "label_weights": [1.0, np.inf]}, "label_weights"),
+    ],
+)
+def test_bad_task_parameters_are_rejected(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        ChainTask(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "message"),
+    [
+        ([2, 2], "lengths sum to 4 but X has 5"),
+        ([3, 0, 2], "lengths must all be positive"),
+        ([2.5, 2.5], "lengths must be a non-empty 1-D array of integers"),
+        ([], "lengths must be a non-empty"),
+    ],
+)
+def test_split_sequences_rejects_bad_lengths(lengths, message):
+    with pytest.raises(ValueError, match=message):
+        split_sequences(np.zeros((5, 2)), lengths)
+
+
+def test_oracles_reject_a_weight_vector_of_the_wrong_size():
+    task = ChainTask(2, 3)
+    with pytest.raises(ValueError, match="w has 5 features"):
+        task.argmax(np.zeros((2, 3)), np.zeros(5))
+    with pytest.raises(ValueError, match="w contains NaN"):
+        nan_weights = np.full(task.size_joint_feature, np.nan)
+        task.loss_augmented_argmax(np.zeros((2, 3)), [0, 1], nan_weights)
+
+
+def test_losses_reject_outputs_of_different_lengths():
+    task = ChainTask(2, 3)
+    with pytest.raises(ValueError, match="y has shape"):
+        task.loss([0, 1], [0])
+    with pytest.raises(ValueError, match="as many labels as Y_true"):
+        task.batch_loss([[0, 1]], [[0]])
+    w = np.zeros(task.size_joint_feature)
+    with pytest.raises(ValueError, match="one label per position"):
+        task.batch_loss_augmented_argmax([np.zeros((2, 3))], [[0]], w)
