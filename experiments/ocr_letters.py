@@ -22,7 +22,7 @@ from structsvm.datasets import ocr_letters_split
 from structsvm.plotting import plot_convergence
 from tasks import ChainTask
 
-LEARNERS = ("perceptron", "n-slack", "1-slack")
+LEARNERS = ("perceptron", "n-slack", "1-slack", "bcfw")
 
 
 def build_learner(name: str, task: ChainTask, C: float, args: argparse.Namespace):

@@ -15,6 +15,7 @@ from structsvm.validation import (
     check_positive_int,
     check_weights,
 )
+from tasks._chain_features import chain_features_csr
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 
 
@@ -202,34 +203,22 @@ class ChainTask(Task):
         """
         X_all, offsets = _concatenate(X)
         Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        n_sequences = len(offsets) - 1
-        sequence = _sequence_index(offsets)
-        n_labels, n_features = self.n_labels, self.n_features
-        rows = [np.repeat(sequence, n_features)]
-        columns = [(Y_all[:, None] * n_features + np.arange(n_features)).ravel()]
-        values = [X_all.ravel()]
-        firsts, lasts = offsets[:-1], offsets[1:] - 1
-        if self.transitions:
-            inner = np.ones(len(Y_all), dtype=bool)
-            inner[lasts] = False
-            previous = np.flatnonzero(inner)
-            rows.append(sequence[previous])
-            columns.append(self._transitions_at + Y_all[previous] * n_labels + Y_all[previous + 1])
-            values.append(np.ones(len(previous)))
-        if self.start_end:
-            rows += [np.arange(n_sequences), np.arange(n_sequences)]
-            columns += [self._start_at + Y_all[firsts], self._end_at + Y_all[lasts]]
-            values += [np.ones(n_sequences), np.ones(n_sequences)]
-        if self.bias:
-            rows.append(sequence)
-            columns.append(self._bias_at + Y_all)
-            values.append(np.ones(len(Y_all)))
-        phi = scipy.sparse.coo_matrix(
-            (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
-            shape=(n_sequences, self.size_joint_feature),
-        ).tocsr()
-        phi.eliminate_zeros()
-        return phi
+        indptr, indices, data = chain_features_csr(
+            X_all,
+            Y_all,
+            offsets,
+            self.n_labels,
+            self._transitions_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.start_end,
+            self.bias,
+        )
+        return scipy.sparse.csr_matrix(
+            (data, indices, indptr), shape=(len(offsets) - 1, self.size_joint_feature)
+        )
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
@@ -353,11 +342,6 @@ def _concatenate(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return np.concatenate(X).astype(np.float64, copy=False), offsets
-
-
-def _sequence_index(offsets: np.ndarray) -> np.ndarray:
-    """Return, for every position of a batch, the index of its sequence."""
-    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
 
 def _check_sequence(x: np.ndarray, name: str, n_features: int) -> np.ndarray:

@@ -196,12 +196,15 @@ def random_batch(rng, task, n_sequences):
     return X, Y
 
 
+@pytest.mark.parametrize("transitions", [False, True])
 @pytest.mark.parametrize("start_end", [False, True])
 @pytest.mark.parametrize("bias", [False, True])
-def test_batch_methods_equal_the_single_example_methods(start_end, bias):
+def test_batch_methods_equal_the_single_example_methods(transitions, start_end, bias):
     rng = np.random.default_rng(3)
-    task = random_task(rng, 4, 3, True, start_end, bias)
+    task = random_task(rng, 4, 3, transitions, start_end, bias)
     X, Y = random_batch(rng, task, 25)
+    for x in X[::2]:
+        x[:, 1] = 0.0  # features that are exactly zero, as blank pixels are
     Y_other = [rng.integers(0, 4, len(y)) for y in Y]
     w = rng.normal(size=task.size_joint_feature)
 
