@@ -19,16 +19,21 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm.solvers.cutting_plane import SolverState
-from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers.oracle import FeatureMatrix, loss_augmented_pass, primal_objective
 from structsvm.task import Task
 
 
-def _dense_row(matrix, i: int) -> np.ndarray:
-    row = matrix[i]
-    return row.toarray().ravel() if hasattr(row, "toarray") else np.asarray(row, dtype=float)
+def _add_row(target: np.ndarray, matrix: FeatureMatrix, i: int, scale: float) -> None:
+    """Add ``scale`` times row i of a dense or CSR matrix to ``target`` in place."""
+    if sp.issparse(matrix):
+        begin, end = matrix.indptr[i], matrix.indptr[i + 1]
+        target[matrix.indices[begin:end]] += scale * matrix.data[begin:end]
+    else:
+        target += scale * matrix[i]
 
 
 def bcfw(
@@ -86,7 +91,8 @@ def bcfw(
         if iteration > 0:
             for i in rng.permutation(n) if order == "random" else range(n):
                 y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
-                corner = C * (_dense_row(true_features, i) - task.joint_feature(X[i], y_hat))
+                corner = -C * task.joint_feature(X[i], y_hat)
+                _add_row(corner, true_features, i, C)
                 corner_loss = C * task.loss(Y[i], y_hat)
                 direction = corner - blocks[i]
                 block_gap = corner_loss - block_losses[i] - w @ direction
@@ -100,7 +106,8 @@ def bcfw(
                 steps += 1
                 if averaging:
                     weight = 2.0 / (steps + 1)
-                    average_w = (1 - weight) * average_w + weight * w
+                    average_w *= 1 - weight
+                    average_w += weight * w
                     average_loss = (1 - weight) * average_loss + weight * total_loss
             oracle_calls += n
         reported_w, reported_loss = (w, total_loss)
