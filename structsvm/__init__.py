@@ -8,6 +8,7 @@ The kernel toolkit holds the binary SVM (:class:`BinarySVM`, with :func:`kkt_rep
 """
 
 from structsvm.bounds import margin, mistake_bound, radius
+from structsvm.check import TaskCheckReport, TaskContractError, TaskProblem, check_task
 from structsvm.kernel_perceptron import KernelPerceptron
 from structsvm.kernel_ridge import KernelRidge
 from structsvm.kernels import (
@@ -44,7 +45,11 @@ __all__ = [
     "StructuredPerceptron",
     "StructuredSVM",
     "Task",
+    "TaskCheckReport",
+    "TaskContractError",
+    "TaskProblem",
     "check_mercer",
+    "check_task",
     "feature_space_distance",
     "gram_matrix",
     "kkt_report",

@@ -308,7 +308,7 @@ class _Checker:
                 "data_rejected",
                 "check_data",
                 None,
-                f"must return the pair (X, Y), returned {reprlib.repr(checked)}",
+                f"must return the pair (X, Y), returned {_show(checked)}",
             )
             return X, Y
         return checked
@@ -368,7 +368,7 @@ class _Checker:
         if loss is _FAILED:
             return None
         if isinstance(loss, bool) or not isinstance(loss, numbers.Real):
-            fault = f"returned {reprlib.repr(loss)}, expected a float"
+            fault = f"returned {_show(loss)}, expected a float"
         elif not np.isfinite(loss):
             fault = f"returned {loss}, expected a finite value"
         elif loss < 0:
@@ -406,7 +406,7 @@ class _Checker:
                 "nondeterministic",
                 oracle,
                 i,
-                f"{call_text} returned {reprlib.repr(first)}, then {reprlib.repr(second)} "
+                f"{call_text} returned {_show(first)}, then {_show(second)} "
                 "when called again: oracles must break ties by a fixed rule",
             )
         return self._candidate(i, x, y_true, first, f"the output of {call_text}", oracle)
@@ -468,8 +468,7 @@ class _Checker:
                     "not_in_outputs",
                     candidate.source,
                     i,
-                    f"{candidate.origin}, {reprlib.repr(candidate.output)}, is not among "
-                    f"outputs(X[{i}])",
+                    f"{candidate.origin}, {_show(candidate.output)}, is not among outputs(X[{i}])",
                 )
 
     def _check_max_loss(self, i: int, y_true: Any, seen: list[_Candidate]) -> None:
@@ -581,7 +580,7 @@ class _Checker:
                     "batch_mismatch",
                     method,
                     None,
-                    f"{call_text} returned {reprlib.repr(batch)}, expected {len(singles)} outputs",
+                    f"{call_text} returned {_show(batch)}, expected {len(singles)} outputs",
                 )
                 return
             disagree = [
@@ -610,8 +609,8 @@ class _Checker:
             method,
             first,
             f"{call_text} disagrees with {single_method} on {len(disagree)} of {len(singles)} "
-            f"examples; on example {first} it gives {reprlib.repr(batch[first])}, "
-            f"{single_method} gives {reprlib.repr(singles[first])}",
+            f"examples; on example {first} it gives {_show(batch[first])}, "
+            f"{single_method} gives {_show(singles[first])}",
         )
 
 
@@ -629,14 +628,14 @@ def _as_feature_vector(phi: Any, size: int | None) -> tuple[np.ndarray | None, s
         phi = phi.toarray().ravel()
     array = np.asarray(phi)
     if not np.issubdtype(array.dtype, np.floating):
-        return None, f"returned {reprlib.repr(phi)} of dtype {array.dtype}, expected floats"
+        return None, f"returned {_show(phi)} of dtype {array.dtype}, expected floats"
     if array.ndim != 1:
         return None, f"returned an array of shape {array.shape}, expected a 1-D vector"
     if size is not None and len(array) != size:
         return None, f"has length {len(array)}, expected size_joint_feature = {size}"
     if not np.all(np.isfinite(array)):
         bad = np.flatnonzero(~np.isfinite(array))
-        return None, f"has NaN or infinite entries at positions {reprlib.repr(bad.tolist())}"
+        return None, f"has NaN or infinite entries at positions {_show(bad.tolist())}"
     return array, ""
 
 
@@ -647,7 +646,7 @@ def _as_float_array(value: Any, shape: tuple[int, ...]) -> tuple[np.ndarray | No
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        return None, f"returned {reprlib.repr(value)}, expected a float array of shape {shape}"
+        return None, f"returned {_show(value)}, expected a float array of shape {shape}"
     if array.shape != shape:
         return None, f"returned an array of shape {array.shape}, expected {shape}"
     return array, ""
@@ -663,6 +662,17 @@ def _has_length(outputs: Any, length: int) -> bool:
 def _name(task: Task) -> str:
     """The task's own repr if its class defines one, else its class name."""
     return repr(task) if type(task).__repr__ is not object.__repr__ else type(task).__name__
+
+
+def _show(value: Any) -> str:
+    """A short readable form of an output or a value for messages."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, precision=6, threshold=12, edgeitems=3)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return f"{float(value):.6g}"
+    return reprlib.repr(value)
 
 
 def _describe(error: Exception) -> str:
