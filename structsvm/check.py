@@ -92,14 +92,41 @@ class TaskCheckReport:
         return not self.problems
 
     def __str__(self) -> str:
+        return self.format()
+
+    def format(self, every_example: bool = False) -> str:
+        """Describe the outcome: a summary line, then one line per problem.
+
+        Parameters
+        ----------
+        every_example : bool, default=False
+            List a problem found on several examples once for each of them. By default a
+            problem is shown for the first example with it, followed by the other examples'
+            indices.
+
+        Returns
+        -------
+        str
+        """
         scope = (
             f"{self.n_examples} examples, {self.n_probes} weight probes, "
             f"outputs enumerated for {self.n_enumerated} examples"
         )
         if self.ok:
             return f"check_task({self.task}): no problems ({scope})"
-        lines = [f"check_task({self.task}): {len(self.problems)} problems ({scope})"]
-        lines += [f"  {problem}" for problem in self.problems]
+        count = f"{len(self.problems)} problem" + ("s" if len(self.problems) > 1 else "")
+        lines = [f"check_task({self.task}): {count} ({scope})"]
+        if every_example:
+            lines += [f"  {problem}" for problem in self.problems]
+            return "\n".join(lines)
+        groups: dict[tuple[str, str], list[TaskProblem]] = {}
+        for problem in self.problems:
+            groups.setdefault((problem.kind, problem.method), []).append(problem)
+        for first, *others in groups.values():
+            lines.append(f"  {first}")
+            if others:
+                indices = ", ".join(str(problem.index) for problem in others)
+                lines.append(f"    (also on examples {indices})")
         return "\n".join(lines)
 
 
@@ -107,7 +134,7 @@ class TaskContractError(ValueError):
     """Raised by ``check_task(..., raise_on_error=True)``; ``report`` holds every problem."""
 
     def __init__(self, report: TaskCheckReport) -> None:
-        super().__init__(str(report))
+        super().__init__(report.format(every_example=True))
         self.report = report
 
 
@@ -331,7 +358,7 @@ class _Checker:
         seen = [c for c in [truth, *answers[ARGMAX], *answers[LOSS_AUGMENTED]] if c is not None]
         enumerated = self._enumerate(i, x, y_true) if probes else None
         if enumerated is None:
-            self._check_maximisers(i, answers, probes, seen, "no output seen beats it")
+            self._check_maximisers(i, answers, probes, seen, "comparing with the outputs seen")
         else:
             self.n_enumerated += 1
             self._check_maximisers(i, answers, probes, enumerated, "enumerating outputs(x)")
@@ -455,8 +482,9 @@ class _Checker:
                         "not_a_maximiser",
                         oracle,
                         i,
-                        f"{answer.origin} has {objective} = {value:.6g}, but {how_found}: "
-                        f"{best.origin} has {best_value:.6g}",
+                        f"{answer.origin}, {_show(answer.output)}, has {objective} = "
+                        f"{value:.6g}, but {how_found} finds {_show(best.output)} "
+                        f"({best.origin}) with {best_value:.6g}",
                     )
 
     def _check_membership(
