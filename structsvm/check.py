@@ -21,9 +21,9 @@ import scipy.sparse
 from structsvm.task import Task
 from structsvm.validation import check_positive_float, check_positive_int, take
 
-ARGMAX = "argmax"
-LOSS_AUGMENTED = "loss_augmented_argmax"
-ORACLES = (ARGMAX, LOSS_AUGMENTED)
+_ARGMAX = "argmax"
+_LOSS_AUGMENTED = "loss_augmented_argmax"
+_ORACLES = (_ARGMAX, _LOSS_AUGMENTED)
 PROBE_SCALES = (0.01, 1.0, 100.0)
 _FAILED = object()
 
@@ -225,8 +225,7 @@ class _Candidate:
 
     def value(self, oracle: str, w: np.ndarray) -> float:
         """The quantity ``oracle`` maximises: ``w·φ``, plus Δ for the loss-augmented oracle."""
-        score = float(self.phi @ w)
-        return score + self.loss if oracle == LOSS_AUGMENTED else score
+        return float(_values([self], oracle, w)[0])
 
 
 @dataclass
@@ -259,8 +258,9 @@ class _Problems:
         call_text: str,
         call: Callable[[], Any],
         optional: bool = False,
+        kind: str = "exception",
     ) -> Any:
-        """Return ``call()``, or ``_FAILED`` after reporting the exception it raised.
+        """Return ``call()``, or ``_FAILED`` after reporting the exception it raised as ``kind``.
 
         For an ``optional`` method, NotImplementedError means "not provided" and is not reported.
         """
@@ -268,7 +268,7 @@ class _Problems:
             return call()
         except Exception as error:  # a task method may raise anything: report it, go on
             if not (optional and isinstance(error, NotImplementedError)):
-                self.add("exception", method, index, f"{call_text} raised {_describe(error)}")
+                self.add(kind, method, index, f"{call_text} raised {_describe(error)}")
             return _FAILED
 
 
@@ -282,7 +282,12 @@ class _Checker:
         self.n_enumerated = 0
 
     def run(
-        self, X: Sequence[Any], Y: Sequence[Any], max_examples: int, n_probes: int, seed: Any
+        self,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        max_examples: int,
+        n_probes: int,
+        seed: int | None,
     ) -> TaskCheckReport:
         self.size = self._check_size()
         X, Y = self._check_data(X, Y)
@@ -323,12 +328,13 @@ class _Checker:
     def _check_data(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any]:
         """Return the data as ``check_data`` converts it, or unchanged if it fails."""
         checked = self.problems.attempt(
-            "check_data", None, "check_data(X, Y)", lambda: self.task.check_data(X, Y)
+            "check_data",
+            None,
+            "check_data(X, Y)",
+            functools.partial(self.task.check_data, X, Y),
+            kind="data_rejected",
         )
         if checked is _FAILED:
-            self.problems.add(
-                "data_rejected", "check_data", None, "the task does not accept the data"
-            )
             return X, Y
         if not (isinstance(checked, tuple) and len(checked) == 2):
             self.problems.add(
@@ -340,7 +346,7 @@ class _Checker:
             return X, Y
         return checked
 
-    def _probes(self, n_probes: int, seed: Any) -> list[_Probe]:
+    def _probes(self, n_probes: int, seed: int | None) -> list[_Probe]:
         directions = np.random.default_rng(seed).standard_normal((n_probes, self.size))
         probes = [_Probe("w = 0", np.zeros(self.size))]
         for scale, (k, direction) in itertools.product(PROBE_SCALES, enumerate(directions)):
@@ -353,9 +359,9 @@ class _Checker:
         self._check_self_loss(i, y_true)
         answers = {
             oracle: [self._ask(oracle, i, x, y_true, probe) for probe in probes]
-            for oracle in ORACLES
+            for oracle in _ORACLES
         }
-        seen = [c for c in [truth, *answers[ARGMAX], *answers[LOSS_AUGMENTED]] if c is not None]
+        seen = [c for c in [truth, *answers[_ARGMAX], *answers[_LOSS_AUGMENTED]] if c is not None]
         enumerated = self._enumerate(i, x, y_true) if probes else None
         if enumerated is None:
             self._check_maximisers(i, answers, probes, seen, "comparing with the outputs seen")
@@ -418,7 +424,7 @@ class _Checker:
     def _ask(self, oracle: str, i: int, x: Any, y_true: Any, probe: _Probe) -> _Candidate | None:
         """Call an oracle twice; report a nondeterministic answer; return it validated."""
         method = getattr(self.task, oracle)
-        if oracle == ARGMAX:
+        if oracle == _ARGMAX:
             call_text = f"argmax(X[{i}], w) at {probe.name}"
             call = functools.partial(method, x, probe.w)
         else:
@@ -470,19 +476,20 @@ class _Checker:
         how_found: str,
     ) -> None:
         """Report an oracle output whose value is beaten by one of ``rivals``."""
-        for oracle in ORACLES:
-            objective = "w·φ(x, y)" if oracle == ARGMAX else "Δ(y_true, y) + w·φ(x, y)"
+        for oracle in _ORACLES:
+            objective = "w·φ(x, y)" if oracle == _ARGMAX else "Δ(y_true, y) + w·φ(x, y)"
             for probe, answer in zip(probes, answers[oracle], strict=True):
                 if answer is None:
                     continue
-                best = max(rivals, key=lambda rival: rival.value(oracle, probe.w))
-                value, best_value = answer.value(oracle, probe.w), best.value(oracle, probe.w)
+                rival_values = _values(rivals, oracle, probe.w)
+                best = rivals[int(np.argmax(rival_values))]
+                value, best_value = answer.value(oracle, probe.w), float(rival_values.max())
                 if not self._at_least(value, best_value):
                     self.problems.add(
                         "not_a_maximiser",
                         oracle,
                         i,
-                        f"{answer.origin}, {_show(answer.output)}, has {objective} = "
+                        f"{answer.origin} is {_show(answer.output)}, with {objective} = "
                         f"{value:.6g}, but {how_found} finds {_show(best.output)} "
                         f"({best.origin}) with {best_value:.6g}",
                     )
@@ -490,13 +497,18 @@ class _Checker:
     def _check_membership(
         self, i: int, seen: list[_Candidate], enumerated: list[_Candidate]
     ) -> None:
+        distinct: list[_Candidate] = []
         for candidate in seen:
+            if not any(self._equal(i, candidate.output, other.output) for other in distinct):
+                distinct.append(candidate)
+        for candidate in distinct:
             if not any(self._equal(i, candidate.output, other.output) for other in enumerated):
                 self.problems.add(
                     "not_in_outputs",
                     candidate.source,
                     i,
-                    f"{candidate.origin}, {_show(candidate.output)}, is not among outputs(X[{i}])",
+                    f"{candidate.origin} is {_show(candidate.output)}, which is not among "
+                    f"outputs(X[{i}])",
                 )
 
     def _check_max_loss(self, i: int, y_true: Any, seen: list[_Candidate]) -> None:
@@ -505,13 +517,21 @@ class _Checker:
         )
         if max_loss is _FAILED or not seen:
             return
+        if isinstance(max_loss, bool) or not isinstance(max_loss, numbers.Real):
+            self.problems.add(
+                "invalid_loss",
+                "max_loss",
+                i,
+                f"max_loss(Y[{i}]) returned {_show(max_loss)}, expected a float",
+            )
+            return
         worst = max(seen, key=lambda candidate: candidate.loss)
         if not self._at_least(max_loss, worst.loss):
             self.problems.add(
                 "max_loss_too_small",
                 "max_loss",
                 i,
-                f"max_loss(Y[{i}]) = {max_loss!r}, but {worst.origin} has loss {worst.loss:g}",
+                f"max_loss(Y[{i}]) = {_show(max_loss)}, but {worst.origin} has loss {worst.loss:g}",
             )
 
     def _at_least(self, value: float, bound: float) -> bool:
@@ -551,9 +571,9 @@ class _Checker:
                 f"batch_score(X, Y, w) at {probe.name}",
                 functools.partial(self.task.batch_score, X, Y, probe.w),
                 (len(Y),),
-                [None if truth is None else truth.value(ARGMAX, probe.w) for truth in truths],
+                [None if truth is None else truth.value(_ARGMAX, probe.w) for truth in truths],
             )
-        for oracle in ORACLES:
+        for oracle in _ORACLES:
             self._compare_batch_oracle(oracle, X, Y, probes, results)
 
     def _compare_batch(
@@ -590,7 +610,7 @@ class _Checker:
         """Compare the batch oracle with the single one at every probe, up to a disagreement."""
         method = f"batch_{oracle}"
         for k, probe in enumerate(probes):
-            if oracle == ARGMAX:
+            if oracle == _ARGMAX:
                 call_text = f"batch_argmax(X, w) at {probe.name}"
                 call = functools.partial(self.task.batch_argmax, X, probe.w)
             else:
@@ -644,8 +664,16 @@ class _Checker:
 
 def _other_output(result: _ExampleResult) -> _Candidate | None:
     """An oracle's output for the example (the true one if none), for checking batch losses."""
-    answers = [*result.answers[LOSS_AUGMENTED], *result.answers[ARGMAX]]
+    answers = [*result.answers[_LOSS_AUGMENTED], *result.answers[_ARGMAX]]
     return next((answer for answer in answers if answer is not None), result.truth)
+
+
+def _values(candidates: list[_Candidate], oracle: str, w: np.ndarray) -> np.ndarray:
+    """The values of many candidates (see :meth:`_Candidate.value`) with one matrix product."""
+    values = np.array([candidate.phi for candidate in candidates]) @ w
+    if oracle == _LOSS_AUGMENTED:
+        values += np.array([candidate.loss for candidate in candidates])
+    return values
 
 
 def _as_feature_vector(phi: Any, size: int | None) -> tuple[np.ndarray | None, str]:
@@ -655,8 +683,10 @@ def _as_feature_vector(phi: Any, size: int | None) -> tuple[np.ndarray | None, s
             return None, f"returned a sparse matrix of shape {phi.shape}, expected one row"
         phi = phi.toarray().ravel()
     array = np.asarray(phi)
+    if array.dtype == object:
+        return None, f"returned {_show(phi)}, expected a 1-D float array"
     if not np.issubdtype(array.dtype, np.floating):
-        return None, f"returned {_show(phi)} of dtype {array.dtype}, expected floats"
+        return None, f"returned an array of dtype {array.dtype}, expected floats"
     if array.ndim != 1:
         return None, f"returned an array of shape {array.shape}, expected a 1-D vector"
     if size is not None and len(array) != size:
@@ -675,6 +705,8 @@ def _as_float_array(value: Any, shape: tuple[int, ...]) -> tuple[np.ndarray | No
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         return None, f"returned {_show(value)}, expected a float array of shape {shape}"
+    if array.ndim == 0:
+        return None, f"returned {_show(value)}, expected an array of shape {shape}"
     if array.shape != shape:
         return None, f"returned an array of shape {array.shape}, expected {shape}"
     return array, ""

@@ -113,6 +113,11 @@ class NaNFeature(SmallTask):
         return phi
 
 
+class IntegerFeature(SmallTask):
+    def joint_feature(self, x, y):
+        return super().joint_feature(x, y).astype(np.int64)
+
+
 class NonzeroSelfLoss(SmallTask):
     def loss(self, y_true, y):
         return super().loss(y_true, y) + 0.5
@@ -126,6 +131,11 @@ class NegativeLoss(SmallTask):
 class SmallMaxLoss(SmallTask):
     def max_loss(self, y_true):
         return 1.0
+
+
+class MaxLossNotANumber(SmallTask):
+    def max_loss(self, y_true):
+        return None
 
 
 class SecondBest(SmallTask):
@@ -163,13 +173,20 @@ class ExtraClass(SmallTask):
     [
         (WrongLength(), "invalid_joint_feature", "joint_feature", "length 5, expected"),
         (NaNFeature(), "invalid_joint_feature", "joint_feature", "NaN"),
+        (
+            IntegerFeature(),
+            "invalid_joint_feature",
+            "joint_feature",
+            "dtype int64, expected floats",
+        ),
         (NonzeroSelfLoss(), "nonzero_self_loss", "loss", "must be 0"),
         (NegativeLoss(), "invalid_loss", "loss", "expected a loss >= 0"),
         (SmallMaxLoss(), "max_loss_too_small", "max_loss", "has loss 2"),
+        (MaxLossNotANumber(), "invalid_loss", "max_loss", "returned None, expected a float"),
         (SecondBest(), "not_a_maximiser", "argmax", "w·φ(x, y)"),
         (RandomTies(), "nondeterministic", "argmax", "when called again"),
         (RaisingOracle(), "exception", "loss_augmented_argmax", "RuntimeError: solver failed"),
-        (ExtraClass(), "not_in_outputs", "argmax", "is not among outputs(X["),
+        (ExtraClass(), "not_in_outputs", "argmax", "which is not among outputs(X["),
     ],
 )
 def test_broken_task_is_caught(task, kind, method, phrase):
@@ -259,12 +276,43 @@ def test_invalid_size_is_reported_and_weight_free_checks_still_run():
     assert report.n_probes == 0
 
 
+def test_a_task_implementing_nothing_is_reported_not_crashed_on():
+    class Empty(Task):
+        pass
+
+    report = check_task(Empty(), *small_data())
+    assert {("exception", "size_joint_feature"), ("exception", "joint_feature")} <= kinds(report)
+    assert "AttributeError" in messages(report, "exception")[0]
+
+
+def test_a_task_returning_none_everywhere_is_reported_not_crashed_on():
+    def none(self, *args):
+        return None
+
+    methods = [
+        "joint_feature", "loss", "max_loss", "argmax", "loss_augmented_argmax", "check_data",
+        "batch_joint_feature", "batch_loss", "batch_argmax", "batch_loss_augmented_argmax",
+        "batch_score",
+    ]  # fmt: skip
+    task = type("Nones", (SmallTask,), dict.fromkeys(methods, none))()
+    report = check_task(task, *small_data())
+    assert {
+        ("data_rejected", "check_data"),
+        ("invalid_joint_feature", "joint_feature"),
+        ("invalid_loss", "loss"),
+        ("batch_mismatch", "batch_joint_feature"),
+        ("batch_mismatch", "batch_argmax"),
+    } <= kinds(report), str(report)
+
+
 def test_data_the_task_rejects_is_reported():
     X, Y = small_data()
     X[2, 0] = np.nan
     report = check_task(MulticlassTask(N_CLASSES, N_FEATURES), X, Y)
     assert ("data_rejected", "check_data") in kinds(report)
-    assert any("X contains NaN" in m for m in messages(report, "exception"))
+    assert (
+        "check_data(X, Y) raised ValueError: X contains NaN" in messages(report, "data_rejected")[0]
+    )
 
 
 # ------------------------------------------------------------------------ reporting
