@@ -42,8 +42,8 @@ class TaskProblem:
         ``"not_a_maximiser"`` (an oracle's output is beaten by another output),
         ``"not_in_outputs"`` (an output missing from ``outputs(x)``), ``"nondeterministic"``,
         ``"batch_mismatch"`` (a batch method disagrees with its single-example version),
-        ``"data_rejected"`` (``check_data`` refused the data) and ``"exception"`` (a task method
-        raised).
+        ``"data_rejected"`` (``check_data`` raised, or returned something other than a pair
+        ``(X, Y)``) and ``"exception"`` (another task method raised).
     method : str
         The task method at fault.
     index : int or None
@@ -171,7 +171,9 @@ def check_task(
       and ``batch_score`` agree with their single-example versions;
     * ``check_data(X, Y)`` accepts the data; the oracles are then checked on the data it returns.
 
-    An exception raised by a task method is reported (kind ``"exception"``) and checking goes on.
+    An exception raised by a task method is reported (kind ``"exception"``, with its type and
+    message) and checking goes on. Of the problems of one kind, method and example only the first
+    found is kept (for example the first weight probe that exposes a wrong oracle).
 
     Parameters
     ----------
@@ -201,6 +203,16 @@ def check_task(
     ------
     TaskContractError
         If ``raise_on_error`` and a problem was found.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tasks import MulticlassTask
+    >>> X, Y = np.eye(3), np.array([0, 1, 2])
+    >>> print(check_task(MulticlassTask(n_classes=3, n_features=3), X, Y))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    check_task(MulticlassTask(n_classes=3, n_features=3)): no problems
+    (3 examples, 10 weight probes, outputs enumerated for 3 examples)
     """
     max_examples = check_positive_int(max_examples, "max_examples")
     n_probes = check_positive_int(n_probes, "n_probes", minimum=0)
