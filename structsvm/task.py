@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from structsvm.validation import check_consistent_length
 
@@ -77,7 +78,7 @@ class Task:
     # ----------------------------------------------------------------- derived helpers
     def score(self, x: Any, y: Any, w: np.ndarray) -> float:
         """Return the model score ``w · φ(x, y)``."""
-        return float(np.dot(w, self.joint_feature(x, y)))
+        return np.asarray(self.joint_feature(x, y) @ w).item()
 
     def max_loss(self, y_true: Any) -> float:
         """Return the largest loss any output can have against ``y_true``.
@@ -111,8 +112,16 @@ class Task:
 
     # ----------------------------------------------------------------- batch versions
     def batch_joint_feature(self, X: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
-        """Return the joint features of many examples stacked as rows, shape (n, size)."""
-        return np.array([self.joint_feature(x, y) for x, y in zip(X, Y, strict=True)])
+        """Return the joint features of many examples stacked as rows, shape (n, size).
+
+        A dense array, or a CSR matrix when ``joint_feature`` returns sparse rows.
+        """
+        rows = [self.joint_feature(x, y) for x, y in zip(X, Y, strict=True)]
+        if any(scipy.sparse.issparse(row) for row in rows):
+            return scipy.sparse.vstack(
+                [scipy.sparse.csr_matrix(row).reshape(1, -1) for row in rows], format="csr"
+            )
+        return np.array(rows)
 
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
         """Return Δ(Y_true[i], Y[i]) for every example, shape (n,)."""

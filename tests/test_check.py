@@ -94,9 +94,6 @@ def test_sparse_joint_feature_rows_are_accepted():
         def joint_feature(self, x, y):
             return scipy.sparse.csr_matrix(super().joint_feature(x, y))
 
-        def batch_joint_feature(self, X, Y):
-            return scipy.sparse.vstack([self.joint_feature(x, y) for x, y in zip(X, Y)]).tocsr()
-
     assert check_task(SparseRows(), *small_data()).ok
 
 
