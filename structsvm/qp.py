@@ -100,12 +100,23 @@ def _cholesky_solve(factor: matrix, rhs: np.ndarray) -> np.ndarray:
     return _view(solution)
 
 
-def _cross_products(rows: np.ndarray) -> matrix:
-    """Return ``rowsᵀ rows`` (its lower triangle) as a cvxopt matrix."""
-    rows = matrix(rows)
-    product = matrix(0.0, (rows.size[1], rows.size[1]))
-    blas.syrk(rows, product, trans="T")
-    return product
+class _CrossProducts:
+    """``Aᵀ A`` for an n × p matrix A filled in place, computed by cvxopt's BLAS.
+
+    A is stored as the columns of a p × n cvxopt matrix, so that :attr:`rows`, a C-ordered
+    NumPy view of A, can be written without copying it into cvxopt.
+    """
+
+    def __init__(self, n: int, p: int) -> None:
+        self._columns = matrix(0.0, (p, n))
+        self.rows = np.asarray(self._columns).T
+
+    def product(self) -> matrix:
+        """Return ``Aᵀ A`` (its lower triangle) as a cvxopt matrix."""
+        p = self._columns.size[0]
+        product = matrix(0.0, (p, p))
+        blas.syrk(self._columns, product)
+        return product
 
 
 def _solver_options(tol: float, max_iter: int) -> dict[str, Any]:
@@ -248,8 +259,9 @@ class _WorkingSetQP:
     """The working-set QP rescaled so that losses and squared feature norms are of order one.
 
     With k the largest diagonal entry of the Gram matrix and δ the largest loss, the constraint
-    vectors are divided by √k, the losses by δ and C is multiplied by k/δ; the dual variables of
-    the rescaled problem are ``α · k / δ``.
+    vectors are multiplied by ``vector_scale`` = 1/√k, the losses divided by δ and C multiplied by
+    k/δ; the dual variables of the rescaled problem are ``α · k / δ``. The vectors are kept only
+    for the primal form.
     """
 
     gram: np.ndarray
@@ -257,11 +269,16 @@ class _WorkingSetQP:
     group_index: np.ndarray
     n_groups: int
     C: float
-    vectors: np.ndarray | None
+    vector_scale: float
+    vectors: np.ndarray | None = None
 
     @property
     def n_constraints(self) -> int:
         return len(self.offsets)
+
+    def shared_constraints(self) -> np.ndarray:
+        """Return the indices of the constraints whose group has other constraints too."""
+        return np.flatnonzero(np.bincount(self.group_index)[self.group_index] > 1)
 
     def group_sums(self, values: np.ndarray) -> np.ndarray:
         """Return the sum of ``values`` over each group."""
@@ -273,13 +290,9 @@ def _dense(matrix_: np.ndarray | sp.spmatrix) -> np.ndarray:
 
 
 def _rescaled(
-    gram: np.ndarray,
-    offsets: np.ndarray,
-    groups: np.ndarray,
-    C: float,
-    vectors: np.ndarray | sp.spmatrix | None,
+    gram: np.ndarray, offsets: np.ndarray, groups: np.ndarray, C: float
 ) -> tuple[_WorkingSetQP, float]:
-    """Return the rescaled QP and the factor ``δ / k`` that maps its α back to the original."""
+    """Return the rescaled QP (without vectors) and the factor ``δ / k`` that maps α back."""
     k = max(float(np.abs(np.diag(gram)).max(initial=0.0)), 1e-300)
     delta = max(float(np.abs(offsets).max(initial=0.0)), 1e-300)
     used_groups, group_index = np.unique(groups, return_inverse=True)
@@ -289,7 +302,7 @@ def _rescaled(
         group_index=group_index.reshape(-1),
         n_groups=len(used_groups),
         C=C * k / delta,
-        vectors=None if vectors is None else _dense(vectors) / np.sqrt(k),
+        vector_scale=1.0 / np.sqrt(k),
     )
     return problem, delta / k
 
@@ -420,7 +433,8 @@ def _primal_kkt_solver(problem: _WorkingSetQP) -> Callable:
     ``[[I + ΨᵀEΨ, ΨᵀESᵀ], [SEΨ, diag(r)]]`` with ``r_g = Σ_{k in g} e_k + c_g``. Eliminating ξ
     leaves the p × p Schur complement, assembled without cancellation as
     ``I + Σ_k e_k (ψ_k − ψ̄_g)(ψ_k − ψ̄_g)ᵀ + Σ_g (s_g c_g / r_g) ψ̄_g ψ̄_gᵀ``, where ``s_g`` is
-    the group's sum of e and ``ψ̄_g`` its e-weighted mean vector; it is at least I.
+    the group's sum of e and ``ψ̄_g`` its e-weighted mean vector; it is at least I. The centred
+    vectors of groups with a single constraint are zero and left out.
     """
     vectors = problem.vectors
     index = problem.group_index
@@ -428,6 +442,9 @@ def _primal_kkt_solver(problem: _WorkingSetQP) -> Callable:
     membership = sp.csr_matrix(
         (np.ones(m), (index, np.arange(m))), shape=(problem.n_groups, m)
     )
+    shared = problem.shared_constraints()
+    cross_products = _CrossProducts(len(shared) + problem.n_groups, p)
+    centred, between = cross_products.rows[: len(shared)], cross_products.rows[len(shared) :]
 
     def factor(W: dict[str, Any]) -> Callable:
         inverse_squares = _view(W["di"]) ** 2
@@ -436,9 +453,10 @@ def _primal_kkt_solver(problem: _WorkingSetQP) -> Callable:
         r = sums + c
         weighted_sums = membership @ (e[:, None] * vectors)
         means = weighted_sums / sums[:, None]
-        centred = np.sqrt(e)[:, None] * (vectors - means[index])
-        between = np.sqrt(sums * c / r)[:, None] * means
-        schur = _cross_products(np.vstack([centred, between]))
+        np.subtract(vectors[shared], means[index[shared]], out=centred)
+        np.multiply(centred, np.sqrt(e[shared])[:, None], out=centred)
+        np.multiply(np.sqrt(sums * c / r)[:, None], means, out=between)
+        schur = cross_products.product()
         schur[:: p + 1] += 1.0
         cholesky = _cholesky(schur)
 
@@ -477,9 +495,10 @@ def _solve_primal(problem: _WorkingSetQP, options: dict[str, Any]) -> tuple[np.n
     return _view(solution["z"])[:m].copy(), _result(solution, objective, 0.0)
 
 
-def _cheaper_form(m: int, p: int) -> str:
+def _cheaper_form(problem: _WorkingSetQP, p: int) -> str:
     """Return "primal" if its p × p systems cost less to form and factor than the dual's m × m."""
-    primal_flops = m * p * p + p**3 / 3
+    m = problem.n_constraints
+    primal_flops = (len(problem.shared_constraints()) + problem.n_groups) * p * p + p**3 / 3
     dual_flops = m**3 / 3 + 2 * m * m
     return "primal" if primal_flops < dual_flops else "dual"
 
@@ -536,9 +555,11 @@ def solve_simplex_dual(
         raise ValueError(f"method must be one of {SIMPLEX_METHODS}, got {method!r}")
     if method == "primal" and vectors is None:
         raise ValueError("method='primal' needs the constraint vectors")
+    problem, unscale = _rescaled(gram, offsets, groups, C)
     if method == "auto":
-        method = "dual" if vectors is None else _cheaper_form(*np.shape(vectors))
-    problem, unscale = _rescaled(gram, offsets, groups, C, vectors if method == "primal" else None)
+        method = "dual" if vectors is None else _cheaper_form(problem, vectors.shape[1])
+    if method == "primal":
+        problem.vectors = _dense(vectors) * problem.vector_scale
     solve = {"primal": _solve_primal, "dual": _solve_dual, "generic": _solve_generic}[method]
     scaled_alpha, result = solve(problem, _solver_options(tol, 200))
     alpha = _feasible(scaled_alpha * unscale, problem, C)
