@@ -100,22 +100,42 @@ def _cholesky_solve(factor: matrix, rhs: np.ndarray) -> np.ndarray:
     return _view(solution)
 
 
-class _CrossProducts:
-    """``Aᵀ A`` for an n × p matrix A filled in place, computed by cvxopt's BLAS.
+class _DenseMatrix:
+    """A dense matrix in cvxopt's storage, multiplied by cvxopt's BLAS.
 
-    A is stored as the columns of a p × n cvxopt matrix, so that :attr:`rows`, a C-ordered
-    NumPy view of A, can be written without copying it into cvxopt.
+    cvxopt's BLAS is single-threaded, so the many small products of an interior-point solve do
+    not slow down when other processes keep the cores busy. :attr:`array` is a writable NumPy
+    view of the matrix.
+
+    Parameters
+    ----------
+    array : ndarray of shape (n, p)
+        The initial contents (copied).
     """
 
-    def __init__(self, n: int, p: int) -> None:
-        self._columns = matrix(0.0, (p, n))
-        self.rows = np.asarray(self._columns).T
+    def __init__(self, array: np.ndarray) -> None:
+        self._matrix = matrix(np.asfortranarray(array, dtype=np.float64))
+        self.array = np.asarray(self._matrix)
 
-    def product(self) -> matrix:
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._matrix.size
+
+    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
+        product = matrix(0.0, (self.shape[0], 1))
+        blas.gemv(self._matrix, matrix(vector), product)
+        return _view(product)
+
+    def transpose_times(self, vector: np.ndarray) -> np.ndarray:
+        """Return ``Aᵀ vector``."""
+        product = matrix(0.0, (self.shape[1], 1))
+        blas.gemv(self._matrix, matrix(vector), product, trans="T")
+        return _view(product)
+
+    def cross_products(self) -> matrix:
         """Return ``Aᵀ A`` (its lower triangle) as a cvxopt matrix."""
-        p = self._columns.size[0]
-        product = matrix(0.0, (p, p))
-        blas.syrk(self._columns, product)
+        product = matrix(0.0, (self.shape[1], self.shape[1]))
+        blas.syrk(self._matrix, product, trans="T")
         return product
 
 
@@ -270,7 +290,7 @@ class _WorkingSetQP:
     n_groups: int
     C: float
     vector_scale: float
-    vectors: np.ndarray | None = None
+    vectors: _DenseMatrix | None = None
 
     @property
     def n_constraints(self) -> int:
@@ -328,10 +348,11 @@ def _dual_operators(problem: _WorkingSetQP, ridge: float) -> tuple[Callable, Cal
     """
     index = problem.group_index
     m = problem.n_constraints
+    gram = _DenseMatrix(problem.gram)
 
     def apply_P(x: matrix, y: matrix, alpha: float = 1.0, beta: float = 0.0) -> None:
         u, out = _view(x), _view(y)
-        out[:] = alpha * (problem.gram @ u + ridge * u) + beta * out
+        out[:] = alpha * (gram @ u + ridge * u) + beta * out
 
     def apply_G(
         x: matrix, y: matrix, trans: str = "N", alpha: float = 1.0, beta: float = 0.0
@@ -419,7 +440,9 @@ def _primal_operators(problem: _WorkingSetQP) -> tuple[Callable, Callable]:
             product = np.concatenate([-(vectors @ w) - xi[index], -xi])
         else:
             margin, slack = u[:m], u[m:]
-            product = np.concatenate([-(vectors.T @ margin), -problem.group_sums(margin) - slack])
+            product = np.concatenate(
+                [-vectors.transpose_times(margin), -problem.group_sums(margin) - slack]
+            )
         out[:] = alpha * product + beta * out
 
     return apply_P, apply_G
@@ -443,29 +466,29 @@ def _primal_kkt_solver(problem: _WorkingSetQP) -> Callable:
         (np.ones(m), (index, np.arange(m))), shape=(problem.n_groups, m)
     )
     shared = problem.shared_constraints()
-    cross_products = _CrossProducts(len(shared) + problem.n_groups, p)
-    centred, between = cross_products.rows[: len(shared)], cross_products.rows[len(shared) :]
+    rows = _DenseMatrix(np.zeros((len(shared) + problem.n_groups, p)))
+    centred, between = rows.array[: len(shared)], rows.array[len(shared) :]
 
     def factor(W: dict[str, Any]) -> Callable:
         inverse_squares = _view(W["di"]) ** 2
         e, c = inverse_squares[:m], inverse_squares[m:]
         sums = problem.group_sums(e)
         r = sums + c
-        weighted_sums = membership @ (e[:, None] * vectors)
-        means = weighted_sums / sums[:, None]
-        np.subtract(vectors[shared], means[index[shared]], out=centred)
+        weighted_sums = _DenseMatrix(membership @ (e[:, None] * vectors.array))
+        means = weighted_sums.array / sums[:, None]
+        np.subtract(vectors.array[shared], means[index[shared]], out=centred)
         np.multiply(centred, np.sqrt(e[shared])[:, None], out=centred)
         np.multiply(np.sqrt(sums * c / r)[:, None], means, out=between)
-        schur = cross_products.product()
+        schur = rows.cross_products()
         schur[:: p + 1] += 1.0
         cholesky = _cholesky(schur)
 
         def solve(x: matrix, y: matrix, z: matrix) -> None:
             bx, bz = _view(x), _view(z)
             weighted = inverse_squares * bz
-            f_w = bx[:p] - vectors.T @ weighted[:m]
+            f_w = bx[:p] - vectors.transpose_times(weighted[:m])
             f_xi = bx[p:] - problem.group_sums(weighted[:m]) - weighted[m:]
-            u_w = _cholesky_solve(cholesky, f_w - weighted_sums.T @ (f_xi / r))
+            u_w = _cholesky_solve(cholesky, f_w - weighted_sums.transpose_times(f_xi / r))
             u_xi = (f_xi - weighted_sums @ u_w) / r
             gx = np.concatenate([-(vectors @ u_w) - u_xi[index], -u_xi])
             bx[:p], bx[p:] = u_w, u_xi
@@ -559,7 +582,7 @@ def solve_simplex_dual(
     if method == "auto":
         method = "dual" if vectors is None else _cheaper_form(problem, vectors.shape[1])
     if method == "primal":
-        problem.vectors = _dense(vectors) * problem.vector_scale
+        problem.vectors = _DenseMatrix(_dense(vectors) * problem.vector_scale)
     solve = {"primal": _solve_primal, "dual": _solve_dual, "generic": _solve_generic}[method]
     scaled_alpha, result = solve(problem, _solver_options(tol, 200))
     alpha = _feasible(scaled_alpha * unscale, problem, C)
