@@ -44,7 +44,7 @@ class StructuredSVM(StructuredEstimator):
         Most iterations (QP solves); default 200 for n-slack, 2000 for 1-slack.
     inactive_window : int, optional
         Drop a constraint after its dual variable stayed zero for this many iterations;
-        default 10 for n-slack, 50 for 1-slack.
+        default 1 for n-slack, 50 for 1-slack.
 
     Attributes
     ----------
