@@ -275,6 +275,32 @@ class SimplexDualSolution:
 
 
 @dataclass
+class _InteriorPoint:
+    """A strictly feasible primal-dual pair of the rescaled working-set QP.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (m,)
+        Dual variables, all positive.
+    group_room : ndarray of shape (g,)
+        ``C − Σ_{k in g} α_k``, all positive.
+    slacks : ndarray of shape (g,)
+        Primal slacks ξ_g, all positive.
+    margin_room : ndarray of shape (m,)
+        ``w · ψ_k + ξ_g − Δ_k`` at ``w = Σ α_k ψ_k``, all positive.
+    """
+
+    alpha: np.ndarray
+    group_room: np.ndarray
+    slacks: np.ndarray
+    margin_room: np.ndarray
+
+
+WARM_START_SHIFT = 0.01
+"""How far a warm start is moved into the interior, relative to the rescaled C and losses."""
+
+
+@dataclass
 class _WorkingSetQP:
     """The working-set QP rescaled so that losses and squared feature norms are of order one.
 
@@ -291,6 +317,7 @@ class _WorkingSetQP:
     C: float
     vector_scale: float
     vectors: _DenseMatrix | None = None
+    start: _InteriorPoint | None = None
 
     @property
     def n_constraints(self) -> int:
@@ -404,11 +431,21 @@ def _solve_dual(problem: _WorkingSetQP, options: dict[str, Any]) -> tuple[np.nda
     q = _as_cvxopt(-problem.offsets)
     h = _as_cvxopt(np.concatenate([np.zeros(m), np.full(problem.n_groups, problem.C)]))
     dims = {"l": m + problem.n_groups, "q": [], "s": []}
+    start = problem.start
+    initvals = None
+    if start is not None:
+        initvals = {
+            "x": matrix(start.alpha),
+            "s": matrix(np.concatenate([start.alpha, start.group_room])),
+            "z": matrix(np.concatenate([start.margin_room, start.slacks])),
+        }
 
     def solve(ridge: float) -> dict[str, Any]:
         apply_P, apply_G = _dual_operators(problem, ridge)
         kktsolver = _dual_kkt_solver(problem, ridge)
-        return solvers.coneqp(apply_P, q, apply_G, h, dims, kktsolver=kktsolver, options=options)
+        return solvers.coneqp(
+            apply_P, q, apply_G, h, dims, initvals=initvals, kktsolver=kktsolver, options=options
+        )
 
     scale = max(1.0, float(np.abs(np.diag(problem.gram)).max(initial=0.0)))
     solution, ridge = _solve_regularised(solve, scale)
@@ -510,8 +547,24 @@ def _solve_primal(problem: _WorkingSetQP, options: dict[str, Any]) -> tuple[np.n
     h = _as_cvxopt(np.concatenate([-problem.offsets, np.zeros(g)]))
     dims = {"l": m + g, "q": [], "s": []}
     apply_P, apply_G = _primal_operators(problem)
+    start = problem.start
+    initvals = None
+    if start is not None:
+        w = problem.vectors.transpose_times(start.alpha)
+        initvals = {
+            "x": matrix(np.concatenate([w, start.slacks])),
+            "s": matrix(np.concatenate([start.margin_room, start.slacks])),
+            "z": matrix(np.concatenate([start.alpha, start.group_room])),
+        }
     solution = solvers.coneqp(
-        apply_P, q, apply_G, h, dims, kktsolver=_primal_kkt_solver(problem), options=options
+        apply_P,
+        q,
+        apply_G,
+        h,
+        dims,
+        initvals=initvals,
+        kktsolver=_primal_kkt_solver(problem),
+        options=options,
     )
     x = _view(solution["x"])
     objective = float(0.5 * x[:p] @ x[:p] + problem.C * x[p:].sum())
@@ -533,6 +586,27 @@ def _feasible(alpha: np.ndarray, problem: _WorkingSetQP, C: float) -> np.ndarray
     return alpha / excess[problem.group_index]
 
 
+def _interior_point(problem: _WorkingSetQP, alpha: np.ndarray) -> _InteriorPoint:
+    """Move feasible rescaled dual variables strictly inside the feasible set; pair them with ξ.
+
+    α is blended with the point that spreads half of C evenly over each group, and ξ is set just
+    above the largest violation of each group's constraints at ``w = Σ α_k ψ_k``.
+    """
+    sizes = np.bincount(problem.group_index, minlength=problem.n_groups)
+    spread = problem.C / (2.0 * sizes[problem.group_index])
+    alpha = (1.0 - WARM_START_SHIFT) * alpha + WARM_START_SHIFT * spread
+    violations = problem.offsets - problem.gram @ alpha
+    slacks = np.zeros(problem.n_groups)
+    np.maximum.at(slacks, problem.group_index, violations)
+    slacks += WARM_START_SHIFT
+    return _InteriorPoint(
+        alpha=alpha,
+        group_room=problem.C - problem.group_sums(alpha),
+        slacks=slacks,
+        margin_room=slacks[problem.group_index] - violations,
+    )
+
+
 def solve_simplex_dual(
     gram: np.ndarray,
     offsets: np.ndarray,
@@ -542,6 +616,7 @@ def solve_simplex_dual(
     vectors: np.ndarray | sp.spmatrix | None = None,
     tol: float = 1e-9,
     method: str = "auto",
+    initial_alpha: np.ndarray | None = None,
 ) -> SimplexDualSolution:
     """Maximise ``offsetsᵀα − ½ αᵀ gram α`` over ``α >= 0`` with ``Σ_{k in group g} α_k <= C``.
 
@@ -568,6 +643,9 @@ def solve_simplex_dual(
         the primal in ``(w, ξ)`` with one that factors a p × p matrix, and reads α from the
         multipliers of the margin constraints; "auto" picks the cheaper of the two (the dual
         if ``vectors`` is not given); "generic" solves the dual with cvxopt's own KKT solver.
+    initial_alpha : ndarray of shape (m,), optional
+        Dual variables to start from, for instance the previous solution with zeros for new
+        constraints; moved strictly inside the feasible set first. Ignored by "generic".
 
     Returns
     -------
@@ -583,6 +661,9 @@ def solve_simplex_dual(
         method = "dual" if vectors is None else _cheaper_form(problem, vectors.shape[1])
     if method == "primal":
         problem.vectors = _DenseMatrix(_dense(vectors) * problem.vector_scale)
+    if initial_alpha is not None:
+        feasible = _feasible(np.asarray(initial_alpha, dtype=float), problem, C)
+        problem.start = _interior_point(problem, feasible / unscale)
     solve = {"primal": _solve_primal, "dual": _solve_dual, "generic": _solve_generic}[method]
     scaled_alpha, result = solve(problem, _solver_options(tol, 200))
     alpha = _feasible(scaled_alpha * unscale, problem, C)

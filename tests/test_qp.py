@@ -127,6 +127,32 @@ def test_losses_and_features_of_any_magnitude():
     np.testing.assert_allclose(scaled.alpha, unit.alpha * t / s**2, rtol=1e-6, atol=1e-12)
 
 
+@pytest.mark.parametrize("method", STRUCTURED)
+def test_warm_start_reaches_the_same_optimum_in_fewer_iterations(method):
+    # A 1-slack working set that has just gained one constraint, started from the previous
+    # solution.
+    vectors, offsets, groups = random_problem(11, 200, 40, 1)
+    cold = solve(vectors, offsets, groups, 1.0, method)
+    earlier = solve(vectors[:-1], offsets[:-1], groups[:-1], 1.0, method)
+    previous = np.append(earlier.alpha, 0.0)
+
+    warm = solve(vectors, offsets, groups, 1.0, method, initial_alpha=previous)
+
+    np.testing.assert_allclose(warm.objective, cold.objective, rtol=1e-9)
+    np.testing.assert_allclose(warm.alpha, cold.alpha, atol=1e-6)
+    assert warm.qp.iterations < cold.qp.iterations
+
+
+@pytest.mark.parametrize("method", STRUCTURED)
+def test_infeasible_starting_point_is_made_feasible(method):
+    vectors, offsets, groups = random_problem(5, 30, 10, 6)
+    cold = solve(vectors, offsets, groups, 0.5, method)
+
+    warm = solve(vectors, offsets, groups, 0.5, method, initial_alpha=np.full(30, 3.0))
+
+    np.testing.assert_allclose(warm.objective, cold.objective, rtol=1e-9)
+
+
 @pytest.mark.parametrize(
     ("m", "p", "given", "expected"),
     [(500, 20, True, "primal"), (20, 500, True, "dual"), (500, 20, False, "dual")],

@@ -92,13 +92,16 @@ def cutting_plane(
     tol: float,
     max_iter: int,
     inactive_window: int,
+    warm_start: bool,
     qp_tol: float = 1e-9,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
     Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, solves the working-set
     QP and evaluates the new ``w``. The generator stops when the relative duality gap is at most
-    ``tol`` or after ``max_iter`` QP solves.
+    ``tol`` or after ``max_iter`` QP solves. With ``warm_start`` each QP starts from the previous
+    dual variables, which saves interior-point iterations when few constraints change between
+    solves.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
@@ -124,6 +127,7 @@ def cutting_plane(
                 C,
                 vectors=working_set.vectors,
                 tol=qp_tol,
+                initial_alpha=working_set.alpha if warm_start else None,
             )
             qp_time += time.perf_counter() - qp_start
             working_set.alpha = solution.alpha

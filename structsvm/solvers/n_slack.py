@@ -84,4 +84,5 @@ def n_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        warm_start=False,
     )
