@@ -109,11 +109,13 @@ class _DenseMatrix:
 
     Parameters
     ----------
-    array : ndarray of shape (n, p)
+    array : ndarray or sparse matrix of shape (n, p)
         The initial contents (copied).
     """
 
-    def __init__(self, array: np.ndarray) -> None:
+    def __init__(self, array: np.ndarray | sp.spmatrix) -> None:
+        if sp.issparse(array):
+            array = array.toarray()
         self._matrix = matrix(np.asfortranarray(array, dtype=np.float64))
         self.array = np.asarray(self._matrix)
 
@@ -327,13 +329,16 @@ class _WorkingSetQP:
         """Return the indices of the constraints whose group has other constraints too."""
         return np.flatnonzero(np.bincount(self.group_index)[self.group_index] > 1)
 
+    def membership(self) -> sp.csr_matrix:
+        """Return the g × m matrix S whose row g has ones at the constraints of group g."""
+        m = self.n_constraints
+        return sp.csr_matrix(
+            (np.ones(m), (self.group_index, np.arange(m))), shape=(self.n_groups, m)
+        )
+
     def group_sums(self, values: np.ndarray) -> np.ndarray:
         """Return the sum of ``values`` over each group."""
         return np.bincount(self.group_index, weights=values, minlength=self.n_groups)
-
-
-def _dense(matrix_: np.ndarray | sp.spmatrix) -> np.ndarray:
-    return matrix_.toarray() if sp.issparse(matrix_) else np.asarray(matrix_, dtype=np.float64)
 
 
 def _rescaled(
@@ -357,10 +362,7 @@ def _rescaled(
 def _solve_generic(problem: _WorkingSetQP, options: dict[str, Any]) -> tuple[np.ndarray, QPResult]:
     """Solve the dual with cvxopt's own KKT solver on a dense P and a sparse G."""
     m = problem.n_constraints
-    membership = sp.csr_matrix(
-        (np.ones(m), (problem.group_index, np.arange(m))), shape=(problem.n_groups, m)
-    )
-    G = sp.vstack([-sp.identity(m, format="csr"), membership]).tocsr()
+    G = sp.vstack([-sp.identity(m, format="csr"), problem.membership()]).tocsr()
     h = np.concatenate([np.zeros(m), np.full(problem.n_groups, problem.C)])
     result = solve_qp(
         problem.gram, -problem.offsets, G, h, tol=options["abstol"], max_iter=options["maxiters"]
@@ -499,9 +501,7 @@ def _primal_kkt_solver(problem: _WorkingSetQP) -> Callable:
     vectors = problem.vectors
     index = problem.group_index
     m, p = vectors.shape
-    membership = sp.csr_matrix(
-        (np.ones(m), (index, np.arange(m))), shape=(problem.n_groups, m)
-    )
+    membership = problem.membership()
     shared = problem.shared_constraints()
     rows = _DenseMatrix(np.zeros((len(shared) + problem.n_groups, p)))
     centred, between = rows.array[: len(shared)], rows.array[len(shared) :]
@@ -660,7 +660,7 @@ def solve_simplex_dual(
     if method == "auto":
         method = "dual" if vectors is None else _cheaper_form(problem, vectors.shape[1])
     if method == "primal":
-        problem.vectors = _DenseMatrix(_dense(vectors) * problem.vector_scale)
+        problem.vectors = _DenseMatrix(vectors * problem.vector_scale)
     if initial_alpha is not None:
         feasible = _feasible(np.asarray(initial_alpha, dtype=float), problem, C)
         problem.start = _interior_point(problem, feasible / unscale)
