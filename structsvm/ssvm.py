@@ -47,7 +47,7 @@ class StructuredSVM(StructuredEstimator):
         1-slack, 500 for bcfw.
     inactive_window : int, optional
         Cutting-plane solvers: drop a constraint after its dual variable stayed zero for this
-        many iterations; default 10 for n-slack, 50 for 1-slack.
+        many iterations; default 1 for n-slack, 50 for 1-slack.
     averaging : bool, default=True
         bcfw: report the weighted average of the iterates.
     order : {"random", "cyclic"}, default="random"

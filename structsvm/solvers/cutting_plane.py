@@ -6,7 +6,8 @@ Each iteration (Tsochantaridis et al., JMLR 2005; Joachims, Finley & Yu, MLJ 200
    primal objective ``P(w)`` and the most violated constraints;
 2. stop if the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``;
 3. add the constraints that are violated by more than the working set allows;
-4. solve the dual QP over the working set (cvxopt) for new dual variables α and ``w = Σ α_k ψ_k``;
+4. solve the working-set QP (cvxopt; in its primal or dual form, whichever is cheaper) for new
+   dual variables α and ``w = Σ α_k ψ_k``;
 5. drop constraints whose dual variable stayed zero for ``inactive_window`` solves.
 
 ``D(α)`` is the dual objective of the working-set QP, a lower bound on the optimum, so the gap
@@ -91,13 +92,16 @@ def cutting_plane(
     tol: float,
     max_iter: int,
     inactive_window: int,
+    warm_start: bool,
     qp_tol: float = 1e-9,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
     Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, solves the working-set
     QP and evaluates the new ``w``. The generator stops when the relative duality gap is at most
-    ``tol`` or after ``max_iter`` QP solves.
+    ``tol`` or after ``max_iter`` QP solves. With ``warm_start`` each QP starts from the previous
+    dual variables, which saves interior-point iterations when few constraints change between
+    solves.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
@@ -117,7 +121,13 @@ def cutting_plane(
                 break
             qp_start = time.perf_counter()
             solution = solve_simplex_dual(
-                working_set.gram, working_set.offsets, working_set.groups, C, tol=qp_tol
+                working_set.gram,
+                working_set.offsets,
+                working_set.groups,
+                C,
+                vectors=working_set.vectors,
+                tol=qp_tol,
+                initial_alpha=working_set.alpha if warm_start else None,
             )
             qp_time += time.perf_counter() - qp_start
             working_set.alpha = solution.alpha

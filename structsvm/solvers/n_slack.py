@@ -50,7 +50,7 @@ def n_slack(
     *,
     tol: float = 1e-3,
     max_iter: int = 200,
-    inactive_window: int = 10,
+    inactive_window: int = 1,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -64,8 +64,11 @@ def n_slack(
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, default=200
         Most QP solves.
-    inactive_window : int, default=10
-        Drop a constraint whose dual variable stayed zero for this many solves.
+    inactive_window : int, default=1
+        Drop a constraint whose dual variable stayed zero for this many solves. Every example
+        whose slack is violated adds a constraint, so the working set is mostly constraints
+        that end with a zero dual variable; dropping them at once keeps the QPs small, and
+        those needed again are found again by the oracle.
 
     Yields
     ------
@@ -81,4 +84,5 @@ def n_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        warm_start=False,
     )

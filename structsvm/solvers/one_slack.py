@@ -72,4 +72,5 @@ def one_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        warm_start=True,
     )
