@@ -151,4 +151,5 @@ default="rbf"
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the class with the highest score for every input (ties: the first class)."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)
+        return self.classes_[np.argmax(scores, axis=1)]
