@@ -64,7 +64,7 @@ default="rbf"
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        The class labels, sorted; column y of :meth:`decision_function` scores ``classes_[y]``.
+        The class labels, sorted; column y of :meth:`class_scores` scores ``classes_[y]``.
     support_ : ndarray of shape (n_support,)
         Indices of the support vectors among the training examples.
     support_vectors_ : ndarray or sequence
@@ -116,15 +116,17 @@ default="rbf"
             "max_iter": check_positive_int(self.max_iter, "max_iter"),
             "inactive_window": check_positive_int(self.inactive_window, "inactive_window"),
         }
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         self.classes_, labels = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError(
-                f"y must hold at least two classes, got {len(self.classes_)}: {self.classes_}"
-            )
+            raise ValueError(f"y must hold at least two classes, got 1 class: {self.classes_[0]!r}")
         problem = MulticlassJointKernel(gram, labels.reshape(-1), len(self.classes_))
         with interruptible(self):
             for state in kernel_n_slack(problem, C, **options):
@@ -145,11 +147,23 @@ default="rbf"
         self._store_expansion(inputs, problem.n_examples, support, coef, 0.0)
         self.dual_coef_ = coef[support]
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def class_scores(self, X: Any) -> np.ndarray:
         """Return the class scores ``Σ_s k(x_s, x) A[s, y]``, shape (n_inputs, n_classes)."""
         return self._expansion(X)
 
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Return the class scores, as scikit-learn classifiers do.
+
+        Returns
+        -------
+        ndarray of shape (n_inputs, n_classes), or (n_inputs,) for two classes
+            With three or more classes, :meth:`class_scores`; with two, the score of
+            ``classes_[1]`` minus that of ``classes_[0]`` (positive means ``classes_[1]``).
+        """
+        scores = self.class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
     def predict(self, X: Any) -> np.ndarray:
         """Return the class with the highest score for every input (ties: the first class)."""
-        scores = self.decision_function(X)
+        scores = self.class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]

@@ -5,6 +5,7 @@ import pytest
 from cvxopt import matrix, solvers
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
 from tasks import MulticlassTask
@@ -180,6 +181,23 @@ def test_precomputed_kernel_gives_the_same_model():
     np.testing.assert_allclose(
         precomputed.decision_function(kernel(X_new, X)), direct.decision_function(X_new)
     )
+
+
+def test_two_classes_give_one_decision_value_per_input_as_in_scikit_learn():
+    X, Y = rings(40, seed=10)
+    binary = Y == 2
+
+    model = KernelMulticlassSVM(gamma=1.0).fit(X, binary)
+
+    scores = model.class_scores(X)
+    np.testing.assert_allclose(model.decision_function(X), scores[:, 1] - scores[:, 0])
+    np.testing.assert_array_equal(model.predict(X), model.decision_function(X) > 0)
+    assert model.score(X, binary) >= 0.95
+
+
+@parametrize_with_checks([KernelMulticlassSVM()])
+def test_scikit_learn_estimator_contract(estimator, check):
+    check(estimator)
 
 
 def test_clone_keeps_the_hyper_parameters_and_no_fitted_state():
