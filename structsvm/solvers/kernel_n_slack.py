@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -217,7 +216,7 @@ def _record(
     oracle_calls: int,
     qp_time: float,
     start: float,
-) -> dict[str, Any]:
+) -> dict[str, float]:
     """Return the history record of one iteration."""
     gap = primal - dual
     return {
