@@ -11,6 +11,7 @@ from structsvm.bounds import margin, mistake_bound, radius
 from structsvm.check import TaskCheckReport, TaskContractError, TaskProblem, check_task
 from structsvm.kernel_perceptron import KernelPerceptron
 from structsvm.kernel_ridge import KernelRidge
+from structsvm.kernel_ssvm import KernelMulticlassSVM
 from structsvm.kernels import (
     Kernel,
     LinearKernel,
@@ -34,6 +35,7 @@ __all__ = [
     "BinarySVM",
     "KKTReport",
     "Kernel",
+    "KernelMulticlassSVM",
     "KernelPerceptron",
     "KernelRidge",
     "LinearKernel",

@@ -1,0 +1,145 @@
+"""Structured training sets seen only through a joint kernel, and the multiclass one.
+
+A joint kernel ``J((x, y), (x', y')) = ⟨φ(x, y), φ(x', y')⟩`` replaces the joint feature map of a
+task. The constraint vectors of the structural SVM are ``ψ_i(ȳ) = φ(x_i, y_i) − φ(x_i, ȳ)`` and
+the weights are an expansion ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints k, so training needs
+only the inner products ``⟨ψ_{i_k}(ȳ_k), ψ_{i_l}(ȳ_l)⟩`` and, for the oracle, the scores
+``w · φ(x, y)`` that the expansion gives (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005,
+section 4.2). :class:`JointKernelProblem` states these needs; a kernelised task implements it
+for its training set, with whatever decomposition of J its oracle exploits (per class for
+multiclass, per position and transition for sequences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+
+@dataclass
+class Constraints:
+    """Constraints ``w · ψ_i(ȳ) >= Δ(y_i, ȳ) − ξ_i``, each named by its example i and output ȳ.
+
+    Attributes
+    ----------
+    examples : ndarray of shape (m,) of int
+        Index i of the training example of each constraint.
+    outputs : sequence of length m
+        The output ȳ of each constraint.
+    """
+
+    examples: np.ndarray
+    outputs: Sequence[Any]
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+
+@dataclass
+class JointKernelPass:
+    """What one loss-augmented pass over the training set found for a kernel expansion.
+
+    Attributes
+    ----------
+    outputs : sequence of length n
+        The most violating output ``ȳ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` of every example.
+    losses : ndarray of shape (n,)
+        ``Δ(y_i, ȳ_i)``.
+    margins : ndarray of shape (n,)
+        ``w · ψ_i(ȳ_i) = w · φ(x_i, y_i) − w · φ(x_i, ȳ_i)``.
+    """
+
+    outputs: Sequence[Any]
+    losses: np.ndarray
+    margins: np.ndarray
+
+    @property
+    def slacks(self) -> np.ndarray:
+        """``ξ_i = max(0, Δ(y_i, ȳ_i) − w · ψ_i(ȳ_i))``, the exact slack of every example."""
+        return np.maximum(self.losses - self.margins, 0.0)
+
+
+class JointKernelProblem(Protocol):
+    """A training set ``(x_i, y_i)``, i < n, of a structured task known through a joint kernel.
+
+    The weights are the expansion ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over ``constraints``.
+    """
+
+    n_examples: int
+
+    def constraint_gram(self, rows: Constraints, columns: Constraints) -> np.ndarray:
+        """Return the matrix ``⟨ψ_{i_k}(ȳ_k), ψ_{i_l}(ȳ_l)⟩`` of rows k against columns l."""
+        ...
+
+    def loss_augmented_pass(self, constraints: Constraints, alpha: np.ndarray) -> JointKernelPass:
+        """Call the loss-augmented oracle on every training example at the expansion's w."""
+        ...
+
+
+class MulticlassJointKernel:
+    r"""The multiclass training set under ``J((x, y), (x', y')) = k(x, x') [y = y']``.
+
+    This is the kernel of Crammer & Singer's joint feature map ``φ(x, y) = e_y ⊗ φ_k(x)``
+    (JMLR 2001) with the 0/1 loss. For constraints k = (i, ȳ) and l = (j, ȳ'),
+
+    .. math:: ⟨ψ_i(ȳ), ψ_j(ȳ')⟩ = k(x_i, x_j)\,(e_{y_i} − e_{ȳ})·(e_{y_j} − e_{ȳ'}),
+
+    and the expansion scores class y of an input x by
+    ``Σ_i k(x_i, x) A[i, y]`` with the coefficients of :meth:`dual_coef`.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n, n)
+        The input kernel ``k(x_i, x_j)`` of the training set.
+    labels : ndarray of shape (n,) of int
+        The classes ``y_i`` in ``0 .. n_classes − 1``.
+    n_classes : int
+        Number of classes.
+    """
+
+    def __init__(self, gram: np.ndarray, labels: np.ndarray, n_classes: int) -> None:
+        self.gram = gram
+        self.labels = labels
+        self.n_classes = n_classes
+        self.n_examples = len(labels)
+
+    def _differences(self, constraints: Constraints) -> np.ndarray:
+        """Return the rows ``e_{y_i} − e_{ȳ}`` of the constraints, shape (m, n_classes)."""
+        m = len(constraints)
+        rows = np.arange(m)
+        differences = np.zeros((m, self.n_classes))
+        differences[rows, self.labels[constraints.examples]] += 1.0
+        differences[rows, np.asarray(constraints.outputs, dtype=np.int64)] -= 1.0
+        return differences
+
+    def constraint_gram(self, rows: Constraints, columns: Constraints) -> np.ndarray:
+        """Return ``k(x_{i_k}, x_{i_l}) (e_{y_{i_k}} − e_{ȳ_k})·(e_{y_{i_l}} − e_{ȳ_l})``."""
+        inputs = self.gram[np.ix_(rows.examples, columns.examples)]
+        return inputs * (self._differences(rows) @ self._differences(columns).T)
+
+    def dual_coef(self, constraints: Constraints, alpha: np.ndarray) -> np.ndarray:
+        """Return A of shape (n, n_classes) with ``A[i] = Σ_{k: i_k = i} α_k (e_{y_i} − e_{ȳ_k})``.
+
+        The score of class y for an input x is ``Σ_i k(x_i, x) A[i, y]``.
+        """
+        coef = np.zeros((self.n_examples, self.n_classes))
+        np.add.at(coef, constraints.examples, alpha[:, None] * self._differences(constraints))
+        return coef
+
+    def loss_augmented_pass(self, constraints: Constraints, alpha: np.ndarray) -> JointKernelPass:
+        """Find ``argmax_y [y ≠ y_i] + score_i(y)`` for every example from the expansion."""
+        coef = self.dual_coef(constraints, alpha)
+        support = np.flatnonzero(np.any(coef != 0.0, axis=1))
+        scores = self.gram[:, support] @ coef[support]
+        rows = np.arange(self.n_examples)
+        augmented = scores + 1.0
+        augmented[rows, self.labels] -= 1.0
+        outputs = np.argmax(augmented, axis=1)
+        return JointKernelPass(
+            outputs=outputs,
+            losses=(outputs != self.labels).astype(float),
+            margins=scores[rows, self.labels] - scores[rows, outputs],
+        )

@@ -1,0 +1,245 @@
+"""KernelMulticlassSVM: the Crammer–Singer structural SVM with a kernel (n-slack)."""
+
+import numpy as np
+import pytest
+from cvxopt import matrix, solvers
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
+from tasks import MulticlassTask
+
+
+def blobs(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
+    return X, Y
+
+
+def rings(n, seed):
+    """Three concentric rings of radii 1, 2, 3 around the origin: no line separates them."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    radius = 1.0 + y + rng.normal(scale=0.15, size=n)
+    angle = rng.uniform(0.0, 2 * np.pi, n)
+    return np.c_[radius * np.cos(angle), radius * np.sin(angle)], y
+
+
+def solve_full_dual(kernel, X, Y, n_classes, C):
+    """Solve the dual over every constraint (i, ȳ ≠ y_i) with cvxopt; return (α, pairs, D*).
+
+    The Gram matrix is written out from the joint kernel J((x, y), (x', y')) = k(x, x')[y = y']:
+    ⟨ψ_a, ψ_b⟩ = J(a_true, b_true) − J(a_true, b_bar) − J(a_bar, b_true) + J(a_bar, b_bar).
+    """
+    inputs = kernel(X)
+    pairs = [(i, ybar) for i in range(len(Y)) for ybar in range(n_classes) if ybar != Y[i]]
+    m = len(pairs)
+    gram = np.zeros((m, m))
+
+    def joint(i, y, j, y_other):
+        return inputs[i, j] * float(y == y_other)
+
+    for a, (i, ybar_i) in enumerate(pairs):
+        for b, (j, ybar_j) in enumerate(pairs):
+            gram[a, b] = (
+                joint(i, Y[i], j, Y[j])
+                - joint(i, Y[i], j, ybar_j)
+                - joint(i, ybar_i, j, Y[j])
+                + joint(i, ybar_i, j, ybar_j)
+            )
+    per_example = np.zeros((len(Y), m))
+    for a, (i, _) in enumerate(pairs):
+        per_example[i, a] = 1.0
+    G = np.vstack([-np.eye(m), per_example])
+    h = np.concatenate([np.zeros(m), np.full(len(Y), C)])
+    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
+    solution = solvers.qp(matrix(gram), matrix(-np.ones(m)), matrix(G), matrix(h), options=options)
+    alpha = np.array(solution["x"]).ravel()
+    return alpha, pairs, float(alpha.sum() - 0.5 * alpha @ gram @ alpha)
+
+
+def full_dual_scores(kernel, X, Y, alpha, pairs, n_classes, X_new):
+    """Score ``Σ_k α_k k(x_{i_k}, x)([y_{i_k} = y] − [ȳ_k = y])`` of every class y."""
+    to_new = kernel(X, X_new)
+    scores = np.zeros((len(X_new), n_classes))
+    for a, (i, ybar) in enumerate(pairs):
+        scores[:, Y[i]] += alpha[a] * to_new[i]
+        scores[:, ybar] -= alpha[a] * to_new[i]
+    return scores
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_linear_kernel_reproduces_the_linear_n_slack_solver(C):
+    X, Y = blobs()
+    linear = StructuredSVM(MulticlassTask(3, 3), C=C, solver="n-slack", tol=1e-8).fit(X, Y)
+
+    model = KernelMulticlassSVM(C=C, kernel="linear", tol=1e-8).fit(X, Y)
+
+    assert model.converged_
+    np.testing.assert_allclose(model.primal_objective_, linear.primal_objective_, rtol=1e-6)
+    W = linear.w_.reshape(3, 3)
+    X_new, _ = blobs(seed=1, n=20)
+    np.testing.assert_allclose(model.decision_function(X_new), X_new @ W.T, atol=1e-4)
+
+
+@pytest.mark.parametrize("C", [0.5, 5.0])
+def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C):
+    X, Y = blobs(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
+    kernel = RBFKernel(gamma=0.5)
+    alpha, pairs, optimum = solve_full_dual(kernel, X, Y, 3, C)
+
+    model = KernelMulticlassSVM(C=C, kernel=kernel, tol=1e-8).fit(X, Y)
+
+    assert model.converged_
+    np.testing.assert_allclose(model.primal_objective_, optimum, rtol=1e-6)
+    np.testing.assert_allclose(model.dual_objective_, optimum, rtol=1e-6)
+    X_new, _ = blobs(seed=3, n=10)
+    expected = full_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
+    np.testing.assert_allclose(model.decision_function(X_new), expected, atol=1e-4)
+
+
+def test_rbf_kernel_separates_concentric_rings_that_defeat_the_linear_kernel():
+    X, Y = rings(150, seed=0)
+    X_test, Y_test = rings(300, seed=1)
+
+    linear = KernelMulticlassSVM(C=10.0, kernel="linear").fit(X, Y)
+    rbf = KernelMulticlassSVM(C=10.0, kernel="rbf", gamma=1.0).fit(X, Y)
+
+    assert rbf.score(X_test, Y_test) >= 0.95
+    assert linear.score(X_test, Y_test) <= 0.6
+    assert len(rbf.support_) < len(X)
+
+
+def test_history_records_every_iteration_and_stops_on_the_relative_gap():
+    X, Y = rings(60, seed=4)
+    C, tol = 2.0, 1e-4
+
+    model = KernelMulticlassSVM(C=C, gamma=1.0, tol=tol).fit(X, Y)
+
+    history = model.history_
+    assert [record["iteration"] for record in history] == list(range(len(history)))
+    assert history[0]["primal"] == pytest.approx(C * len(X))  # w = 0: every slack is 1
+    assert [record["oracle_calls"] for record in history] == [
+        len(X) * (t + 1) for t in range(len(history))
+    ]
+    for record in history:
+        assert record["primal"] >= record["dual"] - 1e-9 * record["primal"]
+        assert record["relative_gap"] == pytest.approx(record["gap"] / record["primal"])
+    assert all(record["relative_gap"] > tol for record in history[:-1])
+    assert model.converged_ and history[-1]["relative_gap"] <= tol
+    assert model.n_iter_ == history[-1]["iteration"]
+    assert model.duality_gap_ == history[-1]["gap"]
+
+
+def test_max_iter_stops_before_convergence():
+    X, Y = rings(60, seed=4)
+
+    model = KernelMulticlassSVM(gamma=1.0, tol=1e-12, max_iter=1).fit(X, Y)
+
+    assert not model.converged_
+    assert model.n_iter_ == 1
+    assert len(model.history_) == 2
+
+
+def test_prediction_uses_only_the_support_vectors():
+    X, Y = rings(60, seed=5)
+    model = KernelMulticlassSVM(C=1.0, kernel="rbf", gamma=1.0).fit(X, Y)
+    X_new, _ = rings(25, seed=6)
+
+    assert np.all(np.any(model.dual_coef_ != 0, axis=1))
+    np.testing.assert_array_equal(model.support_vectors_, X[model.support_])
+    # each constraint adds α(e_{y_i} − e_ȳ), so every row of coefficients sums to zero
+    np.testing.assert_allclose(model.dual_coef_.sum(axis=1), 0.0, atol=1e-12)
+    expected = RBFKernel(1.0)(X_new, model.support_vectors_) @ model.dual_coef_
+    np.testing.assert_allclose(model.decision_function(X_new), expected)
+    np.testing.assert_array_equal(model.predict(X_new), np.argmax(expected, axis=1))
+
+
+def test_labels_of_any_type_are_predicted_as_given():
+    X, Y = rings(45, seed=7)
+    names = np.array(["inner", "middle", "outer"])[Y]
+
+    model = KernelMulticlassSVM(gamma=1.0).fit(X, names)
+
+    np.testing.assert_array_equal(model.classes_, ["inner", "middle", "outer"])
+    assert set(model.predict(X)) <= set(names)
+    assert model.score(X, names) == pytest.approx(
+        KernelMulticlassSVM(gamma=1.0).fit(X, Y).score(X, Y)
+    )
+
+
+def test_precomputed_kernel_gives_the_same_model():
+    X, Y = rings(40, seed=8)
+    X_new, _ = rings(10, seed=9)
+    kernel = RBFKernel(gamma=0.5)
+
+    direct = KernelMulticlassSVM(kernel=kernel).fit(X, Y)
+    precomputed = KernelMulticlassSVM(kernel="precomputed").fit(kernel(X), Y)
+
+    np.testing.assert_allclose(
+        precomputed.decision_function(kernel(X_new, X)), direct.decision_function(X_new)
+    )
+
+
+def test_two_classes_give_one_decision_value_per_input_as_in_scikit_learn():
+    X, Y = rings(40, seed=10)
+    binary = Y == 2
+
+    model = KernelMulticlassSVM(gamma=1.0).fit(X, binary)
+
+    scores = model.class_scores(X)
+    np.testing.assert_allclose(model.decision_function(X), scores[:, 1] - scores[:, 0])
+    np.testing.assert_array_equal(model.predict(X), model.decision_function(X) > 0)
+    assert model.score(X, binary) >= 0.95
+
+
+@parametrize_with_checks([KernelMulticlassSVM()])
+def test_scikit_learn_estimator_contract(estimator, check):
+    check(estimator)
+
+
+def test_clone_keeps_the_hyper_parameters_and_no_fitted_state():
+    model = KernelMulticlassSVM(C=3.0, kernel="poly", degree=2, tol=1e-4).fit(*rings(30, seed=1))
+
+    copy = clone(model)
+
+    assert copy.get_params() == model.get_params()
+    assert not hasattr(copy, "dual_coef_")
+
+
+def test_predicting_before_fit_raises_not_fitted():
+    with pytest.raises(NotFittedError):
+        KernelMulticlassSVM().predict(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"C": 0.0}, "C must be > 0"),
+        ({"C": -1.0}, "C must be > 0"),
+        ({"C": np.inf}, "C must be a positive finite number"),
+        ({"tol": 0.0}, "tol must be > 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"max_iter": 2.5}, "max_iter must be an integer >= 1"),
+        ({"inactive_window": 0}, "inactive_window must be an integer >= 1"),
+        ({"kernel": "cubic"}, "kernel must be one of"),
+        ({"gamma": -1.0}, "gamma must be > 0"),
+        ({"gamma": "auto"}, "gamma must be a positive number or 'scale'"),
+    ],
+)
+def test_bad_hyper_parameters_are_rejected_by_name(params, message):
+    X, Y = rings(20, seed=0)
+    with pytest.raises(ValueError, match=message):
+        KernelMulticlassSVM(**params).fit(X, Y)
+
+
+def test_bad_data_is_rejected():
+    X, Y = rings(20, seed=0)
+    with pytest.raises(ValueError, match="at least two classes"):
+        KernelMulticlassSVM().fit(X, np.zeros(20, dtype=int))
+    with pytest.raises(ValueError, match="different lengths"):
+        KernelMulticlassSVM().fit(X, Y[:-1])
+    with pytest.raises(ValueError, match="NaN"):
+        KernelMulticlassSVM().fit(np.where(X > 2, np.nan, X), Y)
