@@ -35,17 +35,12 @@ class StructuredEstimator(BaseEstimator):
                 f"This {type(self).__name__} is not fitted yet: call fit(X, Y) before predicting"
             )
 
-    def decision_weights(self) -> np.ndarray:
-        """Return the weights used for prediction (``w_``)."""
-        self._check_fitted()
-        return self.w_
-
     def predict(self, X: Sequence[Any]) -> Sequence[Any]:
         """Return ``argmax_y w · φ(x, y)`` for every input in X."""
         task = self._check_task()
         self._check_fitted()
         X, _ = task.check_data(X)
-        return task.batch_argmax(X, self.decision_weights())
+        return task.batch_argmax(X, self.w_)
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Return ``1 - Σ Δ(Y[i], ŷ_i) / Σ max_loss(Y[i])``.

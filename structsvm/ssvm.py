@@ -9,6 +9,7 @@ import numpy as np
 
 from structsvm.base import StructuredEstimator, interruptible
 from structsvm.solvers import SOLVERS
+from structsvm.solvers.cutting_plane import SolverState
 from structsvm.task import Task
 from structsvm.validation import check_positive_float, check_positive_int
 
@@ -128,7 +129,7 @@ class StructuredSVM(StructuredEstimator):
             self.w_ = np.zeros(task.size_joint_feature)
         return self
 
-    def _keep(self, state) -> None:
+    def _keep(self, state: SolverState) -> None:
         last = state.history[-1]
         self.w_ = state.w
         self.history_ = state.history
