@@ -10,7 +10,7 @@ import numpy as np
 from structsvm.base import StructuredEstimator, interruptible
 from structsvm.solvers import SOLVERS
 from structsvm.task import Task
-from structsvm.validation import check_positive_float, check_positive_int
+from structsvm.validation import check_positive_float, check_positive_int, check_targets_given
 
 
 class StructuredSVM(StructuredEstimator):
@@ -119,6 +119,7 @@ class StructuredSVM(StructuredEstimator):
         task = self._check_task()
         C = check_positive_float(self.C, "C")
         options = self._solver_options()
+        check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         state = None
         with interruptible(self):
