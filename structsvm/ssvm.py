@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from structsvm.base import StructuredEstimator, interruptible
+from structsvm.parallel import ParallelTask
 from structsvm.solvers import SOLVERS
 from structsvm.task import Task
 from structsvm.validation import check_positive_float, check_positive_int, check_targets_given
@@ -54,6 +55,12 @@ class StructuredSVM(StructuredEstimator):
         bcfw: the order in which each pass visits the examples.
     random_state : int, RandomState or None, default=None
         bcfw: seed of the random order.
+    n_jobs : int or None, default=None
+        Workers for the batch oracle calls (fit, predict, score), through joblib; see
+        :class:`~structsvm.parallel.ParallelTask`. None means 1 unless a
+        ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
+        inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
+        steps are sequential; only its gap evaluation after each pass is parallel.
 
     Attributes
     ----------
@@ -87,6 +94,7 @@ class StructuredSVM(StructuredEstimator):
         averaging: bool = True,
         order: str = "random",
         random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.task = task
         self.C = C
@@ -97,6 +105,11 @@ class StructuredSVM(StructuredEstimator):
         self.averaging = averaging
         self.order = order
         self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_task(self) -> Task:
+        """Return the task, wrapped to run its batch oracles on ``n_jobs`` joblib workers."""
+        return ParallelTask(super()._check_task(), n_jobs=self.n_jobs)
 
     def _solver_options(self) -> dict[str, Any]:
         if self.solver not in SOLVERS:
