@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 
 from structsvm.base import StructuredEstimator, interruptible
 from structsvm.task import Task
-from structsvm.validation import check_positive_int
+from structsvm.validation import check_positive_int, check_targets_given
 
 
 class StructuredPerceptron(StructuredEstimator):
@@ -73,6 +73,7 @@ class StructuredPerceptron(StructuredEstimator):
         """Learn the weights from training inputs X and outputs Y; return self."""
         task = self._check_task()
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         rng = check_random_state(self.random_state)
         n = len(X)

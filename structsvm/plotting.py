@@ -6,15 +6,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+# (history key, axis label, axis scale) of the horizontal axes: one column of panels each.
+PROGRESS_AXES = (("time", "time (s)", "log"), ("iteration", "iteration", "symlog"))
+# (history key, axis label) of the vertical axes: one row of panels each, on a log scale.
+MEASURE_AXES = (("primal", "primal objective"), ("relative_gap", "relative duality gap"))
 
-def plot_convergence(models: Mapping[str, Any], path: str | Path) -> Path:
-    """Draw the primal objective and the relative duality gap against time, and save a PNG.
+
+def plot_convergence(models: Mapping[str, Any] | Any, path: str | Path) -> Path:
+    """Draw the primal objective and the relative duality gap against time and iterations.
+
+    Four panels on log scales: the primal objective (top) and the relative duality gap
+    (bottom), against elapsed time (left) and solver iterations (right), one line per model.
 
     Parameters
     ----------
-    models : mapping of label to fitted estimator
-        Estimators with a ``history_`` whose records hold ``time`` and ``primal`` (and
-        ``relative_gap`` where the learner has a dual); others are skipped.
+    models : fitted estimator, or mapping of label to fitted estimator
+        Estimators with a ``history_`` whose records hold ``time``, ``iteration`` and
+        ``primal``, such as :class:`~structsvm.StructuredSVM`. Records without a positive
+        ``relative_gap`` (learners without a dual) are left out of the gap panels; estimators
+        without such a history (the perceptron) are skipped.
     path : str or Path
         Where to write the PNG.
 
@@ -28,23 +38,30 @@ def plot_convergence(models: Mapping[str, Any], path: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, (objective_axis, gap_axis) = plt.subplots(1, 2, figsize=(11, 4))
+    if not isinstance(models, Mapping):
+        models = {type(models).__name__: models}
+    figure, axes = plt.subplots(2, 2, figsize=(11, 8), squeeze=False)
     for label, model in models.items():
-        history = getattr(model, "history_", [])
-        records = [r for r in history if "primal" in r]
-        if not records:
-            continue
-        times = [max(r["time"], 1e-3) for r in records]
-        objective_axis.plot(times, [r["primal"] for r in records], label=label)
-        gaps = [(t, r["relative_gap"]) for t, r in zip(times, records, strict=True)]
-        gaps = [(t, g) for t, g in gaps if g > 0]
-        if gaps:
-            gap_axis.plot(*zip(*gaps, strict=True), label=label)
-    objective_axis.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="primal objective")
-    gap_axis.set(xscale="log", yscale="log", xlabel="time (s)", ylabel="relative duality gap")
-    for axis in (objective_axis, gap_axis):
-        axis.grid(True, which="both", alpha=0.3)
-        axis.legend()
+        records = [r for r in getattr(model, "history_", []) if "primal" in r]
+        for column, (progress, _, _) in enumerate(PROGRESS_AXES):
+            for row, (measure, _) in enumerate(MEASURE_AXES):
+                points = [
+                    (r[progress], r[measure])
+                    for r in records
+                    if r.get(measure, 0) > 0 and progress in r
+                ]
+                if points:
+                    axes[row, column].plot(*zip(*points, strict=True), label=label)
+    for column, (_, progress_label, scale) in enumerate(PROGRESS_AXES):
+        for row, (_, measure_label) in enumerate(MEASURE_AXES):
+            axis = axes[row, column]
+            axis.set(xlabel=progress_label, ylabel=measure_label, yscale="log")
+            axis.set_xscale(scale)
+            if scale == "symlog":  # linear from iteration 0 to 1, logarithmic beyond
+                axis.set_xlim(left=0)
+            axis.grid(True, which="both", alpha=0.3)
+            if axis.lines:
+                axis.legend()
     figure.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

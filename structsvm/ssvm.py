@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from structsvm.base import StructuredEstimator, interruptible
+from structsvm.parallel import ParallelTask
 from structsvm.solvers import SOLVERS
 from structsvm.solvers.cutting_plane import SolverState
 from structsvm.task import Task
-from structsvm.validation import check_positive_float, check_positive_int
+from structsvm.validation import check_positive_float, check_positive_int, check_targets_given
+
+logger = logging.getLogger("structsvm")
 
 
 class StructuredSVM(StructuredEstimator):
@@ -55,6 +60,20 @@ class StructuredSVM(StructuredEstimator):
         bcfw: the order in which each pass visits the examples.
     random_state : int, RandomState or None, default=None
         bcfw: seed of the random order.
+    n_jobs : int or None, default=None
+        Workers for the batch oracle calls (fit, predict, score), through joblib; see
+        :class:`~structsvm.parallel.ParallelTask`. None means 1 unless a
+        ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
+        inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
+        steps are sequential; only its gap evaluation after each pass is parallel.
+    progress : bool, default=False
+        Show a tqdm progress bar during fit, counting iterations, with the primal objective
+        and the relative duality gap of the latest one.
+    verbose : int, default=0
+        0 is silent (apart from ``progress``); 1 or more also shows the progress bar and logs
+        every iteration's primal, dual, gap, working-set size and oracle calls at INFO level,
+        and a summary at the end, to the ``structsvm`` logger (``logging.getLogger("structsvm")``;
+        call ``logging.basicConfig(level=logging.INFO)`` to see them on the console).
 
     Attributes
     ----------
@@ -88,6 +107,9 @@ class StructuredSVM(StructuredEstimator):
         averaging: bool = True,
         order: str = "random",
         random_state: int | np.random.RandomState | None = None,
+        n_jobs: int | None = None,
+        progress: bool = False,
+        verbose: int = 0,
     ) -> None:
         self.task = task
         self.C = C
@@ -98,6 +120,13 @@ class StructuredSVM(StructuredEstimator):
         self.averaging = averaging
         self.order = order
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.verbose = verbose
+
+    def _check_task(self) -> Task:
+        """Return the task, wrapped to run its batch oracles on ``n_jobs`` joblib workers."""
+        return ParallelTask(super()._check_task(), n_jobs=self.n_jobs)
 
     def _solver_options(self) -> dict[str, Any]:
         if self.solver not in SOLVERS:
@@ -120,13 +149,32 @@ class StructuredSVM(StructuredEstimator):
         task = self._check_task()
         C = check_positive_float(self.C, "C")
         options = self._solver_options()
+        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
+        check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         state = None
-        with interruptible(self):
+        bar = tqdm(
+            desc=f"{type(self).__name__}({self.solver})",
+            total=options.get("max_iter"),
+            unit="iter",
+            disable=not (self.progress or verbose),
+        )
+        with interruptible(self), bar:
             for state in SOLVERS[self.solver](task, X, Y, C, **options):
                 self._keep(state)
+                _report_iteration(state.history[-1], bar, verbose)
         if state is None:
             self.w_ = np.zeros(task.size_joint_feature)
+        elif verbose:
+            logger.info(
+                "%s(%s) %s after %d iterations: primal %.6g, relative gap %.3g",
+                type(self).__name__,
+                self.solver,
+                "converged" if self.converged_ else "stopped",
+                self.n_iter_,
+                self.primal_objective_,
+                state.history[-1]["relative_gap"],
+            )
         return self
 
     def _keep(self, state: SolverState) -> None:
@@ -139,3 +187,26 @@ class StructuredSVM(StructuredEstimator):
         self.dual_objective_ = last["dual"]
         self.duality_gap_ = last["gap"]
         self.working_set_ = state.working_set
+
+
+def _report_iteration(record: dict[str, float], bar: tqdm, verbose: int) -> None:
+    """Move the progress bar to a solver iteration and, if ``verbose``, log its record."""
+    bar.update(int(record["iteration"]) - bar.n)
+    bar.set_postfix(
+        iteration=int(record["iteration"]),
+        primal=f"{record['primal']:.5g}",
+        relative_gap=f"{record['relative_gap']:.2e}",
+    )
+    if verbose:
+        logger.info(
+            "iteration %d: primal %.6g, dual %.6g, gap %.3g (relative %.3g), "
+            "%d constraints, %d oracle calls, %.2f s",
+            record["iteration"],
+            record["primal"],
+            record["dual"],
+            record["gap"],
+            record["relative_gap"],
+            record["n_constraints"],
+            record["oracle_calls"],
+            record["time"],
+        )

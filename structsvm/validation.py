@@ -13,12 +13,20 @@ from sklearn.utils.validation import column_or_1d
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
     """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
-    if Y is None:
-        raise ValueError("the targets are None: fitting requires one target per example in X")
+    check_targets_given(Y)
     n_targets = len(np.asarray(Y))
     if len(X) != n_targets:
         raise ValueError(
             f"X and Y have different lengths: X has {len(X)} examples, Y has {n_targets}"
+        )
+
+
+def check_targets_given(Y: Any) -> None:
+    """Raise ValueError if the targets of a fit are missing (``Y is None``)."""
+    if Y is None:
+        raise ValueError(
+            "fitting requires y to be passed, but the target y is None: "
+            "expected one target per example in X"
         )
 
 

@@ -1,0 +1,115 @@
+"""Oracle calls in parallel chunks give exactly the serial results, locally and on Dask."""
+
+import joblib
+import numpy as np
+import pytest
+
+from structsvm import StructuredSVM
+from structsvm.parallel import ParallelTask
+from tasks import ChainTask, MulticlassTask
+
+
+def chain_problem(n_sequences=30, seed=0):
+    rng = np.random.default_rng(seed)
+    X, Y = [], []
+    for _ in range(n_sequences):
+        labels = rng.integers(0, 3, size=rng.integers(1, 7))
+        X.append(np.eye(3)[labels] + 0.6 * rng.normal(size=(len(labels), 3)))
+        Y.append(labels)
+    return ChainTask(3, 3), X, Y
+
+
+def multiclass_problem(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=n)
+    X = np.hstack([np.eye(3)[y] + 0.7 * rng.normal(size=(n, 3)), np.ones((n, 1))])
+    return MulticlassTask(3, 4), X, y
+
+
+PROBLEMS = {"chain": chain_problem, "multiclass": multiclass_problem}
+
+
+def assert_same_outputs(parallel, serial):
+    assert type(parallel) is type(serial)
+    assert len(parallel) == len(serial)
+    for mine, theirs in zip(parallel, serial):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("n_jobs", [2, 3, -1])
+def test_parallel_oracles_return_the_serial_outputs_in_order(problem, n_jobs):
+    task, X, Y = PROBLEMS[problem]()
+    w = np.random.default_rng(1).normal(size=task.size_joint_feature)
+    parallel = ParallelTask(task, n_jobs=n_jobs, backend="threading")
+    assert_same_outputs(parallel.batch_argmax(X, w), task.batch_argmax(X, w))
+    assert_same_outputs(
+        parallel.batch_loss_augmented_argmax(X, Y, w), task.batch_loss_augmented_argmax(X, Y, w)
+    )
+
+
+def test_more_workers_than_examples_and_a_single_example_are_handled():
+    task, X, _ = chain_problem(n_sequences=2)
+    w = np.random.default_rng(2).normal(size=task.size_joint_feature)
+    parallel = ParallelTask(task, n_jobs=8, backend="threading")
+    assert_same_outputs(parallel.batch_argmax(X, w), task.batch_argmax(X, w))
+    assert_same_outputs(parallel.batch_argmax(X[:1], w), task.batch_argmax(X[:1], w))
+
+
+def test_the_wrapper_answers_the_rest_of_the_contract_with_the_wrapped_task():
+    task, X, Y = chain_problem(n_sequences=4)
+    parallel = ParallelTask(task, n_jobs=2)
+    assert parallel.size_joint_feature == task.size_joint_feature
+    assert parallel.loss(Y[0], Y[0]) == 0.0
+    assert parallel.max_loss(Y[0]) == len(Y[0])
+    np.testing.assert_array_equal(
+        parallel.batch_joint_feature(X, Y).toarray(), task.batch_joint_feature(X, Y).toarray()
+    )
+    with pytest.raises(ValueError, match=r"Y\[1\] has"):
+        parallel.check_data(X, [Y[0], Y[0][:0], Y[2], Y[3]])
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
+def test_n_jobs_must_be_a_non_zero_integer_or_none(n_jobs):
+    task, X, Y = multiclass_problem()
+    with pytest.raises(ValueError, match="n_jobs"):
+        ParallelTask(task, n_jobs=n_jobs)
+    with pytest.raises(ValueError, match="n_jobs"):
+        StructuredSVM(task, n_jobs=n_jobs).fit(X, Y)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_structural_svm_on_two_local_processes_learns_the_serial_weights(problem):
+    task, X, Y = PROBLEMS[problem]()
+    serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
+    parallel = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=2).fit(X, Y)
+    np.testing.assert_allclose(parallel.w_, serial.w_, rtol=1e-12, atol=1e-12)
+    assert parallel.n_iter_ == serial.n_iter_
+    assert_same_outputs(parallel.predict(X), serial.predict(X))
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("dask.distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_structural_svm_on_a_dask_cluster_learns_the_serial_weights(dask_client, problem):
+    task, X, Y = PROBLEMS[problem]()
+    serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
+    with joblib.parallel_backend("dask"):
+        assert joblib.effective_n_jobs(-1) == 2
+        on_cluster = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=-1).fit(X, Y)
+    np.testing.assert_allclose(on_cluster.w_, serial.w_, rtol=1e-12, atol=1e-12)
+    assert on_cluster.n_iter_ == serial.n_iter_

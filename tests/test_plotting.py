@@ -1,0 +1,56 @@
+"""plot_convergence writes a PNG for fitted models, with or without a dual."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from structsvm import StructuredPerceptron, StructuredSVM
+from structsvm.plotting import plot_convergence
+from tasks import MulticlassTask
+
+pytest.importorskip("matplotlib")
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def problem():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, size=40)
+    X = np.hstack([np.eye(3)[y] + 0.8 * rng.normal(size=(40, 3)), np.ones((40, 1))])
+    return MulticlassTask(3, 4), X, y
+
+
+def is_png(path):
+    return path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_several_fitted_models_go_into_one_png(problem, tmp_path):
+    task, X, y = problem
+    models = {
+        solver: StructuredSVM(task, solver=solver, random_state=0).fit(X, y)
+        for solver in ("n-slack", "1-slack", "bcfw")
+    }
+    path = plot_convergence(models, tmp_path / "plots" / "convergence.png")
+    assert path == tmp_path / "plots" / "convergence.png"
+    assert is_png(path)
+
+
+def test_a_single_model_can_be_plotted_without_a_mapping(problem, tmp_path):
+    task, X, y = problem
+    model = StructuredSVM(task).fit(X, y)
+    assert is_png(plot_convergence(model, tmp_path / "one.png"))
+
+
+def test_models_without_a_dual_or_without_an_objective_are_drawn_or_skipped(problem, tmp_path):
+    task, X, y = problem
+    primal_only = SimpleNamespace(
+        history_=[{"iteration": k, "time": 0.1 * k + 0.1, "primal": 10 / (k + 1)} for k in range(5)]
+    )
+    models = {
+        "primal only": primal_only,
+        "perceptron": StructuredPerceptron(task, max_epochs=3).fit(X, y),
+        "unfitted": StructuredSVM(task),
+    }
+    assert is_png(plot_convergence(models, tmp_path / "no_dual.png"))
