@@ -3,7 +3,6 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles.
 Learners find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM`;
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
-:class:`MulticlassSVM` is the Crammer–Singer multiclass SVM as a plain scikit-learn classifier.
 The kernel toolkit holds the binary SVM (:class:`BinarySVM`, with :func:`kkt_report`), the
 :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels of :mod:`structsvm.kernels` and
 :mod:`structsvm.string_kernels`.
@@ -26,7 +25,6 @@ from structsvm.kernels import (
     gram_matrix,
 )
 from structsvm.kkt import KKTReport, kkt_report
-from structsvm.multiclass_svm import MulticlassSVM
 from structsvm.parallel import ParallelTask
 from structsvm.perceptron import StructuredPerceptron
 from structsvm.ssvm import StructuredSVM
@@ -43,7 +41,6 @@ __all__ = [
     "KernelPerceptron",
     "KernelRidge",
     "LinearKernel",
-    "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",
     "ParallelTask",

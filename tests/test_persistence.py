@@ -10,11 +10,10 @@ import pytest
 from structsvm import (
     BinarySVM,
     KernelPerceptron,
-    MulticlassSVM,
     StructuredPerceptron,
     StructuredSVM,
 )
-from tasks import ChainTask, MulticlassTask
+from tasks import ChainTask, MulticlassSVM, MulticlassTask
 
 
 def sequences():

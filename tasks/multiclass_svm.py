@@ -10,6 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm.ssvm import StructuredSVM
+from tasks.multiclass import MulticlassTask
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -104,9 +105,6 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                 "Classifier can't train when only one class is present: y must hold at least "
                 f"two classes, got only {self.classes_[0]!r}"
             )
-        # Imported here: the tasks package imports structsvm, so structsvm may not import it
-        # while it is itself being imported.
-        from tasks.multiclass import MulticlassTask
 
         inputs = self._inputs(X)
         task = MulticlassTask(len(self.classes_), inputs.shape[1], loss_matrix=self.loss_matrix)
