@@ -665,7 +665,17 @@ def solve_simplex_dual(
         feasible = _feasible(np.asarray(initial_alpha, dtype=float), problem, C)
         problem.start = _interior_point(problem, feasible / unscale)
     solve = {"primal": _solve_primal, "dual": _solve_dual, "generic": _solve_generic}[method]
-    scaled_alpha, result = solve(problem, _solver_options(tol, 200))
+    options = _solver_options(tol, 200)
+    solution = None
+    if problem.start is not None:
+        # An interior-point method can stall from a start far from its central path; a warm
+        # start that does not reach optimality is discarded and the problem solved cold.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            solution = solve(problem, options)
+        if solution[1].status != "optimal" or caught:
+            problem.start = solution = None
+    scaled_alpha, result = solution or solve(problem, options)
     alpha = _feasible(scaled_alpha * unscale, problem, C)
     objective = float(offsets @ alpha - 0.5 * alpha @ gram @ alpha)
     return SimplexDualSolution(alpha=alpha, objective=objective, qp=result, method=method)

@@ -1,6 +1,7 @@
 """The working-set QP: structured KKT solvers against cvxopt's own and against brute force."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -172,3 +173,17 @@ def test_bad_method_is_rejected():
         solve_simplex_dual(gram, offsets, groups, 1.0, method="smo")
     with pytest.raises(ValueError, match="needs the constraint vectors"):
         solve_simplex_dual(gram, offsets, groups, 1.0, method="primal")
+
+
+def test_a_warm_start_that_stalls_falls_back_to_a_cold_solve():
+    # From α = 0 moved into the interior, cvxopt's iterations stall on this one-variable QP.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solution = solve_simplex_dual(
+            np.array([[1.37776931]]),
+            np.array([2.0]),
+            np.array([0]),
+            12.0,
+            initial_alpha=np.array([0.0]),
+        )
+    np.testing.assert_allclose(solution.alpha, [2.0 / 1.37776931], rtol=1e-7)
