@@ -40,7 +40,8 @@ class StructuredSVM(StructuredEstimator):
     C : float, default=1.0
         Weight of the slacks; larger C fits the training data more closely.
     solver : {"n-slack", "1-slack", "bcfw"}, default="n-slack"
-        "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005).
+        "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005);
+        its QP is solved by sub-QPs over random blocks of examples.
         "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
         "bcfw": block-coordinate Frank–Wolfe (Lacoste-Julien et al. 2013), one oracle call
         per step and no QP; an iteration is a pass over the data.
@@ -49,7 +50,8 @@ class StructuredSVM(StructuredEstimator):
         objective D of the working-set QP is a lower bound on the optimum, so on stopping
         ``P(w)`` is within a factor ``1 + tol`` of optimal.
     max_iter : int, optional
-        Most iterations (QP solves, or passes for bcfw); default 200 for n-slack, 2000 for
+        Most iterations (oracle passes each followed by a QP solve, by sub-QPs over blocks of
+        examples for n-slack, or a pass of steps for bcfw); default 200 for n-slack, 2000 for
         1-slack, 500 for bcfw.
     inactive_window : int, optional
         Cutting-plane solvers: drop a constraint after its dual variable stayed zero for this

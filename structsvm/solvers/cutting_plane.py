@@ -6,12 +6,12 @@ Each iteration (Tsochantaridis et al., JMLR 2005; Joachims, Finley & Yu, MLJ 200
    primal objective ``P(w)`` and the most violated constraints;
 2. stop if the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``;
 3. add the constraints that are violated by more than the working set allows;
-4. solve the working-set QP (cvxopt; in its primal or dual form, whichever is cheaper) for new
-   dual variables α and ``w = Σ α_k ψ_k``;
-5. drop constraints whose dual variable stayed zero for ``inactive_window`` solves.
+4. improve the dual variables α of the working-set QP (a :class:`DualOptimiser`: by solving the
+   whole QP with cvxopt, or by sub-QPs over blocks of examples) and set ``w = Σ α_k ψ_k``;
+5. drop constraints whose dual variable stayed zero for ``inactive_window`` iterations.
 
-``D(α)`` is the dual objective of the working-set QP, a lower bound on the optimum, so the gap
-bounds how far ``P(w)`` is from the optimal objective.
+``D(α)`` is the dual objective of the working-set QP at feasible α, a lower bound on the
+optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from structsvm.solvers.oracle import (
     loss_augmented_pass,
     primal_objective,
 )
-from structsvm.solvers.working_set import WorkingSet
+from structsvm.solvers.working_set import GramWorkingSet, WorkingSet
 from structsvm.task import Task
 
 
@@ -57,6 +57,52 @@ class Formulation(Protocol):
     def new_constraints(
         self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
     ) -> NewConstraints: ...
+
+
+class DualOptimiser(Protocol):
+    """How the dual variables of the working-set QP are improved after constraints are added."""
+
+    def new_working_set(self, size: int) -> WorkingSet:
+        """Return an empty working set of the kind this optimiser works on."""
+        ...
+
+    def optimise(self, working_set: WorkingSet, C: float, oracle: OraclePass) -> None:
+        """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
+        ...
+
+
+@dataclass
+class FullQP:
+    """Solve the QP over the whole working set with cvxopt.
+
+    Parameters
+    ----------
+    warm_start : bool
+        Start each solve from the previous dual variables, which saves interior-point
+        iterations when few constraints change between solves.
+    tol : float, default=1e-9
+        Tolerance of the interior-point solves.
+    """
+
+    warm_start: bool
+    tol: float = 1e-9
+
+    def new_working_set(self, size: int) -> GramWorkingSet:
+        """Return an empty working set that keeps its Gram matrix."""
+        return GramWorkingSet(size)
+
+    def optimise(self, working_set: GramWorkingSet, C: float, oracle: OraclePass) -> None:
+        """Replace α by the solution of the whole working-set QP."""
+        solution = solve_simplex_dual(
+            working_set.gram,
+            working_set.offsets,
+            working_set.groups,
+            C,
+            vectors=working_set.vectors,
+            tol=self.tol,
+            initial_alpha=working_set.alpha if self.warm_start else None,
+        )
+        working_set.alpha = solution.alpha
 
 
 @dataclass
@@ -88,24 +134,21 @@ def cutting_plane(
     Y: Sequence[Any],
     C: float,
     formulation: Formulation,
+    optimiser: DualOptimiser,
     *,
     tol: float,
     max_iter: int,
     inactive_window: int,
-    warm_start: bool,
-    qp_tol: float = 1e-9,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
-    Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, solves the working-set
-    QP and evaluates the new ``w``. The generator stops when the relative duality gap is at most
-    ``tol`` or after ``max_iter`` QP solves. With ``warm_start`` each QP starts from the previous
-    dual variables, which saves interior-point iterations when few constraints change between
-    solves.
+    Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual
+    variables of the working-set QP and evaluates the new ``w``. The generator stops when the
+    relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
-    working_set = WorkingSet(task.size_joint_feature)
+    working_set = optimiser.new_working_set(task.size_joint_feature)
     state = SolverState(w=np.zeros(task.size_joint_feature), working_set=working_set)
     dual = 0.0
     oracle_calls = 0
@@ -120,17 +163,8 @@ def cutting_plane(
             if len(working_set) == 0:
                 break
             qp_start = time.perf_counter()
-            solution = solve_simplex_dual(
-                working_set.gram,
-                working_set.offsets,
-                working_set.groups,
-                C,
-                vectors=working_set.vectors,
-                tol=qp_tol,
-                initial_alpha=working_set.alpha if warm_start else None,
-            )
+            optimiser.optimise(working_set, C, oracle)
             qp_time += time.perf_counter() - qp_start
-            working_set.alpha = solution.alpha
             dual = working_set.dual_objective()
             state.w = working_set.weights()
             active = working_set.alpha > 1e-9 * C

@@ -1,7 +1,9 @@
 """The n-slack cutting-plane structural SVM (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005).
 
 One slack ξ_i and one working set per training example; the dual QP over all working sets is
-``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C``.
+``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C``. It is
+improved by sub-QPs over blocks of examples (:mod:`structsvm.solvers.decomposition`), so no QP
+grows with the number of examples.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from structsvm.solvers.cutting_plane import (
     cutting_plane,
     output_key,
 )
+from structsvm.solvers.decomposition import BlockDecomposition
 from structsvm.solvers.oracle import OraclePass
 from structsvm.solvers.working_set import WorkingSet
 from structsvm.task import Task
@@ -51,6 +54,7 @@ def n_slack(
     tol: float = 1e-3,
     max_iter: int = 200,
     inactive_window: int = 1,
+    max_block_constraints: int = 150,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -63,12 +67,16 @@ def n_slack(
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, default=200
-        Most QP solves.
+        Most iterations (oracle passes each followed by a round of sub-QPs).
     inactive_window : int, default=1
-        Drop a constraint whose dual variable stayed zero for this many solves. Every example
-        whose slack is violated adds a constraint, so the working set is mostly constraints
-        that end with a zero dual variable; dropping them at once keeps the QPs small, and
-        those needed again are found again by the oracle.
+        Drop a constraint whose dual variable stayed zero for this many iterations. Every
+        example whose slack is violated adds a constraint, so the working set is mostly
+        constraints that end with a zero dual variable; dropping them at once keeps the QPs
+        small, and those needed again are found again by the oracle.
+    max_block_constraints : int, default=150
+        Most constraints in one sub-QP of the decomposition (see
+        :class:`~structsvm.solvers.decomposition.BlockDecomposition`); a bound of at least the
+        working-set size solves the whole working-set QP at once.
 
     Yields
     ------
@@ -81,8 +89,8 @@ def n_slack(
         Y,
         C,
         PerExampleConstraints(),
+        BlockDecomposition(max_block_constraints),
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
-        warm_start=False,
     )

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from structsvm.solvers.cutting_plane import (
+    FullQP,
     NewConstraints,
     SolverState,
     cutting_plane,
@@ -69,8 +70,8 @@ def one_slack(
         Y,
         C,
         AggregatedConstraint(),
+        FullQP(warm_start=True),
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
-        warm_start=True,
     )

@@ -1,8 +1,10 @@
-"""The working set of a cutting-plane solver: constraints found so far and their Gram matrix.
+"""The working set of a cutting-plane solver: constraints found so far and their dual variables.
 
 Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a vector ψ_k, an offset Δ_k and the slack
-(group) g_k it shares with the other constraints of its group. The Gram matrix ``ψ_k · ψ_l`` is
-extended when constraints arrive and shrunk when they leave, never recomputed from scratch.
+(group) g_k it shares with the other constraints of its group. :class:`WorkingSet` computes
+inner products of its vectors when asked; :class:`GramWorkingSet` keeps the whole Gram matrix
+``ψ_k · ψ_l``, extended when constraints arrive and shrunk when they leave, never recomputed from
+scratch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ def _dense(matrix: FeatureMatrix) -> np.ndarray:
 
 
 class WorkingSet:
-    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their Gram matrix and dual variables.
+    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their dual variables.
 
     Parameters
     ----------
@@ -35,7 +37,6 @@ class WorkingSet:
         self.groups = np.zeros(0, dtype=np.int64)
         self.keys: list[tuple[int, Hashable]] = []
         self._key_set: set[tuple[int, Hashable]] = set()
-        self.gram = np.zeros((0, 0))
         self.alpha = np.zeros(0)
         self.idle = np.zeros(0, dtype=np.int64)
 
@@ -52,10 +53,7 @@ class WorkingSet:
         groups: np.ndarray,
         keys: Sequence[tuple[int, Hashable]],
     ) -> None:
-        """Append constraints, extending the Gram matrix by their inner products."""
-        cross = _dense(vectors @ self.vectors.T)
-        own = _dense(vectors @ vectors.T)
-        self.gram = np.block([[self.gram, cross.T], [cross, own]])
+        """Append constraints with zero dual variables."""
         if sp.issparse(vectors) or sp.issparse(self.vectors):
             self.vectors = sp.vstack([sp.csr_matrix(self.vectors), vectors], format="csr")
         else:
@@ -74,21 +72,63 @@ class WorkingSet:
         self.groups = self.groups[mask]
         self.keys = [key for key, kept in zip(self.keys, mask, strict=True) if kept]
         self._key_set = set(self.keys)
-        self.gram = self.gram[np.ix_(mask, mask)]
         self.alpha = self.alpha[mask]
         self.idle = self.idle[mask]
+
+    def gram_of(self, rows: np.ndarray) -> np.ndarray:
+        """Return the dense Gram matrix ``ψ_k · ψ_l`` of the constraints at indices ``rows``."""
+        vectors = self.vectors[rows]
+        return np.asarray(vectors @ _dense(vectors.T))
 
     def weights(self) -> np.ndarray:
         """Return ``w = Σ_k α_k ψ_k``."""
         return np.asarray(self.vectors.T @ self.alpha).ravel()
 
+    def violations(self, w: np.ndarray) -> np.ndarray:
+        """Return ``Δ_k − w · ψ_k`` of every constraint."""
+        return self.offsets - np.asarray(self.vectors @ w).ravel()
+
     def slacks(self, w: np.ndarray, n_groups: int) -> np.ndarray:
         """Return the smallest slack of each group that satisfies its constraints at ``w``."""
-        violations = self.offsets - np.asarray(self.vectors @ w).ravel()
         slacks = np.zeros(n_groups)
-        np.maximum.at(slacks, self.groups, violations)
+        np.maximum.at(slacks, self.groups, self.violations(w))
         return slacks
 
     def dual_objective(self) -> float:
-        """Return ``Σ α_k Δ_k − ½ αᵀ K α``."""
-        return float(self.offsets @ self.alpha - 0.5 * self.alpha @ self.gram @ self.alpha)
+        """Return ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²``."""
+        w = self.weights()
+        return float(self.offsets @ self.alpha - 0.5 * w @ w)
+
+
+class GramWorkingSet(WorkingSet):
+    """A working set that keeps the Gram matrix of all its constraints up to date.
+
+    Worth it when every QP involves the whole working set (the 1-slack formulation); its memory
+    grows with the square of the working-set size.
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.gram = np.zeros((0, 0))
+
+    def add(
+        self,
+        vectors: FeatureMatrix,
+        offsets: np.ndarray,
+        groups: np.ndarray,
+        keys: Sequence[tuple[int, Hashable]],
+    ) -> None:
+        """Append constraints, extending the Gram matrix by their inner products."""
+        cross = _dense(vectors @ self.vectors.T)
+        own = _dense(vectors @ vectors.T)
+        self.gram = np.block([[self.gram, cross.T], [cross, own]])
+        super().add(vectors, offsets, groups, keys)
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the constraints where ``mask`` is true."""
+        self.gram = self.gram[np.ix_(mask, mask)]
+        super().keep(mask)
+
+    def gram_of(self, rows: np.ndarray) -> np.ndarray:
+        """Return the Gram matrix of the constraints at indices ``rows`` (from the cache)."""
+        return self.gram[np.ix_(rows, rows)]
