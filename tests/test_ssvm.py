@@ -209,3 +209,16 @@ def test_keyboard_interrupt_keeps_the_last_iteration():
     assert model.n_iter_ == 2
     assert len(model.history_) == 3
     model.predict(X)
+
+
+@pytest.mark.parametrize("solver", CUTTING_PLANE)
+def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop(solver):
+    from sklearn.exceptions import ConvergenceWarning
+
+    task = MulticlassTask(n_classes=2, n_features=1)
+    X, Y = np.array([[0.12573022]]), np.array([1])
+    with pytest.warns(ConvergenceWarning, match="stopped shrinking"):
+        model = StructuredSVM(task, C=1 / 64, solver=solver, tol=1e-12).fit(X, Y)
+    assert not model.converged_
+    assert model.n_iter_ <= 5
+    assert model.history_[-1]["relative_gap"] < 1e-6

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm.solvers.cutting_plane import SolverState
+from structsvm.solvers.history import iteration_record
 from structsvm.solvers.oracle import FeatureMatrix, loss_augmented_pass, primal_objective
 from structsvm.task import Task
 
@@ -117,22 +118,19 @@ def bcfw(
         oracle_calls += n
         primal = primal_objective(reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w
-        gap = primal - dual
         state.w = reported_w.copy()
         state.history.append(
-            {
-                "iteration": iteration,
-                "primal": primal,
-                "dual": dual,
-                "gap": gap,
-                "relative_gap": gap / primal if primal > 0 else 0.0,
-                "n_constraints": 0,
-                "oracle_calls": oracle_calls,
-                "qp_time": 0.0,
-                "time": time.perf_counter() - start,
-            }
+            iteration_record(
+                iteration,
+                primal,
+                dual,
+                n_constraints=0,
+                oracle_calls=oracle_calls,
+                qp_time=0.0,
+                start=start,
+            )
         )
-        state.converged = gap <= tol * primal
+        state.converged = primal - dual <= tol * primal
         yield state
         if state.converged:
             return

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from structsvm.qp import solve_simplex_dual
+from structsvm.solvers.history import iteration_record
 from structsvm.solvers.oracle import (
     FeatureMatrix,
     OraclePass,
@@ -70,6 +73,10 @@ class DualOptimiser(Protocol):
         """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
         ...
 
+    def solves_whole_working_set(self, working_set: WorkingSet) -> bool:
+        """Tell whether ``optimise`` solves the QP over all of ``working_set`` at once."""
+        ...
+
 
 @dataclass
 class FullQP:
@@ -104,6 +111,10 @@ class FullQP:
         )
         working_set.alpha = solution.alpha
 
+    def solves_whole_working_set(self, working_set: GramWorkingSet) -> bool:
+        """Always: every solve is over the whole working set."""
+        return True
+
 
 @dataclass
 class SolverState:
@@ -126,6 +137,29 @@ class SolverState:
     working_set: WorkingSet | None
     history: list[dict[str, float]] = field(default_factory=list)
     converged: bool = False
+
+
+def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
+    """Tell whether the last iteration added no constraint and left the dual where it was.
+
+    When the whole working-set QP was solved (``exhaustive``), the next iteration would solve
+    the same QP again: the gap cannot shrink further, as the working-set QP is solved only to
+    the interior-point method's precision. A warning says so; the fit stops without claiming
+    convergence.
+    """
+    if added != 0 or not exhaustive or len(history) < 2:
+        return False
+    previous, last = history[-2]["dual"], history[-1]["dual"]
+    if last > previous + 1e-12 * max(1.0, abs(previous)):
+        return False
+    warnings.warn(
+        f"the duality gap stopped shrinking at a relative gap of {history[-1]['relative_gap']:.2e}"
+        ": no constraint is violated by more than the working set allows and the working-set "
+        "QP cannot be solved more precisely; use a larger tol",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+    return True
 
 
 def cutting_plane(
@@ -155,6 +189,7 @@ def cutting_plane(
     qp_time = 0.0
     start = time.perf_counter()
     oracle: OraclePass | None = None
+    new: NewConstraints | None = None
     for iteration in range(max_iter + 1):
         if oracle is not None:
             new = formulation.new_constraints(oracle, working_set, state.w)
@@ -173,21 +208,22 @@ def cutting_plane(
         oracle = loss_augmented_pass(task, X, Y, true_features, state.w)
         oracle_calls += n
         primal = primal_objective(state.w, oracle.slacks, C)
-        gap = primal - dual
         state.history.append(
-            {
-                "iteration": iteration,
-                "primal": primal,
-                "dual": dual,
-                "gap": gap,
-                "relative_gap": gap / primal if primal > 0 else 0.0,
-                "n_constraints": len(working_set),
-                "oracle_calls": oracle_calls,
-                "qp_time": qp_time,
-                "time": time.perf_counter() - start,
-            }
+            iteration_record(
+                iteration,
+                primal,
+                dual,
+                n_constraints=len(working_set),
+                oracle_calls=oracle_calls,
+                qp_time=qp_time,
+                start=start,
+            )
         )
-        state.converged = gap <= tol * primal
+        state.converged = primal - dual <= tol * primal
         yield state
-        if state.converged:
+        if state.converged or stalled(
+            state.history,
+            added=len(new.offsets) if new else None,
+            exhaustive=optimiser.solves_whole_working_set(working_set),
+        ):
             return

@@ -145,6 +145,10 @@ class BlockDecomposition:
         """Return an empty working set (sub-QPs compute their own Gram matrices)."""
         return WorkingSet(size)
 
+    def solves_whole_working_set(self, working_set: WorkingSet) -> bool:
+        """Tell whether one block holds the whole working set."""
+        return len(working_set) <= self.max_block_constraints
+
     def optimise(self, working_set: WorkingSet, C: float, oracle: OraclePass) -> None:
         """Solve the sub-QPs of the examples with a positive gap, one random block after another."""
         w = working_set.weights()

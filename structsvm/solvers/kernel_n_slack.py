@@ -25,6 +25,7 @@ import numpy as np
 from structsvm.joint_kernel import Constraints, JointKernelPass, JointKernelProblem
 from structsvm.qp import solve_simplex_dual
 from structsvm.solvers.cutting_plane import output_key
+from structsvm.solvers.history import iteration_record
 
 
 class KernelWorkingSet:
@@ -200,33 +201,17 @@ def kernel_n_slack(
         primal = 0.5 * working_set.squared_norm() + C * float(np.sum(oracle.slacks))
         gap = primal - dual
         state.history.append(
-            _record(iteration, primal, dual, len(working_set), oracle_calls, qp_time, start)
+            iteration_record(
+                iteration,
+                primal,
+                dual,
+                n_constraints=len(working_set),
+                oracle_calls=oracle_calls,
+                qp_time=qp_time,
+                start=start,
+            )
         )
         state.converged = gap <= tol * primal
         yield state
         if state.converged:
             return
-
-
-def _record(
-    iteration: int,
-    primal: float,
-    dual: float,
-    n_constraints: int,
-    oracle_calls: int,
-    qp_time: float,
-    start: float,
-) -> dict[str, float]:
-    """Return the history record of one iteration."""
-    gap = primal - dual
-    return {
-        "iteration": iteration,
-        "primal": primal,
-        "dual": dual,
-        "gap": gap,
-        "relative_gap": gap / primal if primal > 0 else 0.0,
-        "n_constraints": n_constraints,
-        "oracle_calls": oracle_calls,
-        "qp_time": qp_time,
-        "time": time.perf_counter() - start,
-    }
