@@ -27,6 +27,7 @@ from structsvm.kernels import (
 from structsvm.kkt import KKTReport, kkt_report
 from structsvm.parallel import ParallelTask
 from structsvm.perceptron import StructuredPerceptron
+from structsvm.solvers.oracle import TaskContractViolation
 from structsvm.ssvm import StructuredSVM
 from structsvm.string_kernels import AllSubsequencesKernel
 from structsvm.svm import BinarySVM, NotSeparableError
@@ -52,6 +53,7 @@ __all__ = [
     "Task",
     "TaskCheckReport",
     "TaskContractError",
+    "TaskContractViolation",
     "TaskProblem",
     "check_mercer",
     "check_task",

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from structsvm.solvers.oracle import TaskContractViolation
 from structsvm.task import Task
 from structsvm.validation import check_positive_float, check_positive_int, take
 
@@ -130,7 +131,7 @@ class TaskCheckReport:
         return "\n".join(lines)
 
 
-class TaskContractError(ValueError):
+class TaskContractError(TaskContractViolation):
     """Raised by ``check_task(..., raise_on_error=True)``; ``report`` holds every problem."""
 
     def __init__(self, report: TaskCheckReport) -> None:

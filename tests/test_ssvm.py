@@ -14,6 +14,7 @@ from tasks import MulticlassTask
 from tests.full_qp import solve_full_primal
 
 CUTTING_PLANE = ["n-slack", "1-slack"]
+SOLVERS = [*CUTTING_PLANE, "bcfw"]
 
 
 class PairLabelling(Task):
@@ -222,3 +223,39 @@ def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop(solv
     assert not model.converged_
     assert model.n_iter_ <= 5
     assert model.history_[-1]["relative_gap"] < 1e-6
+
+
+class WorstClassOracle(MulticlassTask):
+    """Its loss-augmented oracle returns the lowest-scoring class: not a maximiser."""
+
+    def batch_loss_augmented_argmax(self, X, Y, w):
+        return np.argmin(self._class_scores(X, w), axis=1)
+
+
+class NegativeLoss(MulticlassTask):
+    def batch_loss(self, Y_true, Y):
+        return super().batch_loss(Y_true, Y) - 2.0
+
+
+class NaNFeatures(MulticlassTask):
+    def batch_joint_feature(self, X, Y):
+        features = super().batch_joint_feature(X, Y)
+        features[0, 0] = np.nan
+        return features
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        (WorstClassOracle, "loss_augmented_argmax is not a maximiser"),
+        (NegativeLoss, "finite loss >= 0"),
+        (NaNFeatures, "NaN or infinite"),
+    ],
+)
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_task_that_breaks_its_contract_during_fit_is_named(broken, message, solver):
+    from structsvm import TaskContractViolation
+
+    _, X, Y = multiclass_problem()
+    with pytest.raises(TaskContractViolation, match=message):
+        StructuredSVM(broken(3, 3), C=1.0, solver=solver, max_iter=5).fit(X, Y)

@@ -55,16 +55,69 @@ def loss_augmented_pass(
     """
     outputs = task.batch_loss_augmented_argmax(X, Y, w)
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
-    differences = true_features - task.batch_joint_feature(X, outputs)
+    features = task.batch_joint_feature(X, outputs)
+    check_oracle_results(task, true_features, features, losses)
+    differences = true_features - features
     if sp.issparse(differences):
         differences = sp.csr_matrix(differences)
     violations = losses - np.asarray(differences @ w).ravel()
+    check_violations(violations, w, differences)
     return OraclePass(
         outputs=outputs,
         losses=losses,
         differences=differences,
         slacks=np.maximum(violations, 0.0),
     )
+
+
+class TaskContractViolation(ValueError):
+    """A task broke its contract during a fit (see :func:`structsvm.check_task`)."""
+
+
+def check_oracle_results(
+    task: Task, true_features: FeatureMatrix, features: FeatureMatrix, losses: np.ndarray
+) -> None:
+    """Raise TaskContractViolation if the oracle's outputs have malformed features or losses.
+
+    Cheap checks run on every oracle pass: the joint features have one row per example and
+    ``size_joint_feature`` columns and are finite; the losses are finite and non-negative.
+    """
+    expected = (true_features.shape[0], task.size_joint_feature)
+    if features.shape != expected:
+        raise TaskContractViolation(
+            f"{type(task).__name__}.batch_joint_feature returned shape {features.shape} for "
+            f"the oracle's outputs, expected {expected} (n examples × size_joint_feature)"
+        )
+    values = features.data if sp.issparse(features) else np.asarray(features)
+    if not np.all(np.isfinite(values)):
+        raise TaskContractViolation(
+            f"{type(task).__name__}.batch_joint_feature returned NaN or infinite values"
+        )
+    if losses.shape != (expected[0],) or not np.all(np.isfinite(losses)) or np.any(losses < 0):
+        bad = np.flatnonzero(~np.isfinite(losses) | (losses < 0))
+        raise TaskContractViolation(
+            f"{type(task).__name__}.batch_loss must return one finite loss >= 0 per example; "
+            f"got shape {losses.shape}"
+            + (f", and {losses[bad[0]]} for example {bad[0]}" if len(bad) else "")
+        )
+
+
+def check_violations(violations: np.ndarray, w: np.ndarray, differences: FeatureMatrix) -> None:
+    """Raise TaskContractViolation if the loss-augmented oracle lost to the true output.
+
+    The true output has loss 0 and the same score as itself, so a correct oracle's output has
+    ``Δ + w·φ(x, ŷ) >= w·φ(x, y)``: its violation ``Δ − w·ψ`` is never negative beyond
+    rounding.
+    """
+    scale = 1.0 + np.abs(np.asarray(differences @ w).ravel())
+    worse = np.flatnonzero(violations < -1e-8 * scale)
+    if len(worse):
+        i = int(worse[0])
+        raise TaskContractViolation(
+            f"loss_augmented_argmax is not a maximiser: for example {i} its output has "
+            f"Δ + w·φ {-violations[i]:.6g} below the true output's (loss 0); "
+            f"{len(worse)} example(s) affected. Run structsvm.check_task on the task"
+        )
 
 
 def primal_objective(w: np.ndarray, slacks: np.ndarray, C: float) -> float:
