@@ -97,7 +97,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="small: train fold 1, test the rest; large: train folds 1-9, "
                         "test fold 0 (default: small)")
     parser.add_argument("--learners", nargs="+", choices=LEARNERS,
-                        default=["perceptron", "1-slack"], help="learners to train")
+                        default=["perceptron", "n-slack", "1-slack"], help="learners to train")
     parser.add_argument("--C", type=float, nargs="+", default=[0.1],
                         help="regularisation constants for the SVM solvers (default: 0.1)")
     parser.add_argument("--tol", type=float, default=1e-3,
