@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -51,7 +51,7 @@ class NewConstraints:
     vectors: FeatureMatrix
     offsets: np.ndarray
     groups: np.ndarray
-    keys: list[tuple[int, bytes]]
+    keys: list[tuple[int, Hashable]]
 
 
 class Formulation(Protocol):
