@@ -243,3 +243,15 @@ def test_bad_data_is_rejected():
         KernelMulticlassSVM().fit(X, Y[:-1])
     with pytest.raises(ValueError, match="NaN"):
         KernelMulticlassSVM().fit(np.where(X > 2, np.nan, X), Y)
+
+
+def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop():
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(ConvergenceWarning, match="stopped shrinking"):
+        model = KernelMulticlassSVM(C=1.0, kernel="rbf", tol=1e-14, max_iter=200).fit(X, y)
+    assert not model.converged_
+    assert model.n_iter_ < 20

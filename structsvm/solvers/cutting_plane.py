@@ -18,23 +18,21 @@ from __future__ import annotations
 
 import hashlib
 import time
-import warnings
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from structsvm.qp import solve_simplex_dual
-from structsvm.solvers.history import iteration_record
+from structsvm.solvers.history import iteration_record, stalled
 from structsvm.solvers.oracle import (
     FeatureMatrix,
     OraclePass,
     loss_augmented_pass,
     primal_objective,
 )
-from structsvm.solvers.working_set import GramWorkingSet, WorkingSet
+from structsvm.solvers.working_set import GramWorkingSet, WorkingSet, prune_inactive
 from structsvm.task import Task
 
 
@@ -139,29 +137,6 @@ class SolverState:
     converged: bool = False
 
 
-def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
-    """Tell whether the last iteration added no constraint and left the dual where it was.
-
-    When the whole working-set QP was solved (``exhaustive``), the next iteration would solve
-    the same QP again: the gap cannot shrink further, as the working-set QP is solved only to
-    the interior-point method's precision. A warning says so; the fit stops without claiming
-    convergence.
-    """
-    if added != 0 or not exhaustive or len(history) < 2:
-        return False
-    previous, last = history[-2]["dual"], history[-1]["dual"]
-    if last > previous + 1e-12 * max(1.0, abs(previous)):
-        return False
-    warnings.warn(
-        f"the duality gap stopped shrinking at a relative gap of {history[-1]['relative_gap']:.2e}"
-        ": no constraint is violated by more than the working set allows and the working-set "
-        "QP cannot be solved more precisely; use a larger tol",
-        ConvergenceWarning,
-        stacklevel=4,
-    )
-    return True
-
-
 def cutting_plane(
     task: Task,
     X: Sequence[Any],
@@ -202,9 +177,7 @@ def cutting_plane(
             qp_time += time.perf_counter() - qp_start
             dual = working_set.dual_objective()
             state.w = working_set.weights()
-            active = working_set.alpha > 1e-9 * C
-            working_set.idle = np.where(active, 0, working_set.idle + 1)
-            working_set.keep(working_set.idle < inactive_window)
+            prune_inactive(working_set, C, inactive_window)
         oracle = loss_augmented_pass(task, X, Y, true_features, state.w)
         oracle_calls += n
         primal = primal_objective(state.w, oracle.slacks, C)

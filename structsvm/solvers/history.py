@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning
 
 
 def iteration_record(
@@ -51,3 +54,26 @@ def iteration_record(
         "qp_time": qp_time,
         "time": time.perf_counter() - start,
     }
+
+
+def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
+    """Tell whether the last iteration added no constraint and left the dual where it was.
+
+    When the whole working-set QP was solved (``exhaustive``), the next iteration would solve
+    the same QP again: the gap cannot shrink further, as the working-set QP is solved only to
+    the interior-point method's precision. A warning says so; the fit stops without claiming
+    convergence.
+    """
+    if added != 0 or not exhaustive or len(history) < 2:
+        return False
+    previous, last = history[-2]["dual"], history[-1]["dual"]
+    if last > previous + 1e-12 * max(1.0, abs(previous)):
+        return False
+    warnings.warn(
+        f"the duality gap stopped shrinking at a relative gap of {history[-1]['relative_gap']:.2e}"
+        ": no constraint is violated by more than the working set allows and the working-set "
+        "QP cannot be solved more precisely; use a larger tol",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+    return True

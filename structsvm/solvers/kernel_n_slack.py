@@ -25,7 +25,8 @@ import numpy as np
 from structsvm.joint_kernel import Constraints, JointKernelPass, JointKernelProblem
 from structsvm.qp import solve_simplex_dual
 from structsvm.solvers.cutting_plane import output_key
-from structsvm.solvers.history import iteration_record
+from structsvm.solvers.history import iteration_record, stalled
+from structsvm.solvers.working_set import prune_inactive
 
 
 class KernelWorkingSet:
@@ -126,8 +127,8 @@ def _most_violated(oracle: JointKernelPass, working_set: KernelWorkingSet) -> np
     return np.flatnonzero(oracle.slacks > allowed + 1e-12 * (1.0 + allowed))
 
 
-def _add_violated(oracle: JointKernelPass, working_set: KernelWorkingSet) -> None:
-    """Add every example's most violated output that is not in the working set yet."""
+def _add_violated(oracle: JointKernelPass, working_set: KernelWorkingSet) -> int:
+    """Add every example's most violated output not in the working set yet; return how many."""
     violated = _most_violated(oracle, working_set)
     keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
     fresh = [k for k, key in enumerate(keys) if key not in working_set]
@@ -137,6 +138,7 @@ def _add_violated(oracle: JointKernelPass, working_set: KernelWorkingSet) -> Non
         oracle.losses[chosen],
         [keys[k] for k in fresh],
     )
+    return len(chosen)
 
 
 def kernel_n_slack(
@@ -177,9 +179,10 @@ def kernel_n_slack(
     qp_time = 0.0
     start = time.perf_counter()
     oracle: JointKernelPass | None = None
+    added: int | None = None
     for iteration in range(max_iter + 1):
         if oracle is not None:
-            _add_violated(oracle, working_set)
+            added = _add_violated(oracle, working_set)
             if len(working_set) == 0:
                 break
             qp_start = time.perf_counter()
@@ -193,9 +196,7 @@ def kernel_n_slack(
             qp_time += time.perf_counter() - qp_start
             working_set.alpha = solution.alpha
             dual = working_set.dual_objective()
-            active = working_set.alpha > 1e-9 * C
-            working_set.idle = np.where(active, 0, working_set.idle + 1)
-            working_set.keep(working_set.idle < inactive_window)
+            prune_inactive(working_set, C, inactive_window)
         oracle = problem.loss_augmented_pass(working_set.constraints, working_set.alpha)
         oracle_calls += problem.n_examples
         primal = 0.5 * working_set.squared_norm() + C * float(np.sum(oracle.slacks))
@@ -213,5 +214,5 @@ def kernel_n_slack(
         )
         state.converged = gap <= tol * primal
         yield state
-        if state.converged:
+        if state.converged or stalled(state.history, added=added, exhaustive=True):
             return

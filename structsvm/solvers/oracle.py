@@ -60,8 +60,9 @@ def loss_augmented_pass(
     differences = true_features - features
     if sp.issparse(differences):
         differences = sp.csr_matrix(differences)
-    violations = losses - np.asarray(differences @ w).ravel()
-    check_violations(violations, w, differences)
+    score_gaps = np.asarray(differences @ w).ravel()
+    violations = losses - score_gaps
+    check_violations(violations, score_gaps)
     return OraclePass(
         outputs=outputs,
         losses=losses,
@@ -102,14 +103,14 @@ def check_oracle_results(
         )
 
 
-def check_violations(violations: np.ndarray, w: np.ndarray, differences: FeatureMatrix) -> None:
+def check_violations(violations: np.ndarray, score_gaps: np.ndarray) -> None:
     """Raise TaskContractViolation if the loss-augmented oracle lost to the true output.
 
     The true output has loss 0 and the same score as itself, so a correct oracle's output has
     ``Δ + w·φ(x, ŷ) >= w·φ(x, y)``: its violation ``Δ − w·ψ`` is never negative beyond
-    rounding.
+    rounding. ``score_gaps`` are the ``w·ψ`` the violations were computed from.
     """
-    scale = 1.0 + np.abs(np.asarray(differences @ w).ravel())
+    scale = 1.0 + np.abs(score_gaps)
     worse = np.flatnonzero(violations < -1e-8 * scale)
     if len(worse):
         i = int(worse[0])

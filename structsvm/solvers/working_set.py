@@ -132,3 +132,13 @@ class GramWorkingSet(WorkingSet):
     def gram_of(self, rows: np.ndarray) -> np.ndarray:
         """Return the Gram matrix of the constraints at indices ``rows`` (from the cache)."""
         return self.gram[np.ix_(rows, rows)]
+
+
+def prune_inactive(working_set: WorkingSet, C: float, inactive_window: int) -> None:
+    """Drop the constraints whose dual variable has been zero for ``inactive_window`` solves.
+
+    Works on any working set with ``alpha``, ``idle`` and ``keep(mask)``.
+    """
+    active = working_set.alpha > 1e-9 * C
+    working_set.idle = np.where(active, 0, working_set.idle + 1)
+    working_set.keep(working_set.idle < inactive_window)
