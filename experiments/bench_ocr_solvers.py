@@ -12,13 +12,9 @@ Run with ``python -m experiments.bench_ocr_solvers``.
 
 from __future__ import annotations
 
-import multiprocessing
-import resource
-import sys
-from concurrent.futures import ProcessPoolExecutor
-
 import numpy as np
 
+from experiments._measure import first_time, peak_rss_megabytes, run_in_fresh_process
 from structsvm.datasets import ocr_letters_split
 from structsvm.solvers import SOLVERS
 from tasks import ChainTask
@@ -28,17 +24,6 @@ TOL = 1e-3
 TARGET = 246.5
 TIME_LIMIT = 300.0
 SOLVER_NAMES = ("n-slack", "1-slack", "bcfw")
-
-
-def peak_rss_megabytes() -> float:
-    """Return this process's peak resident set size in megabytes."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
-
-
-def time_to_target(history: list[dict[str, float]]) -> float:
-    """Return the time of the first record whose primal is at most ``TARGET`` (nan if none)."""
-    return next((r["time"] for r in history if r["primal"] <= TARGET), float("nan"))
 
 
 def letter_accuracy(
@@ -60,7 +45,7 @@ def run_solver(name: str) -> dict[str, float | str]:
     last = state.history[-1]
     return {
         "solver": name,
-        "to target [s]": time_to_target(state.history),
+        "to target [s]": first_time(state.history, "primal", TARGET),
         "total [s]": last["time"],
         "iter": int(last["iteration"]),
         "primal": last["primal"],
@@ -91,10 +76,8 @@ def format_header(row: dict[str, float | str]) -> str:
 def main() -> None:
     """Run every solver in its own process and print the table."""
     print(f"OCR letters, small split, C={C:g}, tol={TOL:g}; time to primal <= {TARGET}")
-    context = multiprocessing.get_context("spawn")
     for k, name in enumerate(SOLVER_NAMES):
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            row = pool.submit(run_solver, name).result()
+        row = run_in_fresh_process(run_solver, name)
         if k == 0:
             print(format_header(row))
         print(format_row(row), flush=True)

@@ -1,0 +1,35 @@
+"""Measurement helpers shared by the benchmark scripts: peak memory, fresh processes, timings."""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+
+def peak_rss_megabytes() -> float:
+    """Return this process's peak resident set size in megabytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+
+
+def run_in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
+    """Call ``function(*args)`` in a newly spawned process and return its result.
+
+    A fresh process makes the peak memory it reports its own, and starts every measurement
+    from the same cold state. ``function`` must be importable (defined at module level).
+    """
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(function, *args).result()
+
+
+def first_time(history: list[dict[str, float]], key: str, threshold: float) -> float:
+    """Return the ``time`` of the first history record whose ``key`` is at most ``threshold``.
+
+    Returns nan when no record reaches it.
+    """
+    return next((r["time"] for r in history if r[key] <= threshold), float("nan"))
