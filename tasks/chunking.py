@@ -216,6 +216,39 @@ def _word_features(word: str) -> tuple[str, ...]:
     return tuple(features)
 
 
+@lru_cache(maxsize=1 << 17)
+def _word_context(word: str) -> tuple[str, ...]:
+    """The word seen from its neighbours: ``w[-2]``, ``w[-1]``, ``w[+1]``, ``w[+2]``."""
+    return (f"w[-2]={word}", f"w[-1]={word}", f"w[+1]={word}", f"w[+2]={word}")
+
+
+@lru_cache(maxsize=1 << 12)
+def _pos_context(tag: str) -> tuple[str, ...]:
+    """The POS tag at offsets -2, -1, 0, +1, +2 of the token described."""
+    return tuple(f"pos[{offset}]={tag}" for offset in ("-2", "-1", "0", "+1", "+2"))
+
+
+@lru_cache(maxsize=1 << 14)
+def _pos_pair(first: str, second: str) -> tuple[str, ...]:
+    """A POS bigram at offsets (-2,-1), (-1,0), (0,+1), (+1,+2) of the token described."""
+    return (
+        f"pos[-2]|pos[-1]={first}|{second}",
+        f"pos[-1]|pos[0]={first}|{second}",
+        f"pos[0]|pos[+1]={first}|{second}",
+        f"pos[+1]|pos[+2]={first}|{second}",
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def _pos_triple(first: str, second: str, third: str) -> tuple[str, ...]:
+    """A POS trigram at offsets (-2,-1,0), (-1,0,+1), (0,+1,+2) of the token described."""
+    return (
+        f"pos[-2]|pos[-1]|pos[0]={first}|{second}|{third}",
+        f"pos[-1]|pos[0]|pos[+1]={first}|{second}|{third}",
+        f"pos[0]|pos[+1]|pos[+2]={first}|{second}|{third}",
+    )
+
+
 def _shape(word: str) -> str:
     """Word shape with runs collapsed: ``Confidence`` → ``Xx``, ``1.5`` → ``d.d``."""
     shape = []
@@ -305,45 +338,40 @@ class ChunkingFeatures(BaseEstimator):
         if pos is None:
             raise ValueError("ChunkingFeatures needs POS tags: the sentence has pos=None")
         n = len(words)
+        # Feature strings built once per word, tag, tag pair and tag triple, and reused: this
+        # saves building and hashing most strings again (the word bigrams stay per token).
+        word = [_word_features(w) for w in words]
+        near = [_word_context(w) for w in words]
+        tag = [_pos_context(p) for p in pos]
+        pair = [_pos_pair(a, b) for a, b in itertools.pairwise(pos)]
+        triple = [_pos_triple(a, b, c) for a, b, c in zip(pos, pos[1:], pos[2:], strict=False)]
         result = []
         for t in range(n):
-            features = ["bias", *_word_features(words[t]), f"pos[0]={pos[t]}"]
+            features = ["bias", *word[t], tag[t][2]]
             if t == 0:
                 features.append("BOS")
             if t >= 1:
                 features += [
-                    f"w[-1]={words[t - 1]}",
+                    near[t - 1][1],
                     f"w[-1]|w[0]={words[t - 1]}|{words[t]}",
-                    f"pos[-1]={pos[t - 1]}",
-                    f"pos[-1]|pos[0]={pos[t - 1]}|{pos[t]}",
+                    tag[t - 1][1],
+                    pair[t - 1][1],
                 ]
             if t >= 2:
-                features += [
-                    f"w[-2]={words[t - 2]}",
-                    f"pos[-2]={pos[t - 2]}",
-                    f"pos[-2]|pos[-1]={pos[t - 2]}|{pos[t - 1]}",
-                    f"pos[-2]|pos[-1]|pos[0]={pos[t - 2]}|{pos[t - 1]}|{pos[t]}",
-                ]
+                features += [near[t - 2][0], tag[t - 2][0], pair[t - 2][0], triple[t - 2][0]]
             if t + 1 < n:
                 features += [
-                    f"w[+1]={words[t + 1]}",
+                    near[t + 1][2],
                     f"w[0]|w[+1]={words[t]}|{words[t + 1]}",
-                    f"pos[+1]={pos[t + 1]}",
-                    f"pos[0]|pos[+1]={pos[t]}|{pos[t + 1]}",
+                    tag[t + 1][3],
+                    pair[t][2],
                 ]
                 if t >= 1:
-                    features.append(
-                        f"pos[-1]|pos[0]|pos[+1]={pos[t - 1]}|{pos[t]}|{pos[t + 1]}"
-                    )
+                    features.append(triple[t - 1][1])
             else:
                 features.append("EOS")
             if t + 2 < n:
-                features += [
-                    f"w[+2]={words[t + 2]}",
-                    f"pos[+2]={pos[t + 2]}",
-                    f"pos[+1]|pos[+2]={pos[t + 1]}|{pos[t + 2]}",
-                    f"pos[0]|pos[+1]|pos[+2]={pos[t]}|{pos[t + 1]}|{pos[t + 2]}",
-                ]
+                features += [near[t + 2][3], tag[t + 2][4], pair[t + 1][3], triple[t][2]]
             result.append(features)
         return result
 
