@@ -27,10 +27,12 @@ HLT-NAACL 2003*, pages 134–141, 2003.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -388,7 +390,8 @@ class ChunkingFeatures(BaseEstimator):
         -------
         self
         """
-        self._fit_columns(_flatten([self.token_features(s) for s in sentences])[0])
+        with _gc_paused():
+            self._fit_columns(_flatten([self.token_features(s) for s in sentences])[0])
         return self
 
     def transform(self, sentences: Sequence[Sentence]) -> list[scipy.sparse.csr_matrix]:
@@ -410,19 +413,25 @@ class ChunkingFeatures(BaseEstimator):
                 "This ChunkingFeatures instance is not fitted yet: call fit or fit_transform "
                 "before transform"
             )
-        flat, row_lengths, sentence_lengths = _flatten([self.token_features(s) for s in sentences])
-        columns = np.fromiter(
-            map(self.vocabulary_.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat)
-        )
-        return self._assemble(columns, row_lengths, sentence_lengths)
+        with _gc_paused():
+            token_features = [self.token_features(s) for s in sentences]
+            flat, row_lengths, sentence_lengths = _flatten(token_features)
+            columns = np.fromiter(
+                map(self.vocabulary_.get, flat, itertools.repeat(-1)),
+                dtype=np.int64,
+                count=len(flat),
+            )
+            return self._assemble(columns, row_lengths, sentence_lengths)
 
     def fit_transform(
         self, sentences: Sequence[Sentence], y: object = None
     ) -> list[scipy.sparse.csr_matrix]:
         """Fit the vocabulary and transform the same sentences (features computed once)."""
-        flat, row_lengths, sentence_lengths = _flatten([self.token_features(s) for s in sentences])
-        columns = self._fit_columns(flat)
-        return self._assemble(columns, row_lengths, sentence_lengths)
+        with _gc_paused():
+            token_features = [self.token_features(s) for s in sentences]
+            flat, row_lengths, sentence_lengths = _flatten(token_features)
+            columns = self._fit_columns(flat)
+            return self._assemble(columns, row_lengths, sentence_lengths)
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
         """Return the feature string of every column, as an array of str."""
@@ -487,6 +496,22 @@ class ChunkingFeatures(BaseEstimator):
                 )
             )
         return matrices
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of acyclic lists and strings are made.
+
+    The collector would otherwise walk the growing heap again and again (a third of the time
+    of ``fit_transform`` on CoNLL-2000); nothing built here forms reference cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _flatten(token_features: list[list[list[str]]]) -> tuple[list[str], np.ndarray, np.ndarray]:

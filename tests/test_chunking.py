@@ -1,6 +1,7 @@
 """Text chunking: the CoNLL-2000 reader, the chunking features and conlleval's chunk scores."""
 
 import doctest
+import gc
 
 import numpy as np
 import pytest
@@ -156,6 +157,7 @@ def test_rows_hold_a_one_for_exactly_the_token_features():
             assert set(names[x[row].indices]) == set(features)
     refit = ChunkingFeatures().fit(sentences).transform(sentences)
     assert all((a != b).nnz == 0 for a, b in zip(X, refit))
+    assert gc.isenabled()  # paused for speed while the features are built, then restored
 
 
 def test_features_unseen_in_fit_are_ignored():
