@@ -1,0 +1,200 @@
+"""The benchmark table: every learner on the OCR letters, digits and CoNLL-2000 data.
+
+Sections (each learner in a fresh process, so that its peak memory is its own):
+
+* OCR letters, small and large split, C = 0.1: the averaged perceptron and the three structural
+  SVM solvers; the time each solver's certified relative duality gap first falls to 1% and to
+  0.1%, the final primal objective, the per-letter test accuracy and the peak memory. Solvers
+  stop at a 0.1% gap or after ``--time-limit`` seconds.
+* Digits (scikit-learn), C = 1: n-slack and 1-slack against
+  ``LinearSVC(multi_class="crammer_singer")``, time until the primal objective is within 1e-4
+  of LinearSVC's, and the ratio to LinearSVC's time in the same run.
+* CoNLL-2000 chunking, when the data directory is found: the structural SVM (BCFW) and
+  CRFsuite with the same features (see :mod:`experiments.conll2000`).
+
+The tables are printed as Markdown and, with ``--readme README.md``, written into the README
+between the lines ``<!-- benchmarks:begin -->`` and ``<!-- benchmarks:end -->``.
+
+Run ``python -m experiments.benchmarks --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from experiments import bench_digits, conll2000
+from experiments._measure import first_time, peak_rss_megabytes, run_in_fresh_process
+from structsvm import StructuredPerceptron
+from structsvm.datasets import ocr_letters_split
+from structsvm.solvers import SOLVERS
+from tasks import ChainTask, MulticlassTask
+
+OCR_C = 0.1
+OCR_LEARNERS = ("perceptron", "n-slack", "1-slack", "bcfw")
+PERCEPTRON_EPOCHS = 15
+BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+
+Row = dict[str, str]
+
+
+def fmt(value: float, digits: int = 3, unit: str = "") -> str:
+    """Format a measurement for the table; nan (never reached) becomes a dash."""
+    return "—" if np.isnan(value) else f"{value:.{digits}g}{unit}"
+
+
+def ocr_run(split: str, learner: str, time_limit: float) -> Row:
+    """Train one learner on one OCR split; return its table row (runs in its own process)."""
+    train, test = ocr_letters_split(split)
+    task = ChainTask(n_labels=26, n_features=128)
+    if learner == "perceptron":
+        start = time.perf_counter()
+        model = StructuredPerceptron(
+            task, max_epochs=PERCEPTRON_EPOCHS, averaged=True, random_state=0
+        ).fit(train.X, train.Y)
+        elapsed, w = time.perf_counter() - start, model.w_
+        to_1, to_01, primal = float("nan"), float("nan"), float("nan")
+        passes = f"{model.n_iter_} epochs"
+    else:
+        state = None
+        for state in SOLVERS[learner](task, train.X, train.Y, OCR_C, tol=1e-3):
+            if state.history[-1]["time"] > time_limit:
+                break
+        history = state.history
+        elapsed, w = history[-1]["time"], state.w
+        to_1 = first_time(history, "relative_gap", 1e-2)
+        to_01 = first_time(history, "relative_gap", 1e-3)
+        primal = history[-1]["primal"]
+        passes = f"{int(history[-1]['iteration'])} iter."
+    accuracy = np.mean(np.concatenate(task.batch_argmax(test.X, w)) == np.concatenate(test.Y))
+    return {
+        "learner": learner,
+        "1% gap": fmt(to_1, unit=" s"),
+        "0.1% gap": fmt(to_01, unit=" s"),
+        "total": f"{elapsed:.3g} s ({passes})",
+        "primal": fmt(primal, 5),
+        "test accuracy": f"{accuracy:.3f}",
+        "peak RSS": f"{peak_rss_megabytes():.0f} MB",
+    }
+
+
+def digits_rows() -> list[Row]:
+    """Time n-slack and 1-slack against LinearSVC on digits (all in this process)."""
+    X_train, X_test, y_train, y_test = bench_digits.load_split()
+    task = MulticlassTask(n_classes=10, n_features=64)
+    w_reference, reference_time = bench_digits.run_reference(X_train, y_train)
+    reference = bench_digits.exact_objective(task, X_train, y_train, w_reference)
+    rows = [
+        {
+            "learner": "LinearSVC (Crammer–Singer)",
+            "time": f"{reference_time:.2f} s",
+            "× LinearSVC": "1",
+            "primal": f"{reference:.5f}",
+            "test accuracy": f"{bench_digits.accuracy(task, X_test, y_test, w_reference):.3f}",
+        }
+    ]
+    for name in ("n-slack", "1-slack"):
+        record, w = bench_digits.run_solver(name, task, X_train, y_train, reference)
+        rows.append(
+            {
+                "learner": name,
+                "time": f"{record['time']:.2f} s",
+                "× LinearSVC": f"{record['time'] / reference_time:.1f}",
+                "primal": f"{record['primal']:.5f}",
+                "test accuracy": f"{bench_digits.accuracy(task, X_test, y_test, w):.3f}",
+            }
+        )
+    return rows
+
+
+def markdown_table(rows: list[Row]) -> str:
+    """Return rows (dicts with the same keys) as a Markdown table."""
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(row[c] for c in columns) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_into_readme(readme: Path, text: str) -> None:
+    """Replace the text between the benchmark markers of ``readme`` with ``text``."""
+    content = readme.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+    if not pattern.search(content):
+        raise ValueError(f"{readme} has no '{BEGIN}' ... '{END}' block to replace")
+    readme.write_text(pattern.sub(lambda _: f"{BEGIN}\n{text}\n{END}", content), "utf-8")
+
+
+def run(args: argparse.Namespace) -> str:
+    """Run the chosen sections; print and return the Markdown."""
+    parts = [
+        f"Measured on {platform.machine()} with {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, by `python -m experiments.benchmarks`."
+    ]
+    for split in args.ocr_splits:
+        train, test = ocr_letters_split(split)
+        rows = [
+            run_in_fresh_process(ocr_run, split, learner, args.time_limit)
+            for learner in OCR_LEARNERS
+        ]
+        parts.append(
+            f"**OCR letters, {split} split** ({len(train.X)} training words, "
+            f"{test.n_letters} test letters), C = {OCR_C:g}; perceptron averaged, "
+            f"{PERCEPTRON_EPOCHS} epochs; solvers stop at a 0.1% gap or after "
+            f"{args.time_limit:g} s; time to a certified relative duality gap of 1% and 0.1%:"
+            f"\n\n{markdown_table(rows)}"
+        )
+        print(parts[-1], "\n", flush=True)
+    if args.digits:
+        parts.append(
+            "**Digits** (scikit-learn, X/16, 70/30 split), C = 1, time until the primal is "
+            "within 1e-4 of LinearSVC's optimum:\n\n" + markdown_table(digits_rows())
+        )
+        print(parts[-1], "\n", flush=True)
+    data_dir = conll2000.find_data_dir(args.data_dir)
+    if data_dir is None:
+        print("CoNLL-2000 skipped: no data directory (--data-dir or STRUCTSVM_DATA)")
+    else:
+        rows = conll2000.compare(data_dir, conll2000.parse_args([]))
+        parts.append(
+            "**CoNLL-2000 chunking** (train 8,936 sentences, evaluated on dev), the same "
+            "features for both:\n\n" + markdown_table(rows)
+        )
+        print(parts[-1], "\n", flush=True)
+    text = "\n\n".join(parts)
+    if args.readme:
+        write_into_readme(Path(args.readme), text)
+        print(f"written into {args.readme}")
+    return text
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.benchmarks", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--ocr-splits", nargs="*", choices=["small", "large"],
+                        default=["small", "large"], help="OCR splits to run (default: both)")
+    parser.add_argument("--time-limit", type=float, default=120.0,
+                        help="seconds after which an OCR solver is stopped (default: 120)")
+    parser.add_argument("--no-digits", dest="digits", action="store_false",
+                        help="skip the digits section")
+    parser.add_argument("--data-dir", default=None,
+                        help="directory holding conll2000/ (default: $STRUCTSVM_DATA)")
+    parser.add_argument("--readme", default=None,
+                        help="write the tables into this README between the benchmark markers")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> str:
+    """Entry point of ``python -m experiments.benchmarks``."""
+    return run(parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
