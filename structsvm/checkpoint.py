@@ -21,28 +21,23 @@ import joblib
 from structsvm.task import Task
 
 
-def task_fingerprint(task: Task) -> str:
-    """Return a string that changes when the task's type, size or attributes change.
-
-    The attributes are hashed by :func:`joblib.hash`; a task that cannot be pickled is known
-    by its type and ``size_joint_feature`` only.
-    """
-    name = f"{type(task).__module__}.{type(task).__qualname__}[{task.size_joint_feature}]"
-    try:
-        return f"{name}:{joblib.hash(task)}"
-    except Exception:  # an unpicklable task is still identified by its type
-        return name
-
-
 def problem_key(
     solver: str, task: Task, X: Sequence[Any], Y: Sequence[Any], **options: Any
 ) -> dict[str, Any]:
-    """Return what identifies a training problem: solver, task, data (by hash) and options."""
+    """Return what identifies a training problem, in the order differences are reported.
+
+    The solver; the task's type and ``size_joint_feature``; the number of examples; the data
+    (X, Y) and the task's joint features of them, by :func:`joblib.hash`; then ``options``.
+    The task's attributes are not compared, as tasks may keep counters or caches that change
+    while they are used; a task that differs only in its loss is not told apart.
+    """
     return {
         "solver": solver,
-        "task": task_fingerprint(task),
+        "task": f"{type(task).__module__}.{type(task).__qualname__}, "
+        f"size_joint_feature={task.size_joint_feature}",
         "n_examples": len(X),
         "data": joblib.hash((X, Y)),
+        "features": joblib.hash(task.batch_joint_feature(X, Y)),
         **options,
     }
 
@@ -52,6 +47,7 @@ _WHAT = {
     "task": "task",
     "n_examples": "number of training examples",
     "data": "training data (X, Y)",
+    "features": "task's joint features of the training data",
 }
 
 
@@ -68,7 +64,7 @@ def check_same_problem(
         if before == value:
             continue
         what = _WHAT.get(name, name)
-        shown = "" if name in ("task", "data") else f": {before!r} before, {value!r} now"
+        shown = "" if name in ("data", "features") else f": {before!r} before, {value!r} now"
         raise ValueError(
             f"{estimator} with warm_start=True continues the earlier fit of the same problem, "
             f"but the {what} changed{shown}; set warm_start=False to fit from scratch"

@@ -92,7 +92,8 @@ class StructuredSVM(StructuredEstimator):
         fit interrupted and continued follows the same iterates as one uninterrupted fit.
         ``tol``, ``max_iter``, ``inactive_window``, ``order``, ``n_jobs``, ``progress``,
         ``verbose`` and the checkpoint settings may change between the fits; a different
-        solver, C, task (type, size or attributes), number of examples or training data, or
+        solver, C, number of examples or training data, task (its type, size or joint features
+        of the training data; a task that differs only in its loss is not detected), or
         (bcfw) ``averaging`` raises ValueError. ``random_state`` is not used when continuing.
         A fit that already meets ``tol`` returns without a new iteration.
     checkpoint : str or path-like, optional
@@ -102,7 +103,8 @@ class StructuredSVM(StructuredEstimator):
         the file, so the file always holds a complete checkpoint. Resume with
         ``StructuredSVM.load_checkpoint(path).fit(X, Y)``. The task must be picklable.
     checkpoint_every : int, default=10
-        Write the checkpoint after every iteration whose number is a multiple of this.
+        Write the checkpoint after every iteration whose number is a positive multiple of
+        this (numbers count on over continued fits), and once more when fit ends.
 
     Attributes
     ----------
@@ -222,6 +224,7 @@ class StructuredSVM(StructuredEstimator):
             options["initial_state"] = initial
         first = int(initial.history[-1]["iteration"]) if initial is not None else 0
         state = None
+        saved = None
         bar = tqdm(
             desc=f"{type(self).__name__}({self.solver})",
             initial=first,
@@ -234,11 +237,13 @@ class StructuredSVM(StructuredEstimator):
                 self._keep(state, key)
                 record = state.history[-1]
                 _report_iteration(record, bar, verbose)
-                if self.checkpoint is not None and record["iteration"] % every == 0:
+                iteration = int(record["iteration"])
+                if self.checkpoint is not None and iteration > 0 and iteration % every == 0:
                     self.save_checkpoint(self.checkpoint)
+                    saved = iteration
         if state is None and initial is None:
             self.w_ = np.zeros(task.size_joint_feature)
-        if state is not None and self.checkpoint is not None:
+        if state is not None and self.checkpoint is not None and saved != self.n_iter_:
             self.save_checkpoint(self.checkpoint)
         if state is not None and verbose:
             logger.info(
