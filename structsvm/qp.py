@@ -345,7 +345,8 @@ def _rescaled(
     gram: np.ndarray, offsets: np.ndarray, groups: np.ndarray, C: float
 ) -> tuple[_WorkingSetQP, float]:
     """Return the rescaled QP (without vectors) and the factor ``δ / k`` that maps α back."""
-    k = max(float(np.abs(np.diag(gram)).max(initial=0.0)), 1e-300)
+    # All-zero constraint vectors (features that vanish) leave a linear program: no scaling.
+    k = float(np.abs(np.diag(gram)).max(initial=0.0)) or 1.0
     delta = max(float(np.abs(offsets).max(initial=0.0)), 1e-300)
     used_groups, group_index = np.unique(groups, return_inverse=True)
     problem = _WorkingSetQP(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 from structsvm.base import StructuredEstimator, interruptible
@@ -117,7 +120,10 @@ class StructuredSVM(StructuredEstimator):
     n_iter_ : int
         Iterations run (QP solves).
     converged_ : bool
-        Whether the relative duality gap reached ``tol``.
+        Whether the relative duality gap reached ``tol``. A fit that used up ``max_iter``
+        without reaching it, or whose gap stopped shrinking, warns with a
+        :class:`~sklearn.exceptions.ConvergenceWarning`; its history stays exact (the recorded
+        primal objective and duality gap are those of the returned weights).
     primal_objective_, dual_objective_, duality_gap_ : float
         The last iteration's values.
     working_set_ : WorkingSet or None
@@ -243,6 +249,18 @@ class StructuredSVM(StructuredEstimator):
                     saved = iteration
         if state is None and initial is None:
             self.w_ = np.zeros(task.size_joint_feature)
+        solver_defaults = inspect.signature(SOLVERS[self.solver]).parameters
+        budget = first + options.get("max_iter", solver_defaults["max_iter"].default)
+        if state is not None and not self.interrupted_ and not self.converged_:
+            if self.n_iter_ >= budget:
+                warnings.warn(
+                    f"{type(self).__name__}({self.solver}) stopped after max_iter="
+                    f"{budget - first} iterations at a relative duality gap of "
+                    f"{state.history[-1]['relative_gap']:.2e}, above tol={options['tol']:g}; "
+                    "raise max_iter, or continue the fit with warm_start=True",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
         if state is not None and self.checkpoint is not None and saved != self.n_iter_:
             self.save_checkpoint(self.checkpoint)
         if state is not None and verbose:
