@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -10,6 +11,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from structsvm.base import StructuredEstimator, interruptible
+from structsvm.checkpoint import check_same_problem, problem_key
 from structsvm.task import Task
 from structsvm.validation import check_positive_int, check_targets_given
 
@@ -37,6 +39,13 @@ class StructuredPerceptron(StructuredEstimator):
         Visit the examples in a new random order each epoch.
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
+    warm_start : bool, default=False
+        If True and the estimator is already fitted (also after an interrupted fit), ``fit``
+        continues from the end of the last completed epoch: its weights, the averaging sums and
+        the shuffling generator, for up to ``max_epochs`` further epochs numbered on from
+        ``history_``, as one uninterrupted fit would have gone on. A different task, number
+        of examples or training data raises ValueError; ``random_state`` is then not used. A
+        fit that has converged stays as it is.
 
     Attributes
     ----------
@@ -52,7 +61,8 @@ class StructuredPerceptron(StructuredEstimator):
         One record per epoch: ``epoch``, ``mistakes``, ``n_updates`` (running total), ``time``
         (seconds since fit started).
     interrupted_ : bool
-        Whether fit was stopped by KeyboardInterrupt (the weights learned so far are kept).
+        Whether fit was stopped by KeyboardInterrupt (the weights learned so far are kept; a
+        fit with ``warm_start=True`` redoes the interrupted epoch).
     """
 
     def __init__(
@@ -62,34 +72,53 @@ class StructuredPerceptron(StructuredEstimator):
         averaged: bool = False,
         shuffle: bool = True,
         random_state: int | np.random.RandomState | None = None,
+        warm_start: bool = False,
     ) -> None:
         self.task = task
         self.max_epochs = max_epochs
         self.averaged = averaged
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredPerceptron:
-        """Learn the weights from training inputs X and outputs Y; return self."""
+        """Learn the weights from training inputs X and outputs Y; return self.
+
+        With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
+        """
         task = self._check_task()
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
-        rng = check_random_state(self.random_state)
         n = len(X)
-
-        w = np.zeros(task.size_joint_feature)
-        # Averaging without storing every w: w_avg = w − Σ_t t·Δ_t / T (Daumé's trick).
-        weighted_updates = np.zeros_like(w)
-        step = 1
-        self.w_ = w
-        self.n_updates_ = 0
-        self.n_iter_ = 0
-        self.converged_ = False
-        self.history_: list[dict[str, float]] = []
-        start = time.perf_counter()
+        key = problem_key("perceptron", self.task, X, Y)
+        resume = getattr(self, "_epoch_state", None) if self.warm_start else None
+        if resume is not None:
+            check_same_problem(self._problem_key, key, type(self).__name__)
+            if self.converged_:
+                return self
+            w, weighted_updates, step, rng = copy.deepcopy(resume)
+            first = self.n_iter_ + 1
+            history = list(self.history_)
+            start = time.perf_counter() - (history[-1]["time"] if history else 0.0)
+        else:
+            rng = check_random_state(self.random_state)
+            w = np.zeros(task.size_joint_feature)
+            # Averaging without storing every w: w_avg = w − Σ_t t·Δ_t / T (Daumé's trick).
+            weighted_updates = np.zeros_like(w)
+            step = 1
+            first = 1
+            history = []
+            start = time.perf_counter()
+            self.w_ = w
+            self.n_updates_ = 0
+            self.n_iter_ = 0
+            self.converged_ = False
+        self.history_: list[dict[str, float]] = history
+        self._problem_key = key
+        self._epoch_state = copy.deepcopy((w, weighted_updates, step, rng))
         with interruptible(self):
-            for epoch in range(1, max_epochs + 1):
+            for epoch in range(first, first + max_epochs):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 mistakes = 0
                 for i in order:
@@ -110,6 +139,7 @@ class StructuredPerceptron(StructuredEstimator):
                         "time": time.perf_counter() - start,
                     }
                 )
+                self._epoch_state = copy.deepcopy((w, weighted_updates, step, rng))
                 if mistakes == 0:
                     self.converged_ = True
                     break

@@ -345,7 +345,8 @@ def _rescaled(
     gram: np.ndarray, offsets: np.ndarray, groups: np.ndarray, C: float
 ) -> tuple[_WorkingSetQP, float]:
     """Return the rescaled QP (without vectors) and the factor ``δ / k`` that maps α back."""
-    k = max(float(np.abs(np.diag(gram)).max(initial=0.0)), 1e-300)
+    # All-zero constraint vectors (features that vanish) leave a linear program: no scaling.
+    k = float(np.abs(np.diag(gram)).max(initial=0.0)) or 1.0
     delta = max(float(np.abs(offsets).max(initial=0.0)), 1e-300)
     used_groups, group_index = np.unique(groups, return_inverse=True)
     problem = _WorkingSetQP(
@@ -579,11 +580,43 @@ def _cheaper_form(problem: _WorkingSetQP, p: int) -> str:
     return "primal" if primal_flops < dual_flops else "dual"
 
 
+SNAP_TOLERANCE = 1e-5
+
+
 def _feasible(alpha: np.ndarray, problem: _WorkingSetQP, C: float) -> np.ndarray:
     """Clip α to ``α >= 0`` and scale each group down so that its sum is at most C."""
     alpha = np.clip(alpha, 0.0, C)
     excess = np.maximum(problem.group_sums(alpha) / C, 1.0)
     return alpha / excess[problem.group_index]
+
+
+def _snap_to_bound(
+    alpha: np.ndarray,
+    objective: float,
+    gram: np.ndarray,
+    offsets: np.ndarray,
+    problem: _WorkingSetQP,
+    C: float,
+) -> tuple[np.ndarray, float]:
+    """Scale groups whose sum is within ``SNAP_TOLERANCE`` of C up to C, if that is better.
+
+    An interior-point solution stays strictly inside the bound ``Σ α_k <= C``. When the bound
+    is active and the linear part of the objective dominates (short constraint vectors, small
+    C), the distance left is a relative error of the dual objective that no later iteration
+    removes; a cutting-plane fit then stalls above a tight ``tol``. Returns α and its objective,
+    the snapped ones only if they raise the objective.
+    """
+    sums = problem.group_sums(alpha)
+    near = (sums >= (1.0 - SNAP_TOLERANCE) * C) & (sums < C) & (sums > 0)
+    if not np.any(near):
+        return alpha, objective
+    scale = np.ones_like(sums)
+    scale[near] = C / sums[near]
+    snapped = np.minimum(alpha * scale[problem.group_index], C)
+    snapped_objective = float(offsets @ snapped - 0.5 * snapped @ gram @ snapped)
+    if snapped_objective > objective:
+        return snapped, snapped_objective
+    return alpha, objective
 
 
 def _interior_point(problem: _WorkingSetQP, alpha: np.ndarray) -> _InteriorPoint:
@@ -678,4 +711,5 @@ def solve_simplex_dual(
     scaled_alpha, result = solution or solve(problem, options)
     alpha = _feasible(scaled_alpha * unscale, problem, C)
     objective = float(offsets @ alpha - 0.5 * alpha @ gram @ alpha)
+    alpha, objective = _snap_to_bound(alpha, objective, gram, offsets, problem, C)
     return SimplexDualSolution(alpha=alpha, objective=objective, qp=result, method=method)

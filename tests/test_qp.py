@@ -187,3 +187,13 @@ def test_a_warm_start_that_stalls_falls_back_to_a_cold_solve():
             initial_alpha=np.array([0.0]),
         )
     np.testing.assert_allclose(solution.alpha, [2.0 / 1.37776931], rtol=1e-7)
+
+
+def test_an_active_bound_is_reached_exactly_when_the_linear_part_dominates():
+    # One constraint with a short vector: the optimum is α = C, which an interior-point
+    # solution only approaches; the returned α is snapped onto the bound.
+    vector = np.array([[0.02047334, -0.02047334]])
+    solution = solve_simplex_dual(
+        vector @ vector.T, np.array([1.0]), np.array([0]), 0.0625, vectors=vector
+    )
+    assert solution.alpha[0] == pytest.approx(0.0625, rel=1e-15)

@@ -14,15 +14,17 @@ certified one as the cutting-plane solvers'.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from structsvm.solvers.cutting_plane import SolverState
+from structsvm.solvers.cutting_plane import SolverState, converged_on_entry, resumed_history
 from structsvm.solvers.history import iteration_record
 from structsvm.solvers.oracle import FeatureMatrix, loss_augmented_pass, primal_objective
 from structsvm.task import Task
@@ -37,6 +39,55 @@ def _add_row(target: np.ndarray, matrix: FeatureMatrix, i: int, scale: float) ->
         target += scale * matrix[i]
 
 
+@dataclass
+class BCFWDual:
+    """What a block-coordinate Frank–Wolfe run needs to continue after a pass.
+
+    Attributes
+    ----------
+    blocks : ndarray of shape (n, size_joint_feature)
+        The dual blocks ``w_i``; ``w = Σ_i w_i``.
+    block_losses : ndarray of shape (n,)
+        The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
+    w : ndarray
+        The current (not averaged) iterate.
+    total_loss : float
+        ``Σ_i ℓ_i``.
+    average_w, average_loss : ndarray and float
+        The weighted average of the iterates (zero when not averaging).
+    steps : int
+        Steps taken so far (the averaging weights depend on it).
+    rng : RandomState
+        The generator of the random order, at the state the next pass starts from.
+    averaging : bool
+        Whether the run averages its iterates.
+    """
+
+    blocks: np.ndarray
+    block_losses: np.ndarray
+    w: np.ndarray
+    total_loss: float
+    average_w: np.ndarray
+    average_loss: float
+    steps: int
+    rng: np.random.RandomState
+    averaging: bool
+
+    def copy(self) -> BCFWDual:
+        """Return a copy that later passes of a run leave alone."""
+        return BCFWDual(
+            self.blocks.copy(),
+            self.block_losses.copy(),
+            self.w.copy(),
+            self.total_loss,
+            self.average_w.copy(),
+            self.average_loss,
+            self.steps,
+            copy.deepcopy(self.rng),
+            self.averaging,
+        )
+
+
 def bcfw(
     task: Task,
     X: Sequence[Any],
@@ -48,6 +99,7 @@ def bcfw(
     averaging: bool = True,
     order: str = "random",
     random_state: int | np.random.RandomState | None = None,
+    initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -67,28 +119,56 @@ def bcfw(
     order : {"random", "cyclic"}, default="random"
         Visit the blocks in a fresh random permutation each pass, or in index order.
     random_state : int, RandomState or None
-        Seed of the random order.
+        Seed of the random order (not used when continuing: the order goes on from the
+        generator state kept in ``initial_state``).
+    initial_state : SolverState, optional
+        A state yielded by an earlier run on the same task, data and C with the same
+        ``averaging``: continue from its blocks, average, step count and random generator
+        for up to ``max_iter`` further passes, numbering them on from its history, exactly as
+        the earlier run would have gone on. A state that already meets ``tol`` is yielded
+        back, marked converged, without a new pass. ``initial_state`` is left unchanged.
 
     Yields
     ------
     SolverState
-        The state after each pass (``working_set`` is None: BCFW keeps its dual in blocks).
+        The state after each pass (``working_set`` is None: BCFW keeps its dual in blocks,
+        in ``dual_state``).
     """
     if order not in ("random", "cyclic"):
         raise ValueError(f"order must be 'random' or 'cyclic', got {order!r}")
-    rng = check_random_state(random_state)
     n, size = len(X), task.size_joint_feature
     true_features = task.batch_joint_feature(X, Y)
-    blocks = np.zeros((n, size))
-    block_losses = np.zeros(n)
-    w = np.zeros(size)
-    total_loss = 0.0
-    average_w, average_loss = np.zeros(size), 0.0
-    steps = 0
-    state = SolverState(w=w.copy(), working_set=None)
-    start = time.perf_counter()
-    oracle_calls = 0
-    for iteration in range(max_iter + 1):
+    if initial_state is None:
+        rng = check_random_state(random_state)
+        blocks = np.zeros((n, size))
+        block_losses = np.zeros(n)
+        w = np.zeros(size)
+        total_loss = 0.0
+        average_w, average_loss = np.zeros(size), 0.0
+        steps = 0
+        state = SolverState(w=w.copy(), working_set=None)
+        start = time.perf_counter()
+        oracle_calls = 0
+        first, last_iteration = 0, max_iter
+    else:
+        done = converged_on_entry(initial_state, tol)
+        if done is not None:
+            yield done
+            return
+        resume: BCFWDual = initial_state.dual_state.copy()
+        if resume.averaging != bool(averaging):
+            raise ValueError(
+                f"cannot continue a run with averaging={resume.averaging} with "
+                f"averaging={bool(averaging)}"
+            )
+        rng, blocks, block_losses, w = resume.rng, resume.blocks, resume.block_losses, resume.w
+        total_loss, steps = resume.total_loss, resume.steps
+        average_w, average_loss = resume.average_w, resume.average_loss
+        history, last, start = resumed_history(initial_state)
+        state = SolverState(w=initial_state.w.copy(), working_set=None, history=history)
+        oracle_calls = int(history[-1]["oracle_calls"])
+        first, last_iteration = last + 1, last + max_iter
+    for iteration in range(first, last_iteration + 1):
         if iteration > 0:
             for i in rng.permutation(n) if order == "random" else range(n):
                 y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
@@ -131,6 +211,17 @@ def bcfw(
             )
         )
         state.converged = primal - dual <= tol * primal
+        state.dual_state = BCFWDual(
+            blocks,
+            block_losses,
+            w,
+            total_loss,
+            average_w,
+            average_loss,
+            steps,
+            rng,
+            bool(averaging),
+        ).copy()
         yield state
         if state.converged:
             return

@@ -16,6 +16,7 @@ optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import time
 from collections.abc import Hashable, Iterator, Sequence
@@ -129,12 +130,78 @@ class SolverState:
         ``relative_gap``, ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time``.
     converged : bool
         Whether the relative duality gap reached ``tol``.
+    dual_state : object or None
+        What the solver needs to continue from this iteration (:class:`CuttingPlaneDual` or
+        :class:`~structsvm.solvers.bcfw.BCFWDual`): a snapshot taken when the state is
+        yielded, which later iterations leave alone. Passed back to the solver as
+        ``initial_state``, the run continues as if it had never stopped.
     """
 
     w: np.ndarray
     working_set: WorkingSet | None
     history: list[dict[str, float]] = field(default_factory=list)
     converged: bool = False
+    dual_state: Any = None
+
+
+@dataclass
+class CuttingPlaneDual:
+    """What a cutting-plane run needs to continue after an iteration.
+
+    Attributes
+    ----------
+    working_set : WorkingSet
+        The constraints and their dual variables α, with ``w = Σ α_k ψ_k``.
+    formulation : Formulation
+        How constraints are made (with its own counters).
+    optimiser : DualOptimiser
+        How α is improved (with its block sizes and random generator).
+    oracle : OraclePass
+        The loss-augmented pass at ``w``, from which the next iteration adds constraints.
+    dual : float
+        The dual objective at α.
+    """
+
+    working_set: WorkingSet
+    formulation: Formulation
+    optimiser: DualOptimiser
+    oracle: OraclePass
+    dual: float
+
+    def copy(self) -> CuttingPlaneDual:
+        """Return a copy that later iterations of a run leave alone (the pass is shared)."""
+        return CuttingPlaneDual(
+            self.working_set.copy(),
+            copy.deepcopy(self.formulation),
+            copy.deepcopy(self.optimiser),
+            self.oracle,
+            self.dual,
+        )
+
+
+def resumed_history(initial_state: SolverState) -> tuple[list[dict[str, float]], int, float]:
+    """Return a copy of a state's history, its last iteration number and a matching start time.
+
+    The start time is ``time.perf_counter()`` moved back by the seconds already recorded, so
+    the ``time`` of the records goes on counting from where the earlier run stopped.
+    """
+    history = list(initial_state.history)
+    last = history[-1]
+    return history, int(last["iteration"]), time.perf_counter() - last["time"]
+
+
+def converged_on_entry(initial_state: SolverState, tol: float) -> SolverState | None:
+    """Return a copy of the state if its last record already meets ``tol``, else None."""
+    last = initial_state.history[-1]
+    if last["primal"] - last["dual"] > tol * last["primal"]:
+        return None
+    return SolverState(
+        w=initial_state.w,
+        working_set=initial_state.working_set,
+        history=list(initial_state.history),
+        converged=True,
+        dual_state=initial_state.dual_state,
+    )
 
 
 def cutting_plane(
@@ -148,24 +215,50 @@ def cutting_plane(
     tol: float,
     max_iter: int,
     inactive_window: int,
+    initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
     Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual
     variables of the working-set QP and evaluates the new ``w``. The generator stops when the
     relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
+
+    With ``initial_state`` (a state this function yielded earlier, for the same task, data and
+    C) the run continues from its working set, formulation and optimiser instead, numbering
+    iterations on from its history, and ``formulation`` and ``optimiser`` are not used; up to
+    ``max_iter`` further iterations run. A state that already meets ``tol`` is yielded back,
+    marked converged, without a new iteration. ``initial_state`` itself is left unchanged.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
-    working_set = optimiser.new_working_set(task.size_joint_feature)
-    state = SolverState(w=np.zeros(task.size_joint_feature), working_set=working_set)
-    dual = 0.0
-    oracle_calls = 0
-    qp_time = 0.0
-    start = time.perf_counter()
     oracle: OraclePass | None = None
+    if initial_state is None:
+        working_set = optimiser.new_working_set(task.size_joint_feature)
+        state = SolverState(w=np.zeros(task.size_joint_feature), working_set=working_set)
+        dual = 0.0
+        oracle_calls = 0
+        qp_time = 0.0
+        first, last_iteration = 0, max_iter
+        start = time.perf_counter()
+    else:
+        done = converged_on_entry(initial_state, tol)
+        if done is not None:
+            yield done
+            return
+        resume: CuttingPlaneDual = initial_state.dual_state.copy()
+        working_set, formulation, optimiser = (
+            resume.working_set,
+            resume.formulation,
+            resume.optimiser,
+        )
+        oracle, dual = resume.oracle, resume.dual
+        history, last, start = resumed_history(initial_state)
+        state = SolverState(w=initial_state.w.copy(), working_set=working_set, history=history)
+        oracle_calls = int(history[-1]["oracle_calls"])
+        qp_time = float(history[-1]["qp_time"])
+        first, last_iteration = last + 1, last + max_iter
     new: NewConstraints | None = None
-    for iteration in range(max_iter + 1):
+    for iteration in range(first, last_iteration + 1):
         if oracle is not None:
             new = formulation.new_constraints(oracle, working_set, state.w)
             if len(new.offsets):
@@ -193,6 +286,10 @@ def cutting_plane(
             )
         )
         state.converged = primal - dual <= tol * primal
+        state.dual_state = CuttingPlaneDual(
+            working_set, formulation, optimiser, oracle, dual
+        ).copy()
+        state.working_set = state.dual_state.working_set
         yield state
         if state.converged or stalled(
             state.history,

@@ -55,6 +55,7 @@ def n_slack(
     max_iter: int = 200,
     inactive_window: int = 1,
     max_block_constraints: int = 150,
+    initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -77,11 +78,16 @@ def n_slack(
         Most constraints in one sub-QP of the decomposition (see
         :class:`~structsvm.solvers.decomposition.BlockDecomposition`); a bound of at least the
         working-set size solves the whole working-set QP at once.
+    initial_state : SolverState, optional
+        A state yielded by an earlier run on the same task, data and C: continue from it for
+        up to ``max_iter`` further iterations (see
+        :func:`~structsvm.solvers.cutting_plane.cutting_plane`).
 
     Yields
     ------
     SolverState
-        The state after each iteration (weights, working set, history).
+        The state after each iteration (weights, working set, history, and the dual state
+        a later run can continue from).
     """
     yield from cutting_plane(
         task,
@@ -93,4 +99,5 @@ def n_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        initial_state=initial_state,
     )

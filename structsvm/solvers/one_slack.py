@@ -57,16 +57,19 @@ def one_slack(
     tol: float = 1e-3,
     max_iter: int = 2000,
     inactive_window: int = 50,
+    initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
-    Parameters are those of :func:`structsvm.solvers.n_slack.n_slack`; by default more
-    iterations are allowed (each adds one constraint) and constraints stay longer.
+    Parameters are those of :func:`structsvm.solvers.n_slack.n_slack` (including
+    ``initial_state``, to continue an earlier run); by default more iterations are allowed
+    (each adds one constraint) and constraints stay longer.
 
     Yields
     ------
     SolverState
-        The state after each iteration (weights, working set, history).
+        The state after each iteration (weights, working set, history, and the dual state
+        a later run can continue from).
     """
     yield from cutting_plane(
         task,
@@ -78,4 +81,5 @@ def one_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        initial_state=initial_state,
     )

@@ -9,6 +9,7 @@ scratch.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -45,6 +46,19 @@ class WorkingSet:
 
     def __contains__(self, key: tuple[int, Hashable]) -> bool:
         return key in self._key_set
+
+    def copy(self) -> WorkingSet:
+        """Return a copy that later changes to this working set leave alone.
+
+        The constraint arrays are replaced, never changed in place, by :meth:`add` and
+        :meth:`keep`, so they are shared; the dual variables, idle counts and keys are copied.
+        """
+        clone = copy.copy(self)
+        clone.alpha = self.alpha.copy()
+        clone.idle = self.idle.copy()
+        clone.keys = list(self.keys)
+        clone._key_set = set(self._key_set)
+        return clone
 
     def add(
         self,
