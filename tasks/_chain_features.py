@@ -56,10 +56,9 @@ def chain_features_csr(
     """Return ``(indptr, indices, data)`` of the joint features of every sequence.
 
     ``X_indptr``, ``X_indices`` and ``X_data`` hold all N positions (rows of width
-    ``n_features``) one sequence after another in CSR form, each row's column indices
-    distinct; ``Y_all`` (N,) holds their labels and ``offsets`` (n + 1,) marks where each
-    sequence starts. The ``*_at`` arguments are the column where each block begins. Emission
-    sums that come out exactly zero are left out.
+    ``n_features``) one sequence after another in CSR form; ``Y_all`` (N,) holds their labels
+    and ``offsets`` (n + 1,) marks where each sequence starts. The ``*_at`` arguments are the
+    column where each block begins. Emission sums that come out exactly zero are left out.
     """
     n_sequences = len(offsets) - 1
     bound = 0
@@ -71,33 +70,46 @@ def chain_features_csr(
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
     label_counts = np.zeros(n_labels)
+    label_entries = np.zeros(n_labels + 1, dtype=np.int64)
     pair_counts = np.zeros(n_labels * n_labels)
     nnz = 0
     for k in range(n_sequences):
         first, stop = offsets[k], offsets[k + 1]
-        # Emissions: every stored entry x_t[j] goes to column y_t * d + j; a stable sort of
-        # these columns keeps the entries of one column in position order.
+        # Emissions: bucket the stored entries by their position's label (a counting sort),
+        # then sort each bucket by (column, entry number), so that the entries of one column
+        # are summed in position order.
         entries_at = X_indptr[first]
         n_entries = X_indptr[stop] - entries_at
-        columns = np.empty(n_entries, dtype=np.int64)
         for t in range(first, stop):
             label_counts[Y_all[t]] += 1.0
-            for p in range(X_indptr[t], X_indptr[t + 1]):
-                columns[p - entries_at] = Y_all[t] * n_features + X_indices[p]
+            label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
             if use_transitions and t + 1 < stop:
                 pair_counts[Y_all[t] * n_labels + Y_all[t + 1]] += 1.0
-        order = np.argsort(columns, kind="mergesort")
-        position = 0
-        while position < n_entries:
-            column = columns[order[position]]
-            total = 0.0
-            while position < n_entries and columns[order[position]] == column:
-                total += X_data[entries_at + order[position]]
-                position += 1
-            if total != 0.0:
-                indices[nnz] = column
-                data[nnz] = total
-                nnz += 1
+        for label in range(n_labels):
+            label_entries[label + 1] += label_entries[label]
+        keys = np.empty(n_entries, dtype=np.int64)
+        for t in range(first, stop):
+            for p in range(X_indptr[t], X_indptr[t + 1]):
+                keys[label_entries[Y_all[t]]] = X_indices[p] * n_entries + (p - entries_at)
+                label_entries[Y_all[t]] += 1
+        bucket_start = 0
+        for label in range(n_labels):
+            bucket_stop = label_entries[label]
+            if bucket_stop - bucket_start > 1:
+                keys[bucket_start:bucket_stop].sort()
+            position = bucket_start
+            while position < bucket_stop:
+                column = keys[position] // n_entries
+                total = 0.0
+                while position < bucket_stop and keys[position] // n_entries == column:
+                    total += X_data[entries_at + keys[position] % n_entries]
+                    position += 1
+                if total != 0.0:
+                    indices[nnz] = label * n_features + column
+                    data[nnz] = total
+                    nnz += 1
+            bucket_start = bucket_stop
+        label_entries[:] = 0
         if use_transitions:
             for label in range(n_labels):
                 if label_counts[label] > 0:

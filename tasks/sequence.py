@@ -209,25 +209,20 @@ class ChainTask(Task):
         -------
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
-        X_all, offsets = _concatenate(X)
-        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        indptr, indices, data = chain_features_csr(
-            *_csr_arrays(X_all),
-            self.n_features,
-            Y_all,
-            offsets,
-            self.n_labels,
-            self._transitions_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.start_end,
-            self.bias,
-        )
+        indptr, indices, data = self._features_csr(X, Y)
         return scipy.sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(offsets) - 1, self.size_joint_feature)
+            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
         )
+
+    def sparse_joint_feature(
+        self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the non-zero entries of φ(x, y): sorted column indices and their values.
+
+        Costs time in proportion to the stored entries of ``x``, without building a matrix.
+        """
+        _, indices, data = self._features_csr([x], [y])
+        return indices, data
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
@@ -277,6 +272,27 @@ class ChainTask(Task):
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
     # ----------------------------------------------------------------- weight blocks
+    def _features_csr(
+        self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
+        X_all, offsets = _concatenate(X)
+        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        return chain_features_csr(
+            *_csr_arrays(X_all),
+            self.n_features,
+            Y_all,
+            offsets,
+            self.n_labels,
+            self._transitions_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.start_end,
+            self.bias,
+        )
+
     def _unary_scores(
         self, X: Sequence[np.ndarray], w: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -366,13 +382,18 @@ def _concatenate(
 
     The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
     """
+    if len(X) == 1:
+        x = X[0]
+        if scipy.sparse.issparse(x):
+            x = x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)
+        else:
+            x = np.asarray(x, dtype=np.float64)
+        return x, np.array([0, x.shape[0]], dtype=np.int64)
     lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
-    if len(X) == 1 and scipy.sparse.isspmatrix_csr(X[0]):
-        return X[0], offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
 
 
