@@ -24,8 +24,8 @@ class ChainTask(Task):
 
     An input ``x`` is a float array or a ``scipy.sparse`` matrix of shape (T, n_features), one
     row per position; its output ``y`` is an int array of shape (T,) with labels in
-    ``0 .. n_labels - 1``. With L labels and
-    d features, the weight vector is laid out in blocks, in this order:
+    ``0 .. n_labels - 1``. With L labels and d features, the weight vector is laid out in blocks,
+    in this order:
 
     * emissions, ``w[:L*d].reshape(L, d)``: row ``y`` scores the features seen with label ``y``;
     * if ``transitions``, the L×L transition matrix (row: previous label, column: next label);
@@ -132,8 +132,14 @@ class ChainTask(Task):
             A dense vector for a dense ``x``; one sparse row for a sparse ``x``, whose φ would
             be mostly zeros.
         """
-        phi = self.batch_joint_feature([x], [y])
-        return phi if scipy.sparse.issparse(x) else phi.toarray().ravel()
+        indptr, indices, data = self._features_csr([x], [y])
+        if scipy.sparse.issparse(x):
+            return scipy.sparse.csr_matrix(
+                (data, indices, indptr), shape=(1, self.size_joint_feature)
+            )
+        phi = np.zeros(self.size_joint_feature)
+        phi[indices] = data
+        return phi
 
     def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
         """Return the weighted Hamming loss, ``Σ_t label_weights[y_true[t]]`` over wrong t."""
@@ -308,7 +314,12 @@ class ChainTask(Task):
             unary = X_all @ emissions.T
         if self.bias:
             unary += w[self._bias_at : self.size_joint_feature]
-        if not (np.all(np.isfinite(unary)) and np.all(np.isfinite(w[self._transitions_at :]))):
+        chain_part = w[self._transitions_at :]
+        # One sum each is a cheaper test than element-wise isfinite; a sum that overflows
+        # sends finite values to the exact test.
+        if not np.isfinite(unary.sum() + chain_part.sum()) and not (
+            np.all(np.isfinite(unary)) and np.all(np.isfinite(chain_part))
+        ):
             check_weights(w, self.size_joint_feature)
             raise ValueError("the scores of X under w overflow: they are not finite")
         return unary, offsets
