@@ -106,6 +106,10 @@ class ParallelTask(Task):
         """Return the wrapped task's joint features of many examples."""
         return self.task.batch_joint_feature(X, Y)
 
+    def sparse_joint_feature(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the wrapped task's non-zero entries of φ(x, y)."""
+        return self.task.sparse_joint_feature(x, y)
+
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
         """Return the wrapped task's losses of many examples."""
         return self.task.batch_loss(Y_true, Y)

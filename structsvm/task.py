@@ -41,7 +41,8 @@ class Task:
     real tasks override the oracles with dynamic programs or other exact solvers.
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
-    with vectorised or compiled versions. Inputs ``X`` and outputs ``Y`` are sequences indexable
+    with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
+    sparse. Inputs ``X`` and outputs ``Y`` are sequences indexable
     by example (a list, or an array whose first axis runs over examples).
     """
 
@@ -122,6 +123,32 @@ class Task:
                 [scipy.sparse.csr_matrix(row).reshape(1, -1) for row in rows], format="csr"
             )
         return np.array(rows)
+
+    def sparse_joint_feature(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the non-zero entries of φ(x, y) as sorted column indices and their values.
+
+        Solvers that keep their iterates sparse (bcfw) call it once per step, so its cost
+        should grow with the entries, not with ``size_joint_feature``. The base class takes the
+        only row of ``batch_joint_feature([x], [y])``; tasks with long, sparse joint features
+        override it to skip building a matrix.
+
+        Returns
+        -------
+        indices : ndarray of int64
+            Distinct column indices in increasing order.
+        values : ndarray of float64
+            φ(x, y) at those columns (a task may keep entries that happen to be zero).
+        """
+        phi = self.batch_joint_feature([x], [y])
+        if not scipy.sparse.issparse(phi):
+            row = np.asarray(phi, dtype=np.float64).ravel()
+            indices = np.flatnonzero(row)
+            return indices, row[indices]
+        row = scipy.sparse.csr_matrix(phi, dtype=np.float64)
+        if not row.has_canonical_format:
+            row = row.copy()
+            row.sum_duplicates()
+        return row.indices.astype(np.int64, copy=False), row.data
 
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
         """Return Δ(Y_true[i], Y[i]) for every example, shape (n,)."""

@@ -30,8 +30,10 @@ def check_targets_given(Y: Any) -> None:
         )
 
 
-def check_feature_array(x: Any, name: str, *, ndim: int, n_features: int | None) -> np.ndarray:
-    """Return ``x`` as a finite float64 array of ``ndim`` dimensions and the given width.
+def check_feature_array(
+    x: Any, name: str, *, ndim: int, n_features: int | None, finite: bool = True
+) -> np.ndarray:
+    """Return ``x`` as a float64 array of ``ndim`` dimensions and the given width.
 
     Parameters
     ----------
@@ -43,6 +45,8 @@ def check_feature_array(x: Any, name: str, *, ndim: int, n_features: int | None)
         Required number of dimensions (1 for one feature vector, 2 for rows of them).
     n_features : int or None
         Required length of the last axis, or None to accept any.
+    finite : bool, default=True
+        Also require every entry to be finite (a pass over the whole array).
     """
     try:
         array = np.asarray(x, dtype=np.float64)
@@ -54,7 +58,7 @@ def check_feature_array(x: Any, name: str, *, ndim: int, n_features: int | None)
         raise ValueError(
             f"{name} has {array.shape[-1]} features per row, expected n_features={n_features}"
         )
-    if not np.all(np.isfinite(array)):
+    if finite and not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return array
 
@@ -112,9 +116,13 @@ def check_finite_float(value: Any, name: str) -> float:
     return float(value)
 
 
-def check_weights(w: Any, size: int) -> np.ndarray:
-    """Return a weight vector as a finite float64 array of length ``size``."""
-    return check_feature_array(w, "w", ndim=1, n_features=size)
+def check_weights(w: Any, size: int, *, finite: bool = True) -> np.ndarray:
+    """Return a weight vector as a float64 array of length ``size``, finite unless told.
+
+    ``finite=False`` skips the pass over all entries, for callers that check the part of
+    ``w`` they read (a cost independent of ``size``).
+    """
+    return check_feature_array(w, "w", ndim=1, n_features=size, finite=finite)
 
 
 def take(data: Sequence[Any], indices: np.ndarray) -> Sequence[Any]:

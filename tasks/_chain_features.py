@@ -5,6 +5,11 @@ sums ``Σ_{t: y_t = l} x_t`` for every label l (emissions), the counts of label 
 ``(y_t, y_{t+1})`` (transitions), indicators of the first and last labels, and label counts
 (bias). Building the CSR arrays directly, one sequence at a time with sorted column indices,
 avoids the sort and duplicate summation of a COO conversion.
+
+The positions are read in CSR form (``indptr``, ``indices``, ``data``), so the work and the
+memory grow with the stored entries of the sequence, never with ``n_labels * n_features``;
+dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
+in position order, so dense and sparse positions of the same values give the same bits.
 """
 
 from __future__ import annotations
@@ -14,8 +19,29 @@ import numpy as np
 
 
 @numba.njit(cache=True)
+def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array."""
+    n_rows, n_columns = X.shape
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    indices = np.empty(n_rows * n_columns, dtype=np.int64)
+    data = np.empty(n_rows * n_columns, dtype=np.float64)
+    nnz = 0
+    for t in range(n_rows):
+        for j in range(n_columns):
+            if X[t, j] != 0.0:
+                indices[nnz] = j
+                data[nnz] = X[t, j]
+                nnz += 1
+        indptr[t + 1] = nnz
+    return indptr, indices[:nnz], data[:nnz]
+
+
+@numba.njit(cache=True)
 def chain_features_csr(
-    X_all: np.ndarray,
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
     Y_all: np.ndarray,
     offsets: np.ndarray,
     n_labels: int,
@@ -29,39 +55,61 @@ def chain_features_csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of the joint features of every sequence.
 
-    ``X_all`` (N, d) and ``Y_all`` (N,) hold all positions one sequence after another;
-    ``offsets`` (n + 1,) marks where each sequence starts. The ``*_at`` arguments are the
-    column where each block begins.
+    ``X_indptr``, ``X_indices`` and ``X_data`` hold all N positions (rows of width
+    ``n_features``) one sequence after another in CSR form; ``Y_all`` (N,) holds their labels
+    and ``offsets`` (n + 1,) marks where each sequence starts. The ``*_at`` arguments are the
+    column where each block begins. Emission sums that come out exactly zero are left out.
     """
     n_sequences = len(offsets) - 1
-    n_features = X_all.shape[1]
     bound = 0
     for k in range(n_sequences):
-        length = offsets[k + 1] - offsets[k]
-        bound += min(length, n_labels) * (n_features + 1) + length + 2
+        first, stop = offsets[k], offsets[k + 1]
+        length = stop - first
+        bound += X_indptr[stop] - X_indptr[first] + length + 2 + min(length, n_labels)
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
-    sums = np.zeros((n_labels, n_features))
     label_counts = np.zeros(n_labels)
+    label_entries = np.zeros(n_labels + 1, dtype=np.int64)
     pair_counts = np.zeros(n_labels * n_labels)
     nnz = 0
     for k in range(n_sequences):
         first, stop = offsets[k], offsets[k + 1]
+        # Emissions: bucket the stored entries by their position's label (a counting sort),
+        # then sort each bucket by (column, entry number), so that the entries of one column
+        # are summed in position order.
+        entries_at = X_indptr[first]
+        n_entries = X_indptr[stop] - entries_at
         for t in range(first, stop):
             label_counts[Y_all[t]] += 1.0
-            for j in range(n_features):
-                sums[Y_all[t], j] += X_all[t, j]
+            label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
             if use_transitions and t + 1 < stop:
                 pair_counts[Y_all[t] * n_labels + Y_all[t + 1]] += 1.0
         for label in range(n_labels):
-            if label_counts[label] > 0:
-                for j in range(n_features):
-                    if sums[label, j] != 0.0:
-                        indices[nnz] = label * n_features + j
-                        data[nnz] = sums[label, j]
-                        nnz += 1
-                        sums[label, j] = 0.0
+            label_entries[label + 1] += label_entries[label]
+        keys = np.empty(n_entries, dtype=np.int64)
+        for t in range(first, stop):
+            for p in range(X_indptr[t], X_indptr[t + 1]):
+                keys[label_entries[Y_all[t]]] = X_indices[p] * n_entries + (p - entries_at)
+                label_entries[Y_all[t]] += 1
+        bucket_start = 0
+        for label in range(n_labels):
+            bucket_stop = label_entries[label]
+            if bucket_stop - bucket_start > 1:
+                keys[bucket_start:bucket_stop].sort()
+            position = bucket_start
+            while position < bucket_stop:
+                column = keys[position] // n_entries
+                total = 0.0
+                while position < bucket_stop and keys[position] // n_entries == column:
+                    total += X_data[entries_at + keys[position] % n_entries]
+                    position += 1
+                if total != 0.0:
+                    indices[nnz] = label * n_features + column
+                    data[nnz] = total
+                    nnz += 1
+            bucket_start = bucket_stop
+        label_entries[:] = 0
         if use_transitions:
             for label in range(n_labels):
                 if label_counts[label] > 0:
@@ -87,3 +135,23 @@ def chain_features_csr(
                 label_counts[label] = 0.0
         indptr[k + 1] = nnz
     return indptr, indices[:nnz], data[:nnz]
+
+
+@numba.njit(cache=True)
+def sparse_unary_scores(
+    X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray
+) -> np.ndarray:
+    """Return ``X_all @ emissions.T`` for CSR rows ``X_all``, shape (N, n_labels).
+
+    Reads only the columns of ``emissions`` (L, d) that the rows store, so a batch of short
+    sparse sequences costs its stored entries times L, not ``L * d``.
+    """
+    n_positions = len(X_indptr) - 1
+    n_labels = emissions.shape[0]
+    unary = np.zeros((n_positions, n_labels))
+    for t in range(n_positions):
+        for p in range(X_indptr[t], X_indptr[t + 1]):
+            j, value = X_indices[p], X_data[p]
+            for label in range(n_labels):
+                unary[t, label] += value * emissions[label, j]
+    return unary

@@ -15,16 +15,17 @@ from structsvm.validation import (
     check_positive_int,
     check_weights,
 )
-from tasks._chain_features import chain_features_csr
+from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 
 
 class ChainTask(Task):
     """Label every position of a sequence: a linear-chain model with a Hamming loss.
 
-    An input ``x`` is a float array of shape (T, n_features), one row per position; its output
-    ``y`` is an int array of shape (T,) with labels in ``0 .. n_labels - 1``. With L labels and
-    d features, the weight vector is laid out in blocks, in this order:
+    An input ``x`` is a float array or a ``scipy.sparse`` matrix of shape (T, n_features), one
+    row per position; its output ``y`` is an int array of shape (T,) with labels in
+    ``0 .. n_labels - 1``. With L labels and d features, the weight vector is laid out in blocks,
+    in this order:
 
     * emissions, ``w[:L*d].reshape(L, d)``: row ``y`` scores the features seen with label ``y``;
     * if ``transitions``, the L×L transition matrix (row: previous label, column: next label);
@@ -44,6 +45,13 @@ class ChainTask(Task):
     Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
     Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
     convert with :func:`split_sequences`.
+
+    Sparse sequences (any ``scipy.sparse`` format, held as CSR float64 after
+    :meth:`check_data`) suit text, where each position has a few active features out of
+    hundreds of thousands: every method then costs time and memory in proportion to the stored
+    entries, never to ``n_labels * n_features``, and gives the same results as the dense array
+    of the same values (the same bits, whenever the scores are computed exactly). A list mixing
+    dense and sparse sequences is held as all sparse.
 
     Parameters
     ----------
@@ -73,6 +81,10 @@ class ChainTask(Task):
     first in the order of :meth:`outputs`), as the base class's enumeration oracles would pick.
     The rule holds exactly when the scores are computed exactly (for example integer weights and
     features); otherwise rounding decides between labellings whose scores agree to the last bit.
+
+    The oracles check the finiteness of the part of ``w`` they read (the scores they compute and
+    the transition, start, end and bias weights), not of every emission weight, so that one call
+    on a short sequence does not pay for a pass over all of ``w``.
     """
 
     def __init__(
@@ -104,34 +116,29 @@ class ChainTask(Task):
         )
 
     # ----------------------------------------------------------------- single examples
-    def joint_feature(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def joint_feature(
+        self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
+    ) -> np.ndarray | scipy.sparse.csr_matrix:
         """Return φ(x, y): per-label feature sums, then transition, start/end and label counts.
 
         Parameters
         ----------
-        x : ndarray of shape (T, n_features)
+        x : ndarray or scipy.sparse matrix of shape (T, n_features)
         y : ndarray of shape (T,), int
 
         Returns
         -------
-        ndarray of shape (size_joint_feature,)
+        ndarray of shape (size_joint_feature,), or csr_matrix of shape (1, size_joint_feature)
+            A dense vector for a dense ``x``; one sparse row for a sparse ``x``, whose φ would
+            be mostly zeros.
         """
-        x = np.asarray(x, dtype=np.float64)
-        y = np.asarray(y, dtype=np.int64)
-        n_labels = self.n_labels
-        phi = np.zeros(self.size_joint_feature)
-        one_hot = np.eye(n_labels)[y]
-        phi[: self._transitions_at] = (one_hot.T @ x).ravel()
-        if self.transitions:
-            pairs = y[:-1] * n_labels + y[1:]
-            phi[self._transitions_at : self._start_at] = np.bincount(
-                pairs, minlength=n_labels * n_labels
+        indptr, indices, data = self._features_csr([x], [y])
+        if scipy.sparse.issparse(x):
+            return scipy.sparse.csr_matrix(
+                (data, indices, indptr), shape=(1, self.size_joint_feature)
             )
-        if self.start_end:
-            phi[self._start_at + y[0]] += 1.0
-            phi[self._end_at + y[-1]] += 1.0
-        if self.bias:
-            phi[self._bias_at : self.size_joint_feature] = np.bincount(y, minlength=n_labels)
+        phi = np.zeros(self.size_joint_feature)
+        phi[indices] = data
         return phi
 
     def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
@@ -145,7 +152,7 @@ class ChainTask(Task):
 
     def outputs(self, x: np.ndarray) -> Iterator[np.ndarray]:
         """Yield all ``n_labels ** T`` labellings of x in lexicographic order (tiny T only)."""
-        for labels in itertools.product(range(self.n_labels), repeat=len(x)):
+        for labels in itertools.product(range(self.n_labels), repeat=_n_positions(x)):
             yield np.array(labels, dtype=np.int64)
 
     def argmax(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -164,6 +171,9 @@ class ChainTask(Task):
     ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
         """Return X as a list of finite (T_k, n_features) float arrays and Y as int labels.
 
+        Sparse sequences come back as CSR float64 matrices with sorted, distinct column indices.
+        If any sequence is sparse, the dense ones are converted too, so that X is all sparse.
+
         Raises
         ------
         ValueError
@@ -179,6 +189,8 @@ class ChainTask(Task):
         if len(X) == 0:
             raise ValueError("X is empty: expected at least one sequence")
         X = [_check_sequence(x, f"X[{k}]", self.n_features) for k, x in enumerate(X)]
+        if any(scipy.sparse.issparse(x) for x in X):
+            X = [scipy.sparse.csr_matrix(x) for x in X]
         if Y is None:
             return X, None
         if len(Y) != len(X):
@@ -187,8 +199,10 @@ class ChainTask(Task):
             )
         Y = [check_labels(y, f"Y[{k}]", n_labels=self.n_labels) for k, y in enumerate(Y)]
         for k, (x, y) in enumerate(zip(X, Y, strict=True)):
-            if len(y) != len(x):
-                raise ValueError(f"Y[{k}] has {len(y)} labels but X[{k}] has {len(x)} positions")
+            if len(y) != x.shape[0]:
+                raise ValueError(
+                    f"Y[{k}] has {len(y)} labels but X[{k}] has {x.shape[0]} positions"
+                )
         return X, Y
 
     # ----------------------------------------------------------------- vectorised batches
@@ -201,24 +215,20 @@ class ChainTask(Task):
         -------
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
-        X_all, offsets = _concatenate(X)
-        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        indptr, indices, data = chain_features_csr(
-            X_all,
-            Y_all,
-            offsets,
-            self.n_labels,
-            self._transitions_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.start_end,
-            self.bias,
-        )
+        indptr, indices, data = self._features_csr(X, Y)
         return scipy.sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(offsets) - 1, self.size_joint_feature)
+            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
         )
+
+    def sparse_joint_feature(
+        self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the non-zero entries of φ(x, y): sorted column indices and their values.
+
+        Costs time in proportion to the stored entries of ``x``, without building a matrix.
+        """
+        _, indices, data = self._features_csr([x], [y])
+        return indices, data
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
@@ -236,7 +246,7 @@ class ChainTask(Task):
 
     def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
         """Return the best labelling of every sequence (one matrix product, one Viterbi call)."""
-        w = check_weights(w, self.size_joint_feature)
+        w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
         return self._decode(unary, offsets, w)
 
@@ -244,7 +254,7 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
     ) -> list[np.ndarray]:
         """Return the labelling maximising loss plus score of every sequence."""
-        w = check_weights(w, self.size_joint_feature)
+        w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
         y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
         if len(y_true) != len(unary):
@@ -256,7 +266,7 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
     ) -> np.ndarray:
         """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
-        w = check_weights(w, self.size_joint_feature)
+        w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         transitions, start, end = self._chain_weights(w)
@@ -268,15 +278,50 @@ class ChainTask(Task):
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
     # ----------------------------------------------------------------- weight blocks
+    def _features_csr(
+        self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
+        X_all, offsets = _concatenate(X)
+        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        return chain_features_csr(
+            *_csr_arrays(X_all),
+            self.n_features,
+            Y_all,
+            offsets,
+            self.n_labels,
+            self._transitions_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.start_end,
+            self.bias,
+        )
+
     def _unary_scores(
         self, X: Sequence[np.ndarray], w: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Score every label at every position of the batch: ``X_all @ E.T + b``."""
+        """Score every label at every position of the batch: ``X_all @ E.T + b``.
+
+        Raises ValueError if a score, or a transition, start, end or bias weight, is not finite.
+        """
         X_all, offsets = _concatenate(X)
         emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
-        unary = X_all @ emissions.T
+        if scipy.sparse.issparse(X_all):
+            unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
+        else:
+            unary = X_all @ emissions.T
         if self.bias:
             unary += w[self._bias_at : self.size_joint_feature]
+        chain_part = w[self._transitions_at :]
+        # One sum each is a cheaper test than element-wise isfinite; a sum that overflows
+        # sends finite values to the exact test.
+        if not np.isfinite(unary.sum() + chain_part.sum()) and not (
+            np.all(np.isfinite(unary)) and np.all(np.isfinite(chain_part))
+        ):
+            check_weights(w, self.size_joint_feature)
+            raise ValueError("the scores of X under w overflow: they are not finite")
         return unary, offsets
 
     def _chain_weights(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -336,18 +381,74 @@ def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
     return np.split(X, np.cumsum(lengths)[:-1])
 
 
-def _concatenate(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,)."""
-    lengths = np.array([len(x) for x in X], dtype=np.int64)
+def _n_positions(x: np.ndarray | scipy.sparse.spmatrix) -> int:
+    """Return the number of positions (rows) of a dense or sparse sequence."""
+    return x.shape[0] if scipy.sparse.issparse(x) else len(x)
+
+
+def _concatenate(
+    X: Sequence[np.ndarray | scipy.sparse.spmatrix],
+) -> tuple[np.ndarray | scipy.sparse.csr_matrix, np.ndarray]:
+    """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,).
+
+    The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
+    """
+    if len(X) == 1:
+        x = X[0]
+        if scipy.sparse.issparse(x):
+            x = x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)
+        else:
+            x = np.asarray(x, dtype=np.float64)
+        return x, np.array([0, x.shape[0]], dtype=np.int64)
+    lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return np.concatenate(X).astype(np.float64, copy=False), offsets
+    if not any(scipy.sparse.issparse(x) for x in X):
+        return np.concatenate(X).astype(np.float64, copy=False), offsets
+    return scipy.sparse.vstack(X, format="csr"), offsets
 
 
-def _check_sequence(x: np.ndarray, name: str, n_features: int) -> np.ndarray:
-    x = check_feature_array(x, name, ndim=2, n_features=n_features)
-    if len(x) == 0:
+def _csr_arrays(
+    X_all: np.ndarray | scipy.sparse.csr_matrix,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64."""
+    if not scipy.sparse.issparse(X_all):
+        return dense_rows_as_csr(X_all)
+    return (
+        X_all.indptr.astype(np.int64, copy=False),
+        X_all.indices.astype(np.int64, copy=False),
+        X_all.data.astype(np.float64, copy=False),
+    )
+
+
+def _check_sequence(
+    x: np.ndarray | scipy.sparse.spmatrix, name: str, n_features: int
+) -> np.ndarray | scipy.sparse.csr_matrix:
+    if scipy.sparse.issparse(x):
+        x = _check_sparse_sequence(x, name, n_features)
+    else:
+        x = check_feature_array(x, name, ndim=2, n_features=n_features)
+    if x.shape[0] == 0:
         raise ValueError(f"{name} is an empty sequence: expected at least one position")
+    return x
+
+
+def _check_sparse_sequence(
+    x: scipy.sparse.spmatrix, name: str, n_features: int
+) -> scipy.sparse.csr_matrix:
+    """Return a sparse sequence as CSR float64 with sorted, distinct column indices."""
+    if x.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
+    if x.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric array, got a sparse matrix of {x.dtype}")
+    if x.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {x.shape[1]} features per row, expected n_features={n_features}"
+        )
+    x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
+    x.sum_duplicates()
+    if not np.all(np.isfinite(x.data)):
+        raise ValueError(f"{name} contains NaN or infinite values")
     return x
 
 

@@ -330,3 +330,151 @@ def test_losses_reject_outputs_of_different_lengths():
     w = np.zeros(task.size_joint_feature)
     with pytest.raises(ValueError, match="one label per position"):
         task.batch_loss_augmented_argmax([np.zeros((2, 3))], [[0]], w)
+
+
+# ------------------------------------------------------------------------ sparse sequences
+SPARSE_FORMATS = ["csr", "csc", "coo", "lil"]
+
+
+def sparse_copy(X, fmt):
+    return [scipy.sparse.csr_matrix(x).asformat(fmt) for x in X]
+
+
+def exact_batch(rng, task, n_sequences):
+    """Sequences of small integers with many zeros, so every score is computed exactly."""
+    lengths = rng.integers(1, 7, n_sequences)
+    mask = [rng.random((t, task.n_features)) < 0.3 for t in lengths]
+    X = [rng.integers(-3, 4, (t, task.n_features)) * m for t, m in zip(lengths, mask)]
+    Y = [rng.integers(0, task.n_labels, t) for t in lengths]
+    return [x.astype(float) for x in X], Y
+
+
+@pytest.mark.parametrize("fmt", SPARSE_FORMATS)
+@pytest.mark.parametrize("transitions", [False, True])
+@pytest.mark.parametrize("start_end", [False, True])
+@pytest.mark.parametrize("bias", [False, True])
+def test_sparse_sequences_give_exactly_the_dense_results(fmt, transitions, start_end, bias):
+    rng = np.random.default_rng(5)
+    task = random_task(rng, 4, 9, transitions, start_end, bias)
+    task.label_weights = np.array([1.0, 2.0, 0.5, 0.25])
+    X, Y = exact_batch(rng, task, 30)
+    X_sparse, _ = task.check_data(sparse_copy(X, fmt), Y)
+    assert all(scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 for x in X_sparse)
+    Y_other = [rng.integers(0, task.n_labels, len(y)) for y in Y]
+    w = rng.integers(-4, 5, task.size_joint_feature) / 4.0
+
+    dense_phi = task.batch_joint_feature(X, Y_other)
+    sparse_phi = task.batch_joint_feature(X_sparse, Y_other)
+    assert scipy.sparse.isspmatrix_csr(sparse_phi)
+    np.testing.assert_array_equal(sparse_phi.toarray(), dense_phi.toarray())
+    np.testing.assert_array_equal(sparse_phi.indices, dense_phi.indices)
+    np.testing.assert_array_equal(
+        task.batch_score(X_sparse, Y_other, w), task.batch_score(X, Y_other, w)
+    )
+    np.testing.assert_array_equal(task._unary_scores(X_sparse, w)[0], task._unary_scores(X, w)[0])
+    for got, want in zip(task.batch_argmax(X_sparse, w), task.batch_argmax(X, w)):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(
+        task.batch_loss_augmented_argmax(X_sparse, Y, w), task.batch_loss_augmented_argmax(X, Y, w)
+    ):
+        np.testing.assert_array_equal(got, want)
+    for x_sparse, x, y in list(zip(X_sparse, X, Y_other))[:6]:
+        phi = task.joint_feature(x_sparse, y)
+        assert scipy.sparse.isspmatrix_csr(phi) and phi.shape == (1, task.size_joint_feature)
+        np.testing.assert_array_equal(phi.toarray().ravel(), task.joint_feature(x, y))
+        indices, values = task.sparse_joint_feature(x_sparse, y)
+        np.testing.assert_array_equal(indices, np.flatnonzero(task.joint_feature(x, y)))
+        np.testing.assert_array_equal(values, task.joint_feature(x, y)[indices])
+        assert task.score(x_sparse, y, w) == task.score(x, y, w)
+        np.testing.assert_array_equal(task.argmax(x_sparse, w), task.argmax(x, w))
+        np.testing.assert_array_equal(
+            task.loss_augmented_argmax(x_sparse, y, w), task.loss_augmented_argmax(x, y, w)
+        )
+
+
+def test_sparse_and_dense_agree_to_rounding_on_real_valued_features():
+    rng = np.random.default_rng(6)
+    task = random_task(rng, 5, 20, True, True, True)
+    X, Y = random_batch(rng, task, 40)
+    X = [x * (rng.random(x.shape) < 0.2) for x in X]
+    X_sparse, _ = task.check_data(sparse_copy(X, "coo"), Y)
+    w = rng.normal(size=task.size_joint_feature)
+    # The joint features add the same terms in the same order: the same bits.
+    np.testing.assert_array_equal(
+        task.batch_joint_feature(X_sparse, Y).toarray(), task.batch_joint_feature(X, Y).toarray()
+    )
+    np.testing.assert_allclose(task.batch_score(X_sparse, Y, w), task.batch_score(X, Y, w))
+    for got, want in zip(task.batch_argmax(X_sparse, w), task.batch_argmax(X, w)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_mixed_list_of_dense_and_sparse_sequences_is_held_as_sparse():
+    rng = np.random.default_rng(7)
+    task = ChainTask(3, 5, start_end=True)
+    X, Y = exact_batch(rng, task, 6)
+    mixed = [scipy.sparse.csc_matrix(x) if k % 2 else x for k, x in enumerate(X)]
+    X_checked, _ = task.check_data(mixed, Y)
+    assert all(scipy.sparse.isspmatrix_csr(x) for x in X_checked)
+    w = rng.integers(-2, 3, task.size_joint_feature).astype(float)
+    for batch in (mixed, X_checked):
+        np.testing.assert_array_equal(
+            task.batch_joint_feature(batch, Y).toarray(), task.batch_joint_feature(X, Y).toarray()
+        )
+        np.testing.assert_array_equal(task.batch_score(batch, Y, w), task.batch_score(X, Y, w))
+        for got, want in zip(task.batch_argmax(batch, w), task.batch_argmax(X, w)):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_check_data_does_not_touch_the_callers_sparse_matrices():
+    x = scipy.sparse.csr_matrix(
+        (np.array([1, 2, 3]), np.array([2, 0, 2]), np.array([0, 3])), shape=(1, 3)
+    )
+    (checked,), _ = ChainTask(2, 3).check_data([x])
+    np.testing.assert_array_equal(checked.indices, [0, 2])
+    np.testing.assert_array_equal(checked.data, [2.0, 4.0])
+    np.testing.assert_array_equal(x.indices, [2, 0, 2])
+
+
+SPARSE_GOOD_X = [scipy.sparse.csr_matrix(x) for x in GOOD_X]
+
+
+@pytest.mark.parametrize(
+    ("X", "message"),
+    [
+        (replaced(SPARSE_GOOD_X, 1, scipy.sparse.csr_matrix((1, 4))), r"X\[1\] has 4 features"),
+        (replaced(SPARSE_GOOD_X, 0, scipy.sparse.csr_matrix((0, 3))), r"X\[0\] is an empty"),
+        (
+            replaced(SPARSE_GOOD_X, 2, scipy.sparse.csr_matrix(np.full((3, 3), np.inf))),
+            r"X\[2\] contains NaN or infinite",
+        ),
+        (
+            replaced(SPARSE_GOOD_X, 1, scipy.sparse.coo_array(np.ones(3))),
+            r"X\[1\] must be a 2-D",
+        ),
+        (
+            replaced(SPARSE_GOOD_X, 2, scipy.sparse.csr_matrix(np.ones((3, 3), dtype=complex))),
+            r"X\[2\] must be a numeric",
+        ),
+        (replaced(GOOD_X, 1, scipy.sparse.csr_matrix((1, 2))), r"X\[1\] has 2 features"),
+    ],
+)
+def test_check_data_names_the_bad_sparse_sequence(X, message):
+    with pytest.raises(ValueError, match=message):
+        ChainTask(2, 3).check_data(X)
+
+
+def test_oracles_reject_non_finite_weights_where_they_read_them():
+    task = ChainTask(2, 3, start_end=True)
+    x = scipy.sparse.csr_matrix(np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]))
+    w = np.zeros(task.size_joint_feature)
+    w[task.n_features + 2] = np.nan  # emission of label 1 for feature 2, which x has
+    with pytest.raises(ValueError, match="w contains NaN"):
+        task.argmax(x, w)
+    w = np.zeros(task.size_joint_feature)
+    w[-1] = np.inf  # an end weight
+    with pytest.raises(ValueError, match="w contains NaN or infinite"):
+        task.batch_score([x], [[0, 1]], w)
+    w = np.zeros(task.size_joint_feature)
+    w[0] = 1e308
+    with pytest.raises(ValueError, match="overflow"), np.errstate(over="ignore"):
+        task.argmax(1e10 * x.toarray(), w)
