@@ -6,6 +6,7 @@ import pickle
 import joblib
 import numpy as np
 import pytest
+import scipy.sparse
 
 from structsvm import (
     BinarySVM,
@@ -73,3 +74,17 @@ def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip)
     for before, after in zip(model.predict(X), restored.predict(X)):
         np.testing.assert_array_equal(after, before)
     assert restored.score(X, Y) == model.score(X, Y)
+
+
+def test_the_data_digest_tells_sparse_dense_and_other_data_apart():
+    from structsvm.checkpoint import data_digest
+
+    sentences = [scipy.sparse.csr_matrix(np.eye(3)), np.arange(4.0), np.int64(2), "label"]
+    assert data_digest(sentences) == data_digest([s.copy() for s in sentences[:2]] + sentences[2:])
+    changed = [scipy.sparse.csr_matrix(2 * np.eye(3)), *sentences[1:]]
+    assert data_digest(changed) != data_digest(sentences)
+    assert data_digest([np.array([1, 2])]) != data_digest([np.array([1.0, 2.0])])
+    assert data_digest([np.array([[1, 2]])]) != data_digest([np.array([[1], [2]])])
+    assert data_digest([np.array(["a", None], dtype=object)]) != data_digest(
+        [np.array(["b", None], dtype=object)]
+    )
