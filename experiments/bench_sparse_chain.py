@@ -16,7 +16,7 @@ import time
 import numpy as np
 import scipy.sparse
 
-from experiments.bench_ocr_solvers import peak_rss_megabytes
+from experiments._measure import peak_rss_megabytes
 from structsvm import StructuredSVM
 from tasks import ChainTask
 

@@ -161,8 +161,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="structural SVM regularisation constant (default: 0.1)")
     parser.add_argument("--tol", type=float, default=0.01,
                         help="relative duality gap at which BCFW stops (default: 0.01)")
-    parser.add_argument("--max-iter", type=int, default=30,
-                        help="most BCFW passes over the data (default: 30)")
+    parser.add_argument("--max-iter", type=int, default=10,
+                        help="most BCFW passes over the data (default: 10)")
     parser.add_argument("--min-count", type=int, default=1,
                         help="keep features seen on at least this many tokens (default: 1)")
     parser.add_argument("--crf-c2", type=float, default=1.0,
