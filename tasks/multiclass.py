@@ -133,7 +133,8 @@ class MulticlassTask(Task):
     def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
         """Return the rows e_{Y[i]} ⊗ X[i] as a CSR matrix, shape (n, n_classes * n_features).
 
-        Row i holds the non-zeros of X[i], moved to the columns of block Y[i].
+        Row i holds the stored entries of X[i] (all of them for a dense X), moved to the
+        columns of block Y[i].
         """
         Y = np.asarray(Y, dtype=np.int64)
         if _is_sparse_input(X):
@@ -141,10 +142,9 @@ class MulticlassTask(Task):
             inputs.sum_duplicates()
             indptr, columns, values = inputs.indptr, inputs.indices, inputs.data
         else:
-            dense = np.asarray(X, dtype=float)
-            rows, columns = np.nonzero(dense)
-            values = dense[rows, columns]
-            indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(dense)))])
+            values = np.asarray(X, dtype=float).ravel()
+            indptr = np.arange(0, len(values) + 1, self.n_features)
+            columns = np.tile(np.arange(self.n_features), len(indptr) - 1)
         n = len(indptr) - 1
         offsets = np.repeat(Y * self.n_features, np.diff(indptr))
         return sp.csr_matrix(
