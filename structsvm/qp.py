@@ -412,11 +412,7 @@ def _dual_kkt_solver(problem: _WorkingSetQP, ridge: float) -> Callable:
     gram = np.asfortranarray(problem.gram)
     diagonal = np.diag_indices(m)
     if problem.n_groups > 1:
-        order = np.argsort(index, kind="stable")
-        sizes = np.bincount(index, minlength=problem.n_groups)
-        pairs = [np.meshgrid(block, block) for block in np.split(order, np.cumsum(sizes)[:-1])]
-        group_rows = np.concatenate([rows.ravel() for rows, _ in pairs])
-        group_columns = np.concatenate([columns.ravel() for _, columns in pairs])
+        group_rows, group_columns = np.nonzero(index[:, None] == index[None, :])
         pair_group = index[group_rows]
 
     def factor(W: dict[str, Any]) -> Callable:
