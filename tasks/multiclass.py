@@ -142,9 +142,15 @@ class MulticlassTask(Task):
             inputs.sum_duplicates()
             indptr, columns, values = inputs.indptr, inputs.indices, inputs.data
         else:
-            values = np.asarray(X, dtype=float).ravel()
-            indptr = np.arange(0, len(values) + 1, self.n_features)
-            columns = np.tile(np.arange(self.n_features), len(indptr) - 1)
+            dense = np.asarray(X, dtype=float)
+            large = max(dense.size, self.size_joint_feature) >= np.iinfo(np.int32).max
+            index_type = np.int64 if large else np.int32
+            indices = (Y * self.n_features)[:, None] + np.arange(self.n_features)
+            indptr = np.arange(0, dense.size + 1, self.n_features, dtype=index_type)
+            return sp.csr_matrix(
+                (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
+                shape=(len(dense), self.size_joint_feature),
+            )
         n = len(indptr) - 1
         offsets = np.repeat(Y * self.n_features, np.diff(indptr))
         return sp.csr_matrix(
