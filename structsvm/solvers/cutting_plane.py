@@ -148,12 +148,22 @@ def cutting_plane(
     tol: float,
     max_iter: int,
     inactive_window: int,
+    smoothing: float = 1.0,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
     Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual
     variables of the working-set QP and evaluates the new ``w``. The generator stops when the
     relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
+
+    With ``smoothing`` μ < 1 the oracle is not called at the working-set solution ``w_ws``
+    but at ``w_best + μ (w_ws − w_best)``, where ``w_best`` is the point of lowest primal
+    objective evaluated so far (in-out separation, Ben-Ameur & Neto 2007): cuts found near the
+    best point approximate the objective where the optimum is, and the iterations oscillate
+    less. The state's ``w`` and primal objective are then those of ``w_best``, so the duality
+    gap ``P(w_best) − D(α)`` is still a certificate. When a query point gives no new
+    constraint the next query is ``w_ws`` itself, where a missing constraint means the gap is
+    closed up to the QP's precision; with μ = 1 every query is ``w_ws``.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
@@ -165,9 +175,13 @@ def cutting_plane(
     start = time.perf_counter()
     oracle: OraclePass | None = None
     new: NewConstraints | None = None
+    query = state.w
+    primal = np.inf
+    at_solution = True
     for iteration in range(max_iter + 1):
+        found_at_solution = at_solution
         if oracle is not None:
-            new = formulation.new_constraints(oracle, working_set, state.w)
+            new = formulation.new_constraints(oracle, working_set, query)
             if len(new.offsets):
                 working_set.add(new.vectors, new.offsets, new.groups, new.keys)
             if len(working_set) == 0:
@@ -176,11 +190,16 @@ def cutting_plane(
             optimiser.optimise(working_set, C, oracle)
             qp_time += time.perf_counter() - qp_start
             dual = working_set.dual_objective()
-            state.w = working_set.weights()
+            solution = working_set.weights()
             prune_inactive(working_set, C, inactive_window)
-        oracle = loss_augmented_pass(task, X, Y, true_features, state.w)
+            step = smoothing if len(new.offsets) else 1.0
+            at_solution = step == 1.0
+            query = solution if at_solution else state.w + step * (solution - state.w)
+        oracle = loss_augmented_pass(task, X, Y, true_features, query)
         oracle_calls += n
-        primal = primal_objective(state.w, oracle.slacks, C)
+        query_primal = primal_objective(query, oracle.slacks, C)
+        if smoothing == 1.0 or query_primal <= primal:
+            state.w, primal = query, query_primal
         state.history.append(
             iteration_record(
                 iteration,
@@ -196,7 +215,7 @@ def cutting_plane(
         yield state
         if state.converged or stalled(
             state.history,
-            added=len(new.offsets) if new else None,
+            added=len(new.offsets) if new and found_at_solution else None,
             exhaustive=optimiser.solves_whole_working_set(working_set),
         ):
             return
