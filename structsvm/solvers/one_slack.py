@@ -38,7 +38,7 @@ class AggregatedConstraint:
     def new_constraints(
         self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
     ) -> NewConstraints:
-        vector = np.asarray(oracle.differences.sum(axis=0)).reshape(1, -1)
+        vector = oracle.difference_sum().reshape(1, -1)
         offset = float(oracle.losses.sum())
         allowed = working_set.slacks(w, 1)[0]
         if offset - (vector @ w).item() <= allowed + 1e-12 * (1.0 + allowed):

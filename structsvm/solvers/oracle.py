@@ -8,6 +8,7 @@ With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)`` the slack of example i is
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,16 +31,28 @@ class OraclePass:
         The most violating output of every example.
     losses : ndarray of shape (n,)
         Δ(y_i, ŷ_i).
-    differences : ndarray or sparse matrix of shape (n, size_joint_feature)
-        Rows ψ_i(ŷ_i) = φ(x_i, y_i) − φ(x_i, ŷ_i).
     slacks : ndarray of shape (n,)
         ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · ψ_i(ŷ_i)).
+    true_features, features : ndarray or sparse matrix of shape (n, size_joint_feature)
+        Rows φ(x_i, y_i) and φ(x_i, ŷ_i).
     """
 
     outputs: Sequence[Any]
     losses: np.ndarray
-    differences: FeatureMatrix
     slacks: np.ndarray
+    true_features: FeatureMatrix
+    features: FeatureMatrix
+
+    @functools.cached_property
+    def differences(self) -> FeatureMatrix:
+        """Rows ψ_i(ŷ_i) = φ(x_i, y_i) − φ(x_i, ŷ_i) (formed on first use)."""
+        differences = self.true_features - self.features
+        return sp.csr_matrix(differences) if sp.issparse(differences) else differences
+
+    def difference_sum(self) -> np.ndarray:
+        """Return ``Σ_i ψ_i(ŷ_i)`` without forming the rows ψ_i."""
+        true_sum = np.asarray(self.true_features.sum(axis=0)).ravel()
+        return true_sum - np.asarray(self.features.sum(axis=0)).ravel()
 
 
 def loss_augmented_pass(
@@ -57,17 +70,15 @@ def loss_augmented_pass(
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
     features = task.batch_joint_feature(X, outputs)
     check_oracle_results(task, true_features, features, losses)
-    differences = true_features - features
-    if sp.issparse(differences):
-        differences = sp.csr_matrix(differences)
-    score_gaps = np.asarray(differences @ w).ravel()
+    score_gaps = np.asarray(true_features @ w).ravel() - np.asarray(features @ w).ravel()
     violations = losses - score_gaps
     check_violations(violations, score_gaps)
     return OraclePass(
         outputs=outputs,
         losses=losses,
-        differences=differences,
         slacks=np.maximum(violations, 0.0),
+        true_features=true_features,
+        features=features,
     )
 
 
