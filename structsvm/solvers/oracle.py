@@ -51,8 +51,15 @@ class OraclePass:
 
     def difference_sum(self) -> np.ndarray:
         """Return ``Σ_i ψ_i(ŷ_i)`` without forming the rows ψ_i."""
-        true_sum = np.asarray(self.true_features.sum(axis=0)).ravel()
-        return true_sum - np.asarray(self.features.sum(axis=0)).ravel()
+        return column_sums(self.true_features) - column_sums(self.features)
+
+
+def column_sums(matrix: FeatureMatrix) -> np.ndarray:
+    """Return the sum of the rows of a dense or sparse matrix (one scatter for CSR)."""
+    if sp.issparse(matrix):
+        csr = sp.csr_matrix(matrix)
+        return np.bincount(csr.indices, weights=csr.data, minlength=csr.shape[1])
+    return np.asarray(matrix).sum(axis=0)
 
 
 def loss_augmented_pass(
