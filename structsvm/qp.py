@@ -406,13 +406,25 @@ def _dual_kkt_solver(problem: _WorkingSetQP, ridge: float) -> Callable:
     """
     index = problem.group_index
     m = problem.n_constraints
-    same_group = index[:, None] == index[None, :]
+    # The reduced matrix is assembled in place in one cvxopt matrix, which the Cholesky
+    # factorisation then overwrites: no m × m temporaries per interior-point iteration.
+    reduced = matrix(0.0, (m, m))
+    entries = np.asarray(reduced)
+    gram = np.asfortranarray(problem.gram)
+    diagonal = np.diag_indices(m)
+    if problem.n_groups > 1:
+        group_rows, group_columns = np.nonzero(index[:, None] == index[None, :])
+        pair_group = index[group_rows]
 
     def factor(W: dict[str, Any]) -> Callable:
         inverse_squares = _view(W["di"]) ** 2
         e, c = inverse_squares[:m], inverse_squares[m:]
-        reduced = problem.gram + np.where(same_group, c[index][:, None], 0.0)
-        reduced[np.diag_indices(m)] += e + ridge
+        np.copyto(entries, gram)
+        if problem.n_groups == 1:
+            entries[:] += c[0]
+        else:
+            entries[group_rows, group_columns] += c[pair_group]
+        entries[diagonal] += e + ridge
         cholesky = _cholesky(reduced)
 
         def solve(x: matrix, y: matrix, z: matrix) -> None:

@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm.task import Task
 from structsvm.validation import check_feature_array, check_labels, check_positive_int
+
+
+class SparseRows(sp.csr_matrix):
+    """A CSR matrix of inputs, one row per example, that also answers ``len`` (its rows).
+
+    :meth:`MulticlassTask.check_data` returns sparse inputs in this form, so that code which
+    counts examples with ``len(X)`` and takes them with ``X[i]`` works on them unchanged.
+    """
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+
+def _is_sparse_input(X: Any) -> bool:
+    """Tell whether X is a sparse matrix or a list of sparse rows."""
+    if sp.issparse(X):
+        return True
+    return isinstance(X, list | tuple) and len(X) > 0 and sp.issparse(X[0])
+
+
+def _as_csr(X: Any) -> sp.csr_matrix:
+    """Return sparse inputs (a sparse matrix or a list of one-row sparse matrices) as CSR."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    return sp.csr_matrix(sp.vstack([sp.csr_matrix(x).reshape(1, -1) for x in X]), dtype=np.float64)
 
 
 class MulticlassTask(Task):
@@ -49,9 +75,9 @@ class MulticlassTask(Task):
 
     # ----------------------------------------------------------------- single examples
     def joint_feature(self, x: np.ndarray, y: int) -> np.ndarray:
-        """Return e_y ⊗ x, shape (n_classes * n_features,)."""
+        """Return e_y ⊗ x, shape (n_classes * n_features,) (dense, also for a sparse x)."""
         phi = np.zeros((self.n_classes, self.n_features))
-        phi[y] = x
+        phi[y] = x.toarray().ravel() if sp.issparse(x) else x
         return phi.ravel()
 
     def loss(self, y_true: int, y: int) -> float:
@@ -68,15 +94,22 @@ class MulticlassTask(Task):
 
     def argmax(self, x: np.ndarray, w: np.ndarray) -> int:
         """Return the class with the highest score ``W[y] · x``."""
-        return int(self.batch_argmax(np.asarray(x)[None, :], w)[0])
+        return int(self.batch_argmax(_one_row(x), w)[0])
 
     def loss_augmented_argmax(self, x: np.ndarray, y_true: int, w: np.ndarray) -> int:
         """Return the class maximising ``loss_matrix[y_true, y] + W[y] · x``."""
-        return int(self.batch_loss_augmented_argmax(np.asarray(x)[None, :], [y_true], w)[0])
+        return int(self.batch_loss_augmented_argmax(_one_row(x), [y_true], w)[0])
 
     def check_data(self, X, Y=None):
-        """Return X as a finite (n, n_features) float array and Y as int labels in range."""
-        X = check_feature_array(X, "X", ndim=2, n_features=self.n_features)
+        """Return X as a finite (n, n_features) float array and Y as int labels in range.
+
+        Sparse inputs (a scipy.sparse matrix, or a list of one-row sparse matrices) are returned
+        as a :class:`SparseRows` CSR matrix.
+        """
+        if _is_sparse_input(X):
+            X = _check_sparse_inputs(X, self.n_features)
+        else:
+            X = check_feature_array(X, "X", ndim=2, n_features=self.n_features)
         if X.shape[0] == 0:
             raise ValueError("X is empty: expected at least one example")
         if Y is not None:
@@ -85,16 +118,45 @@ class MulticlassTask(Task):
         return X, Y
 
     # ----------------------------------------------------------------- vectorised batches
-    def _class_scores(self, X: Sequence[np.ndarray], w: np.ndarray) -> np.ndarray:
-        return np.asarray(X, dtype=float) @ w.reshape(self.n_classes, self.n_features).T
+    def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
+        """Return the (n, n_classes) scores ``W[y] · X[i]``.
 
-    def batch_joint_feature(self, X, Y) -> np.ndarray:
-        """Return the rows e_{Y[i]} ⊗ X[i], shape (n, n_classes * n_features)."""
-        X = np.asarray(X, dtype=float)
+        Dense inputs are multiplied by ``numpy.einsum`` and sparse ones by scipy's CSR product,
+        both single-threaded: a threaded BLAS product of this size is slower than either as soon
+        as other processes keep the cores busy.
+        """
+        weights = w.reshape(self.n_classes, self.n_features)
+        if _is_sparse_input(X):
+            return np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
+        return np.einsum("ij,kj->ik", np.asarray(X, dtype=float), weights)
+
+    def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
+        """Return the rows e_{Y[i]} ⊗ X[i] as a CSR matrix, shape (n, n_classes * n_features).
+
+        Row i holds the stored entries of X[i] (all of them for a dense X), moved to the
+        columns of block Y[i].
+        """
         Y = np.asarray(Y, dtype=np.int64)
-        phi = np.zeros((X.shape[0], self.n_classes, self.n_features))
-        phi[np.arange(X.shape[0]), Y] = X
-        return phi.reshape(X.shape[0], -1)
+        if _is_sparse_input(X):
+            inputs = _as_csr(X)
+            inputs.sum_duplicates()
+            indptr, columns, values = inputs.indptr, inputs.indices, inputs.data
+        else:
+            dense = np.asarray(X, dtype=float)
+            large = max(dense.size, self.size_joint_feature) >= np.iinfo(np.int32).max
+            index_type = np.int64 if large else np.int32
+            indices = (Y * self.n_features)[:, None] + np.arange(self.n_features)
+            indptr = np.arange(0, dense.size + 1, self.n_features, dtype=index_type)
+            return sp.csr_matrix(
+                (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
+                shape=(len(dense), self.size_joint_feature),
+            )
+        n = len(indptr) - 1
+        offsets = np.repeat(Y * self.n_features, np.diff(indptr))
+        return sp.csr_matrix(
+            (values.astype(float, copy=True), columns + offsets, indptr.copy()),
+            shape=(n, self.size_joint_feature),
+        )
 
     def batch_loss(self, Y_true, Y) -> np.ndarray:
         """Return ``loss_matrix[Y_true[i], Y[i]]`` for every example."""
@@ -113,6 +175,28 @@ class MulticlassTask(Task):
         """Return ``W[Y[i]] · X[i]`` for every example."""
         scores = self._class_scores(X, w)
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
+
+
+def _one_row(x: Any) -> Any:
+    """Return a single input as a batch of one: a (1, n_features) array or one-row CSR."""
+    return sp.csr_matrix(x).reshape(1, -1) if sp.issparse(x) else np.asarray(x)[None, :]
+
+
+def _check_sparse_inputs(X: Any, n_features: int) -> SparseRows:
+    """Return sparse inputs as finite float64 :class:`SparseRows` of width ``n_features``."""
+    try:
+        csr = _as_csr(X)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"X must be numeric sparse rows; could not convert them: {error}"
+        ) from None
+    if csr.shape[1] != n_features:
+        raise ValueError(
+            f"X has {csr.shape[1]} features per row, expected n_features={n_features}"
+        )
+    if not np.all(np.isfinite(csr.data)):
+        raise ValueError("X contains NaN or infinite values")
+    return SparseRows(csr)
 
 
 def _check_loss_matrix(loss_matrix: np.ndarray, n_classes: int) -> np.ndarray:

@@ -160,6 +160,10 @@ class CuttingPlaneDual:
         The loss-augmented pass at ``w``, from which the next iteration adds constraints.
     dual : float
         The dual objective at α.
+    query : ndarray
+        The weights the oracle pass was made at (``w`` itself unless smoothing).
+    at_solution : bool
+        Whether ``query`` was the working-set solution.
     """
 
     working_set: WorkingSet
@@ -167,6 +171,8 @@ class CuttingPlaneDual:
     optimiser: DualOptimiser
     oracle: OraclePass
     dual: float
+    query: np.ndarray
+    at_solution: bool
 
     def copy(self) -> CuttingPlaneDual:
         """Return a copy that later iterations of a run leave alone (the pass is shared)."""
@@ -176,6 +182,8 @@ class CuttingPlaneDual:
             copy.deepcopy(self.optimiser),
             self.oracle,
             self.dual,
+            self.query.copy(),
+            self.at_solution,
         )
 
 
@@ -215,6 +223,7 @@ def cutting_plane(
     tol: float,
     max_iter: int,
     inactive_window: int,
+    smoothing: float = 1.0,
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
@@ -222,6 +231,15 @@ def cutting_plane(
     Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual
     variables of the working-set QP and evaluates the new ``w``. The generator stops when the
     relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
+
+    With ``smoothing`` μ < 1 the oracle is not called at the working-set solution ``w_ws``
+    but at ``w_best + μ (w_ws − w_best)``, where ``w_best`` is the point of lowest primal
+    objective evaluated so far (in-out separation, Ben-Ameur & Neto 2007): cuts found near the
+    best point approximate the objective where the optimum is, and the iterations oscillate
+    less. The state's ``w`` and primal objective are then those of ``w_best``, so the duality
+    gap ``P(w_best) − D(α)`` is still a certificate. When a query point gives no new
+    constraint the next query is ``w_ws`` itself, where a missing constraint means the gap is
+    closed up to the QP's precision; with μ = 1 every query is ``w_ws``.
 
     With ``initial_state`` (a state this function yielded earlier, for the same task, data and
     C) the run continues from its working set, formulation and optimiser instead, numbering
@@ -240,6 +258,7 @@ def cutting_plane(
         qp_time = 0.0
         first, last_iteration = 0, max_iter
         start = time.perf_counter()
+        query, primal, at_solution = state.w, np.inf, True
     else:
         done = converged_on_entry(initial_state, tol)
         if done is not None:
@@ -252,15 +271,18 @@ def cutting_plane(
             resume.optimiser,
         )
         oracle, dual = resume.oracle, resume.dual
+        query, at_solution = resume.query, resume.at_solution
         history, last, start = resumed_history(initial_state)
         state = SolverState(w=initial_state.w.copy(), working_set=working_set, history=history)
         oracle_calls = int(history[-1]["oracle_calls"])
         qp_time = float(history[-1]["qp_time"])
+        primal = history[-1]["primal"]
         first, last_iteration = last + 1, last + max_iter
     new: NewConstraints | None = None
     for iteration in range(first, last_iteration + 1):
+        found_at_solution = at_solution
         if oracle is not None:
-            new = formulation.new_constraints(oracle, working_set, state.w)
+            new = formulation.new_constraints(oracle, working_set, query)
             if len(new.offsets):
                 working_set.add(new.vectors, new.offsets, new.groups, new.keys)
             if len(working_set) == 0:
@@ -269,11 +291,16 @@ def cutting_plane(
             optimiser.optimise(working_set, C, oracle)
             qp_time += time.perf_counter() - qp_start
             dual = working_set.dual_objective()
-            state.w = working_set.weights()
+            solution = working_set.weights()
             prune_inactive(working_set, C, inactive_window)
-        oracle = loss_augmented_pass(task, X, Y, true_features, state.w)
+            step = smoothing if len(new.offsets) else 1.0
+            at_solution = step == 1.0
+            query = solution if at_solution else state.w + step * (solution - state.w)
+        oracle = loss_augmented_pass(task, X, Y, true_features, query)
         oracle_calls += n
-        primal = primal_objective(state.w, oracle.slacks, C)
+        query_primal = primal_objective(query, oracle.slacks, C)
+        if smoothing == 1.0 or query_primal <= primal:
+            state.w, primal = query, query_primal
         state.history.append(
             iteration_record(
                 iteration,
@@ -287,13 +314,13 @@ def cutting_plane(
         )
         state.converged = primal - dual <= tol * primal
         state.dual_state = CuttingPlaneDual(
-            working_set, formulation, optimiser, oracle, dual
+            working_set, formulation, optimiser, oracle, dual, query, at_solution
         ).copy()
         state.working_set = state.dual_state.working_set
         yield state
         if state.converged or stalled(
             state.history,
-            added=len(new.offsets) if new else None,
+            added=len(new.offsets) if new and found_at_solution else None,
             exhaustive=optimiser.solves_whole_working_set(working_set),
         ):
             return

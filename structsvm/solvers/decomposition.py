@@ -98,7 +98,7 @@ def optimise_block(
     offsets = working_set.offsets[rows] - np.asarray(vectors @ (w - own)).ravel()
     gram = working_set.gram_of(rows)
     solution = solve_simplex_dual(
-        gram, offsets, working_set.groups[rows], C, vectors=vectors, tol=tol
+        gram, offsets, working_set.groups[rows], C, vectors=vectors, tol=tol, initial_alpha=alpha
     )
     current = offsets @ alpha - 0.5 * alpha @ gram @ alpha
     if solution.objective < current - tol * max(1.0, abs(current)):

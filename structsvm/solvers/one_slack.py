@@ -38,7 +38,7 @@ class AggregatedConstraint:
     def new_constraints(
         self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
     ) -> NewConstraints:
-        vector = np.asarray(oracle.differences.sum(axis=0)).reshape(1, -1)
+        vector = oracle.difference_sum().reshape(1, -1)
         offset = float(oracle.losses.sum())
         allowed = working_set.slacks(w, 1)[0]
         if offset - (vector @ w).item() <= allowed + 1e-12 * (1.0 + allowed):
@@ -57,6 +57,7 @@ def one_slack(
     tol: float = 1e-3,
     max_iter: int = 2000,
     inactive_window: int = 50,
+    smoothing: float = 0.3,
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
@@ -64,6 +65,11 @@ def one_slack(
     Parameters are those of :func:`structsvm.solvers.n_slack.n_slack` (including
     ``initial_state``, to continue an earlier run); by default more iterations are allowed
     (each adds one constraint) and constraints stay longer.
+    ``smoothing`` μ places the oracle call at ``w_best + μ (w_ws − w_best)`` between the best
+    weights so far and the working-set solution (see
+    :func:`~structsvm.solvers.cutting_plane.cutting_plane`); 1 calls it at ``w_ws`` as in
+    Joachims, Finley & Yu. On the digits benchmark μ = 0.3 needs about a third fewer
+    iterations.
 
     Yields
     ------
@@ -81,5 +87,6 @@ def one_slack(
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,
+        smoothing=smoothing,
         initial_state=initial_state,
     )

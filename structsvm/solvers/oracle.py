@@ -8,6 +8,7 @@ With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)`` the slack of example i is
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,16 +31,35 @@ class OraclePass:
         The most violating output of every example.
     losses : ndarray of shape (n,)
         Δ(y_i, ŷ_i).
-    differences : ndarray or sparse matrix of shape (n, size_joint_feature)
-        Rows ψ_i(ŷ_i) = φ(x_i, y_i) − φ(x_i, ŷ_i).
     slacks : ndarray of shape (n,)
         ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · ψ_i(ŷ_i)).
+    true_features, features : ndarray or sparse matrix of shape (n, size_joint_feature)
+        Rows φ(x_i, y_i) and φ(x_i, ŷ_i).
     """
 
     outputs: Sequence[Any]
     losses: np.ndarray
-    differences: FeatureMatrix
     slacks: np.ndarray
+    true_features: FeatureMatrix
+    features: FeatureMatrix
+
+    @functools.cached_property
+    def differences(self) -> FeatureMatrix:
+        """Rows ψ_i(ŷ_i) = φ(x_i, y_i) − φ(x_i, ŷ_i) (formed on first use)."""
+        differences = self.true_features - self.features
+        return sp.csr_matrix(differences) if sp.issparse(differences) else differences
+
+    def difference_sum(self) -> np.ndarray:
+        """Return ``Σ_i ψ_i(ŷ_i)`` without forming the rows ψ_i."""
+        return column_sums(self.true_features) - column_sums(self.features)
+
+
+def column_sums(matrix: FeatureMatrix) -> np.ndarray:
+    """Return the sum of the rows of a dense or sparse matrix (one scatter for CSR)."""
+    if sp.issparse(matrix):
+        csr = sp.csr_matrix(matrix)
+        return np.bincount(csr.indices, weights=csr.data, minlength=csr.shape[1])
+    return np.asarray(matrix).sum(axis=0)
 
 
 def loss_augmented_pass(
@@ -57,17 +77,15 @@ def loss_augmented_pass(
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
     features = task.batch_joint_feature(X, outputs)
     check_oracle_results(task, true_features, features, losses)
-    differences = true_features - features
-    if sp.issparse(differences):
-        differences = sp.csr_matrix(differences)
-    score_gaps = np.asarray(differences @ w).ravel()
+    score_gaps = np.asarray(true_features @ w).ravel() - np.asarray(features @ w).ravel()
     violations = losses - score_gaps
     check_violations(violations, score_gaps)
     return OraclePass(
         outputs=outputs,
         losses=losses,
-        differences=differences,
         slacks=np.maximum(violations, 0.0),
+        true_features=true_features,
+        features=features,
     )
 
 

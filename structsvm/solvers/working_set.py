@@ -155,4 +155,6 @@ def prune_inactive(working_set: WorkingSet, C: float, inactive_window: int) -> N
     """
     active = working_set.alpha > 1e-9 * C
     working_set.idle = np.where(active, 0, working_set.idle + 1)
-    working_set.keep(working_set.idle < inactive_window)
+    kept = working_set.idle < inactive_window
+    if not kept.all():  # keeping everything would only copy the working set
+        working_set.keep(kept)
