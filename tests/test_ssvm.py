@@ -253,8 +253,8 @@ class NaNFeatures(MulticlassTask):
     ("broken", "message"),
     [
         (WorstClassOracle, "loss_augmented_argmax is not a maximiser"),
-        (NegativeLoss, "finite loss >= 0"),
-        (NaNFeatures, "NaN or infinite"),
+        (NegativeLoss, "NegativeLoss.batch_loss must return one finite loss >= 0"),
+        (NaNFeatures, "NaNFeatures.batch_joint_feature returned NaN or infinite"),
     ],
 )
 @pytest.mark.parametrize("solver", SOLVERS)

@@ -104,18 +104,18 @@ def check_oracle_results(
     expected = (true_features.shape[0], task.size_joint_feature)
     if features.shape != expected:
         raise TaskContractViolation(
-            f"{type(task).__name__}.batch_joint_feature returned shape {features.shape} for "
+            f"{_class_name(task)}.batch_joint_feature returned shape {features.shape} for "
             f"the oracle's outputs, expected {expected} (n examples × size_joint_feature)"
         )
     values = features.data if sp.issparse(features) else np.asarray(features)
     if not np.all(np.isfinite(values)):
         raise TaskContractViolation(
-            f"{type(task).__name__}.batch_joint_feature returned NaN or infinite values"
+            f"{_class_name(task)}.batch_joint_feature returned NaN or infinite values"
         )
     if losses.shape != (expected[0],) or not np.all(np.isfinite(losses)) or np.any(losses < 0):
         bad = np.flatnonzero(~np.isfinite(losses) | (losses < 0))
         raise TaskContractViolation(
-            f"{type(task).__name__}.batch_loss must return one finite loss >= 0 per example; "
+            f"{_class_name(task)}.batch_loss must return one finite loss >= 0 per example; "
             f"got shape {losses.shape}"
             + (f", and {losses[bad[0]]} for example {bad[0]}" if len(bad) else "")
         )
@@ -142,3 +142,9 @@ def check_violations(violations: np.ndarray, score_gaps: np.ndarray) -> None:
 def primal_objective(w: np.ndarray, slacks: np.ndarray, C: float) -> float:
     """Return ``½‖w‖² + C Σ slacks``."""
     return float(0.5 * w @ w + C * np.sum(slacks))
+
+
+def _class_name(task: Task) -> str:
+    """Return the name of the user's task class, looking through a wrapper's ``task``."""
+    inner = getattr(task, "task", None)
+    return type(inner if isinstance(inner, Task) else task).__name__
