@@ -322,14 +322,16 @@ def bcfw(
                         average_offset *= average_scale
                         average_scale = 1.0
             oracle_calls += n
-        reported_w, reported_loss = (w, total_loss)
+        # A fresh array: the state keeps it, and later steps change w in place.
+        reported_w, reported_loss = w.copy(), total_loss
         if averaging and steps:
-            reported_w, reported_loss = w + average_scale * average_offset, average_loss
+            reported_w += average_scale * average_offset
+            reported_loss = average_loss
         oracle = loss_augmented_pass(task, X, Y, true_features, reported_w)
         oracle_calls += n
         primal = primal_objective(reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w
-        state.w = reported_w.copy()
+        state.w = reported_w
         state.history.append(
             iteration_record(
                 iteration,
