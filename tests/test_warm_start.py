@@ -10,6 +10,7 @@ import pytest
 import structsvm.checkpoint
 from structsvm import StructuredPerceptron, StructuredSVM
 from tasks import ChainTask, MulticlassTask
+from tests.test_parallel import chain_problem
 from tests.test_ssvm import multiclass_problem
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
@@ -18,16 +19,6 @@ SETTINGS = {
     "1-slack": {"tol": 1e-6},
     "bcfw": {"tol": 1e-3, "random_state": 0},
 }
-
-
-def chain_problem(n=12):
-    rng = np.random.default_rng(3)
-    X, Y = [], []
-    for _ in range(n):
-        labels = rng.integers(0, 3, size=rng.integers(1, 5))
-        X.append(np.eye(3)[labels] + 0.7 * rng.normal(size=(len(labels), 3)))
-        Y.append(labels)
-    return ChainTask(3, 3), X, Y
 
 
 def primals(model):
@@ -329,7 +320,7 @@ def test_bad_checkpoint_every_is_rejected(every, tmp_path):
 
 
 def test_a_checkpoint_on_chains_resumes(tmp_path):
-    task, X, Y = chain_problem()
+    task, X, Y = chain_problem(n_sequences=12)
     full = StructuredSVM(task, solver="n-slack", tol=1e-6).fit(X, Y)
     model = StructuredSVM(task, solver="n-slack", tol=1e-6, max_iter=3, checkpoint=tmp_path / "c")
     quietly(model.fit, X, Y)
@@ -340,7 +331,7 @@ def test_a_checkpoint_on_chains_resumes(tmp_path):
 # ------------------------------------------------------------------------ perceptron
 @pytest.mark.parametrize("averaged", [False, True])
 def test_a_perceptron_continued_gives_the_uninterrupted_result(averaged):
-    task, X, Y = chain_problem(20)
+    task, X, Y = chain_problem(n_sequences=20)
     full = StructuredPerceptron(task, max_epochs=6, averaged=averaged, random_state=0).fit(X, Y)
     model = StructuredPerceptron(task, max_epochs=2, averaged=averaged, random_state=0)
     model.fit(X, Y)
@@ -353,7 +344,7 @@ def test_a_perceptron_continued_gives_the_uninterrupted_result(averaged):
 
 
 def test_an_interrupted_perceptron_redoes_the_interrupted_epoch():
-    task, X, Y = chain_problem(20)
+    task, X, Y = chain_problem(n_sequences=20)
     full = StructuredPerceptron(task, max_epochs=5, random_state=0).fit(X, Y)
 
     class Interrupting(ChainTask):
@@ -375,7 +366,7 @@ def test_an_interrupted_perceptron_redoes_the_interrupted_epoch():
 
 
 def test_a_perceptron_refuses_a_warm_start_on_other_data():
-    task, X, Y = chain_problem(20)
+    task, X, Y = chain_problem(n_sequences=20)
     model = StructuredPerceptron(task, max_epochs=1, warm_start=True).fit(X, Y)
     with pytest.raises(ValueError, match="number of training examples changed"):
         model.fit(X[:5], Y[:5])
