@@ -8,7 +8,9 @@ solve that stops short of its tolerances is reported by a warning and by the ``s
 
 The working-set QP of the cutting-plane solvers (:func:`solve_simplex_dual`) is solved by
 ``solvers.coneqp`` with KKT solvers that exploit its structure, in its dual form or in its primal
-form, whichever has the smaller linear systems.
+form, whichever has the smaller linear systems. Warm-started from the previous solution, it is
+first tried by :func:`structsvm.active_set.solve_on_active_set`, whose answers are certified
+optimal by the QP's KKT conditions; cvxopt solves it whenever that attempt gives up.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from cvxopt import blas, lapack, matrix, solvers, spmatrix
+
+from structsvm.active_set import solve_on_active_set
 
 ACCEPTABLE_INACCURACY = 1e-6
 """Relative gap and infeasibility below which a solve cvxopt did not call optimal is accepted."""
@@ -264,15 +268,16 @@ class SimplexDualSolution:
         Feasible dual variables.
     objective : float
         The dual objective at ``alpha``.
-    qp : QPResult
-        cvxopt's result for the rescaled problem it solved (dual or primal form).
+    qp : QPResult or None
+        cvxopt's result for the rescaled problem it solved (dual or primal form); None if the
+        active-set solution from the warm start was optimal and cvxopt was not called.
     method : str
-        The form that was solved: "primal", "dual" or "generic".
+        How it was solved: "primal", "dual", "generic" or "active-set".
     """
 
     alpha: np.ndarray
     objective: float
-    qp: QPResult
+    qp: QPResult | None
     method: str
 
 
@@ -690,7 +695,11 @@ def solve_simplex_dual(
         if ``vectors`` is not given); "generic" solves the dual with cvxopt's own KKT solver.
     initial_alpha : ndarray of shape (m,), optional
         Dual variables to start from, for instance the previous solution with zeros for new
-        constraints; moved strictly inside the feasible set first. Ignored by "generic".
+        constraints. With ``method="auto"`` their support and saturated groups are the first
+        guess of :func:`~structsvm.active_set.solve_on_active_set` (a few active-set
+        corrections, each one linear system); if it does not reach a point that satisfies the
+        KKT conditions, the interior-point solve starts from them, moved strictly inside the
+        feasible set. Ignored by "generic".
 
     Returns
     -------
@@ -702,12 +711,26 @@ def solve_simplex_dual(
     if method == "primal" and vectors is None:
         raise ValueError("method='primal' needs the constraint vectors")
     problem, unscale = _rescaled(gram, offsets, groups, C)
-    if method == "auto":
+    automatic = method == "auto"
+    if automatic:
         method = "dual" if vectors is None else _cheaper_form(problem, vectors.shape[1])
     if method == "primal":
         problem.vectors = _DenseMatrix(vectors * problem.vector_scale)
     if initial_alpha is not None:
         feasible = _feasible(np.asarray(initial_alpha, dtype=float), problem, C)
+        if automatic:
+            exact = solve_on_active_set(
+                problem.gram,
+                problem.offsets,
+                problem.group_index,
+                problem.n_groups,
+                problem.C,
+                feasible / unscale,
+            )
+            if exact is not None:
+                alpha = _feasible(exact * unscale, problem, C)
+                objective = float(offsets @ alpha - 0.5 * alpha @ gram @ alpha)
+                return SimplexDualSolution(alpha, objective, qp=None, method="active-set")
         problem.start = _interior_point(problem, feasible / unscale)
     solve = {"primal": _solve_primal, "dual": _solve_dual, "generic": _solve_generic}[method]
     options = _solver_options(tol, 200)

@@ -30,6 +30,7 @@ from structsvm.solvers.history import iteration_record, stalled
 from structsvm.solvers.oracle import (
     FeatureMatrix,
     OraclePass,
+    column_sums,
     loss_augmented_pass,
     primal_objective,
 )
@@ -249,6 +250,7 @@ def cutting_plane(
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
+    true_feature_sum = column_sums(true_features)
     oracle: OraclePass | None = None
     if initial_state is None:
         working_set = optimiser.new_working_set(task.size_joint_feature)
@@ -296,7 +298,9 @@ def cutting_plane(
             step = smoothing if len(new.offsets) else 1.0
             at_solution = step == 1.0
             query = solution if at_solution else state.w + step * (solution - state.w)
-        oracle = loss_augmented_pass(task, X, Y, true_features, query)
+        oracle = loss_augmented_pass(
+            task, X, Y, true_features, query, true_feature_sum=true_feature_sum
+        )
         oracle_calls += n
         query_primal = primal_objective(query, oracle.slacks, C)
         if smoothing == 1.0 or query_primal <= primal:

@@ -35,6 +35,8 @@ class OraclePass:
         ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · ψ_i(ŷ_i)).
     true_features, features : ndarray or sparse matrix of shape (n, size_joint_feature)
         Rows φ(x_i, y_i) and φ(x_i, ŷ_i).
+    true_feature_sum : ndarray of shape (size_joint_feature,), optional
+        ``Σ_i φ(x_i, y_i)``, if the caller keeps it (it does not change during a fit).
     """
 
     outputs: Sequence[Any]
@@ -42,6 +44,7 @@ class OraclePass:
     slacks: np.ndarray
     true_features: FeatureMatrix
     features: FeatureMatrix
+    true_feature_sum: np.ndarray | None = None
 
     @functools.cached_property
     def differences(self) -> FeatureMatrix:
@@ -51,7 +54,10 @@ class OraclePass:
 
     def difference_sum(self) -> np.ndarray:
         """Return ``Σ_i ψ_i(ŷ_i)`` without forming the rows ψ_i."""
-        return column_sums(self.true_features) - column_sums(self.features)
+        true_sum = self.true_feature_sum
+        if true_sum is None:
+            true_sum = column_sums(self.true_features)
+        return true_sum - column_sums(self.features)
 
 
 def column_sums(matrix: FeatureMatrix) -> np.ndarray:
@@ -68,10 +74,13 @@ def loss_augmented_pass(
     Y: Sequence[Any],
     true_features: FeatureMatrix,
     w: np.ndarray,
+    *,
+    true_feature_sum: np.ndarray | None = None,
 ) -> OraclePass:
     """Call the loss-augmented oracle on every example at weights ``w``.
 
-    ``true_features`` are the rows φ(x_i, y_i), computed once per fit by the caller.
+    ``true_features`` are the rows φ(x_i, y_i), computed once per fit by the caller, and
+    ``true_feature_sum`` optionally their sum.
     """
     outputs = task.batch_loss_augmented_argmax(X, Y, w)
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
@@ -86,6 +95,7 @@ def loss_augmented_pass(
         slacks=np.maximum(violations, 0.0),
         true_features=true_features,
         features=features,
+        true_feature_sum=true_feature_sum,
     )
 
 

@@ -1,0 +1,121 @@
+"""The active-set solution of the working-set QP: exact when it answers, None otherwise."""
+
+import numpy as np
+import pytest
+
+import structsvm.active_set as active_set
+from structsvm.active_set import solve_on_active_set
+from structsvm.qp import solve_simplex_dual
+from tests.test_qp import assert_feasible, brute_force_dual, dual_objective, random_problem
+
+
+def scaled_problem(seed, m, p, n_groups):
+    """A random working set scaled as the QP module scales it: diag(G) <= 1, max offset 1."""
+    vectors, offsets, groups = random_problem(seed, m, p, n_groups)
+    vectors /= np.sqrt((vectors**2).sum(axis=1).max())
+    offsets /= offsets.max()
+    _, group_index = np.unique(groups, return_inverse=True)
+    return vectors, offsets, group_index.reshape(-1), int(group_index.max()) + 1
+
+
+def solve_from(alpha, vectors, offsets, group_index, n_groups, C):
+    return solve_on_active_set(vectors @ vectors.T, offsets, group_index, n_groups, C, alpha)
+
+
+def assert_kkt(alpha, vectors, offsets, group_index, n_groups, C, tol=1e-8):
+    """Check the KKT conditions of the QP directly: they certify that α is optimal."""
+    assert_feasible(alpha, group_index, C)
+    gradient = offsets - vectors @ (vectors.T @ alpha)
+    support = alpha > 1e-12
+    for g in range(n_groups):
+        members = group_index == g
+        # The multiplier of the group's bound is the gradient on its support (0 if none).
+        multiplier = gradient[members & support].max(initial=0.0)
+        assert multiplier >= -tol
+        np.testing.assert_allclose(gradient[members & support], multiplier, atol=tol)
+        assert gradient[members].max() <= multiplier + tol
+        if multiplier > tol:
+            assert alpha[members].sum() == pytest.approx(C, rel=1e-9)
+
+
+@pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize(("m", "p", "n_groups"), [(40, 30, 1), (60, 20, 12), (30, 50, 30)])
+def test_adding_constraints_to_a_solved_working_set_is_solved_exactly(C, m, p, n_groups):
+    """The cutting-plane situation: the optimum of all but the last constraints, plus zeros."""
+    vectors, offsets, group_index, n_groups = scaled_problem(m + p, m, p, n_groups)
+    known = m - 3
+    earlier = solve_simplex_dual(
+        vectors[:known] @ vectors[:known].T,
+        offsets[:known],
+        group_index[:known],
+        C,
+        method="generic",
+    )
+    start = np.concatenate([earlier.alpha, np.zeros(3)])
+    reference = solve_simplex_dual(
+        vectors @ vectors.T, offsets, group_index, C, method="generic", tol=1e-12
+    )
+
+    alpha = solve_from(start, vectors, offsets, group_index, n_groups, C)
+
+    assert alpha is not None
+    assert_kkt(alpha, vectors, offsets, group_index, n_groups, C)
+    np.testing.assert_allclose(
+        dual_objective(alpha, vectors, offsets), reference.objective, rtol=1e-9
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_answer_from_any_start_is_the_brute_force_optimum(seed):
+    rng = np.random.default_rng(seed)
+    vectors, offsets, group_index, n_groups = scaled_problem(seed, 5, int(rng.integers(2, 7)), 2)
+    C = float(rng.choice([0.1, 1.0, 10.0]))
+    start = rng.uniform(size=5) * C / 5
+
+    alpha = solve_from(start, vectors, offsets, group_index, n_groups, C)
+
+    if alpha is not None:
+        assert dual_objective(alpha, vectors, offsets) == pytest.approx(
+            brute_force_dual(vectors, offsets, group_index, C), rel=1e-9, abs=1e-12
+        )
+
+
+def test_it_gives_up_when_the_corrections_run_out(monkeypatch):
+    vectors, offsets, group_index, n_groups = scaled_problem(3, 60, 20, 12)
+    start = np.zeros(60)
+    monkeypatch.setattr(active_set, "MAX_ROUNDS", 1)
+
+    assert solve_from(start, vectors, offsets, group_index, n_groups, 1.0) is None
+
+
+def test_a_singular_face_gives_the_optimum_or_none():
+    """Duplicated constraints both in the support make the face's KKT matrix singular."""
+    vectors, offsets, group_index, n_groups = scaled_problem(5, 20, 8, 1)
+    vectors = np.vstack([vectors, vectors[:4]])
+    offsets = np.concatenate([offsets, offsets[:4]])
+    group_index = np.concatenate([group_index, group_index[:4]])
+    reference = solve_simplex_dual(vectors @ vectors.T, offsets, group_index, 1.0, method="generic")
+    start = np.full(24, 1.0 / 24)
+
+    alpha = solve_from(start, vectors, offsets, group_index, n_groups, 1.0)
+
+    if alpha is not None:
+        np.testing.assert_allclose(
+            dual_objective(alpha, vectors, offsets), reference.objective, rtol=1e-8
+        )
+
+
+def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt():
+    vectors, offsets, groups = random_problem(11, 50, 30, 10)
+    gram = vectors @ vectors.T
+    earlier = solve_simplex_dual(gram[:-2, :-2], offsets[:-2], groups[:-2], 1.0)
+    reference = solve_simplex_dual(gram, offsets, groups, 1.0, method="generic")
+
+    result = solve_simplex_dual(
+        gram, offsets, groups, 1.0, initial_alpha=np.concatenate([earlier.alpha, [0.0, 0.0]])
+    )
+
+    assert result.method == "active-set"
+    assert result.qp is None
+    assert_feasible(result.alpha, groups, 1.0)
+    np.testing.assert_allclose(result.objective, reference.objective, rtol=1e-9)
