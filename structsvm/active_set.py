@@ -28,6 +28,12 @@ import numpy as np
 MAX_ROUNDS = 6
 """Most active-set corrections before giving up."""
 
+RIDGE = 1e-11
+"""Multiple of the identity added to a singular face's Gram block (whose diagonal is <= 1)."""
+
+SUPPORT_THRESHOLD = 1e-6
+"""Fraction of C above which a starting α_k is guessed to be positive at the optimum."""
+
 
 def solve_on_active_set(
     gram: np.ndarray,
@@ -63,7 +69,9 @@ def solve_on_active_set(
         Optimal dual variables (clipped to the feasible set), or None.
     """
     gradient = offsets - gram @ alpha
-    free = alpha > tol * C
+    # An interior-point solution leaves every α slightly positive; only clearly positive ones
+    # are guessed free (a wrongly left-out one shows up as a violated gradient and is added).
+    free = alpha > SUPPORT_THRESHOLD * C
     sums = np.bincount(group_index, weights=alpha, minlength=n_groups)
     tight = sums >= (1.0 - tol) * C
     multipliers = np.zeros(n_groups)
@@ -96,7 +104,7 @@ def _stationary_point(
     free: np.ndarray,
     tight: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Solve the KKT system of the face given by ``free`` and ``tight``; None if singular.
+    """Solve the KKT system of the face given by ``free`` and ``tight``; None if it cannot be.
 
     A tight group without free constraints cannot reach C and is treated as not tight.
     """
@@ -113,20 +121,39 @@ def _stationary_point(
     kkt[len(F) + rows[in_tight], np.flatnonzero(in_tight)] = 1.0
     kkt[np.flatnonzero(in_tight), len(F) + rows[in_tight]] = 1.0
     rhs = np.concatenate([offsets[F], np.full(len(T), C)])
-    try:
-        solution = np.linalg.solve(kkt, rhs)
-    except np.linalg.LinAlgError:
-        return None
-    if not np.all(np.isfinite(solution)):
-        return None
-    residual = kkt @ solution - rhs
-    if np.abs(residual).max(initial=0.0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0.0)):
+    solution = _solve_face_system(kkt, rhs, len(F))
+    if solution is None:
         return None
     alpha = np.zeros(len(offsets))
     alpha[F] = solution[: len(F)]
     multipliers = np.zeros(n_groups)
     multipliers[T] = solution[len(F) :]
     return alpha, multipliers
+
+
+def _solve_face_system(kkt: np.ndarray, rhs: np.ndarray, n_free: int) -> np.ndarray | None:
+    """Solve the face's KKT system; None if no accurate solution is found.
+
+    Constraint vectors are often linearly dependent (in a chain, changing two positions
+    independently gives four outputs whose differences ψ add up to zero), which makes the
+    system singular. It is then solved with ``RIDGE`` added to the Gram block, which selects
+    one of the face's stationary points; the KKT check of the whole QP decides whether it is
+    """
+    accuracy = 1e-9 * max(1.0, np.abs(rhs).max(initial=0.0))
+    for ridge in (0.0, RIDGE):
+        system = kkt
+        if ridge:
+            system = kkt.copy()
+            system[np.diag_indices(n_free)] += ridge
+        try:
+            solution = np.linalg.solve(system, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(np.isfinite(solution)):
+            residual = kkt @ solution - rhs
+            if np.abs(residual).max(initial=0.0) <= accuracy:
+                return solution
+    return None
 
 
 def _clipped(alpha: np.ndarray, group_index: np.ndarray, n_groups: int, C: float) -> np.ndarray:
