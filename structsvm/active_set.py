@@ -34,6 +34,9 @@ RIDGE = 1e-11
 SUPPORT_THRESHOLD = 1e-6
 """Fraction of C above which a starting α_k is guessed to be positive at the optimum."""
 
+MAX_BASIS_SIZE = 1000
+"""Largest support :func:`basic_solution` reduces (it decomposes a matrix of that size)."""
+
 
 def solve_on_active_set(
     gram: np.ndarray,
@@ -161,3 +164,69 @@ def _clipped(alpha: np.ndarray, group_index: np.ndarray, n_groups: int, C: float
     alpha = np.maximum(alpha, 0.0)
     sums = np.bincount(group_index, weights=alpha, minlength=n_groups)
     return alpha / np.maximum(sums / C, 1.0)[group_index]
+
+
+def basic_solution(
+    gram: np.ndarray,
+    group_index: np.ndarray,
+    C: float,
+    alpha: np.ndarray,
+    *,
+    tol: float = 1e-10,
+) -> np.ndarray:
+    """Return α moved along directions that change neither w nor any group sum, to a basic point.
+
+    When constraint vectors are linearly dependent an optimal α is not unique, and an
+    interior-point method returns one in the middle of the optimal face, with every dependent
+    constraint positive. The directions v with ``Σ v_k ψ_k = 0`` and zero sum in every group
+    leave ``w`` and the bounds alone; moving along one until a component reaches zero removes
+    that constraint from the support (Carathéodory's reduction). Repeated over a basis of those
+    directions it leaves a support whose vectors, with their groups, are independent — what the
+    active-set guess of the next solve needs. Only the linear term of the objective can change,
+    by ``d · v``, which is zero at an optimum; callers check the objective.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (m, m)
+        Gram matrix of the constraint vectors, scaled so that its diagonal is at most 1.
+    group_index : ndarray of shape (m,) of int
+    C : float
+        Bound on each group's sum; α_k below ``SUPPORT_THRESHOLD * C`` are set to zero first.
+    alpha : ndarray of shape (m,)
+        Feasible dual variables.
+    tol : float, default=1e-10
+        Eigenvalues below ``tol`` times the largest mark the dependent directions.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        α with a support of independent constraints (non-negative, group sums unchanged up to
+        the small α set to zero); α itself if its support has more than ``MAX_BASIS_SIZE``
+        constraints.
+    """
+    support = np.flatnonzero(alpha > SUPPORT_THRESHOLD * C)
+    if len(support) > MAX_BASIS_SIZE:
+        return alpha
+    index = group_index[support]
+    same_group = (index[:, None] == index[None, :]).astype(float)
+    values, vectors = np.linalg.eigh(gram[np.ix_(support, support)] + same_group)
+    directions = vectors[:, values <= tol * max(values[-1], 1.0)] if len(values) else vectors
+    reduced = alpha[support].copy()
+    kept = np.ones(len(support), dtype=bool)
+    for column in range(directions.shape[1]):
+        direction = np.where(kept, directions[:, column], 0.0)
+        if not np.any(direction > 0):
+            direction = -direction
+        decreasing = np.flatnonzero(direction > 1e-12 * np.abs(direction).max(initial=0.0))
+        if len(decreasing) == 0:
+            continue
+        ratios = reduced[decreasing] / direction[decreasing]
+        leaving = decreasing[np.argmin(ratios)]
+        reduced -= ratios.min() * direction
+        kept[leaving] = False
+        # The remaining directions are made zero at the leaving constraint, so it stays at zero.
+        rest = directions[:, column + 1 :]
+        rest -= np.outer(direction, rest[leaving] / direction[leaving])
+    basic = np.zeros_like(alpha)
+    basic[support] = np.where(kept, np.maximum(reduced, 0.0), 0.0)
+    return basic

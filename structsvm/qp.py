@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from cvxopt import blas, lapack, matrix, solvers, spmatrix
 
-from structsvm.active_set import solve_on_active_set
+from structsvm.active_set import basic_solution, solve_on_active_set
 
 ACCEPTABLE_INACCURACY = 1e-6
 """Relative gap and infeasibility below which a solve cvxopt did not call optimal is accepted."""
@@ -636,6 +636,36 @@ def _snap_to_bound(
     return alpha, objective
 
 
+def _basic_if_as_good(
+    scaled_alpha: np.ndarray,
+    problem: _WorkingSetQP,
+    unscale: float,
+    gram: np.ndarray,
+    offsets: np.ndarray,
+    C: float,
+    tol: float,
+) -> tuple[np.ndarray, float]:
+    """Return the interior-point solution, or a basic one of it, with the dual objective.
+
+    An interior-point solution of a QP with dependent constraint vectors spreads α over all of
+    them; :func:`~structsvm.active_set.basic_solution` moves it to a basic point with the same
+    ``w``, which the next warm-started solve's active-set guess can use. The basic point is
+    kept if its objective is within ``tol`` (the interior-point tolerance) of the original.
+    """
+
+    def unscaled(scaled: np.ndarray) -> tuple[np.ndarray, float]:
+        alpha = _feasible(scaled * unscale, problem, C)
+        return alpha, float(offsets @ alpha - 0.5 * alpha @ gram @ alpha)
+
+    alpha, objective = unscaled(scaled_alpha)
+    basic, basic_objective = unscaled(
+        basic_solution(problem.gram, problem.group_index, problem.C, scaled_alpha)
+    )
+    if basic_objective >= objective - tol * max(1.0, abs(objective)):
+        return basic, basic_objective
+    return alpha, objective
+
+
 def _interior_point(problem: _WorkingSetQP, alpha: np.ndarray) -> _InteriorPoint:
     """Move feasible rescaled dual variables strictly inside the feasible set; pair them with ξ.
 
@@ -744,7 +774,6 @@ def solve_simplex_dual(
         if solution[1].status != "optimal" or caught:
             problem.start = solution = None
     scaled_alpha, result = solution or solve(problem, options)
-    alpha = _feasible(scaled_alpha * unscale, problem, C)
-    objective = float(offsets @ alpha - 0.5 * alpha @ gram @ alpha)
+    alpha, objective = _basic_if_as_good(scaled_alpha, problem, unscale, gram, offsets, C, tol)
     alpha, objective = _snap_to_bound(alpha, objective, gram, offsets, problem, C)
     return SimplexDualSolution(alpha=alpha, objective=objective, qp=result, method=method)

@@ -119,3 +119,45 @@ def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt():
     assert result.qp is None
     assert_feasible(result.alpha, groups, 1.0)
     np.testing.assert_allclose(result.objective, reference.objective, rtol=1e-9)
+
+
+def dependent_problem(seed):
+    """Constraint vectors with many linear dependencies (sums of other constraints' vectors)."""
+    vectors, offsets, group_index, n_groups = scaled_problem(seed, 12, 10, 3)
+    rng = np.random.default_rng(seed)
+    mixes = rng.integers(0, 2, size=(18, 12)) * rng.choice([-1.0, 1.0], size=(18, 12))
+    combined = mixes @ vectors
+    combined /= np.sqrt((combined**2).sum(axis=1).max())
+    vectors = np.vstack([vectors, combined])
+    offsets = np.concatenate([offsets, rng.uniform(0.2, 1.0, size=18)])
+    group_index = np.concatenate([group_index, rng.integers(0, n_groups, size=18)])
+    return vectors, offsets, group_index, n_groups
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_basic_solution_keeps_w_and_the_group_sums_on_an_independent_support(seed):
+    vectors, offsets, group_index, n_groups = dependent_problem(seed)
+    alpha = np.random.default_rng(seed).uniform(0.1, 1.0, size=len(offsets))
+
+    basic = active_set.basic_solution(vectors @ vectors.T, group_index, 100.0, alpha)
+
+    assert np.all(basic >= 0)
+    np.testing.assert_allclose(vectors.T @ basic, vectors.T @ alpha, atol=1e-9)
+    sums = np.bincount(group_index, weights=basic, minlength=n_groups)
+    np.testing.assert_allclose(sums, np.bincount(group_index, weights=alpha), atol=1e-9)
+    support = np.flatnonzero(basic > 0)
+    with_groups = np.hstack([vectors, np.eye(n_groups)[group_index]])[support]
+    assert np.linalg.matrix_rank(with_groups) == len(support)
+    assert len(support) < len(alpha)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_basic_point_of_an_interior_point_optimum_is_optimal(seed):
+    vectors, offsets, group_index, n_groups = dependent_problem(seed)
+    gram = vectors @ vectors.T
+    optimum = solve_simplex_dual(gram, offsets, group_index, 1.0, method="generic", tol=1e-12)
+
+    basic = active_set.basic_solution(gram, group_index, 1.0, optimum.alpha)
+
+    assert_kkt(basic, vectors, offsets, group_index, n_groups, 1.0, tol=1e-6)
+    assert dual_objective(basic, vectors, offsets) == pytest.approx(optimum.objective, rel=1e-9)
