@@ -19,6 +19,11 @@ constraints is usually right or a few corrections away. :func:`solve_on_active_s
 corrections (a primal-dual active-set iteration, after Hintermüller, Ito & Kunisch, SIAM J.
 Optim. 2002) for a bounded number of rounds and returns None when they do not end in a
 certified optimum, in which case the caller solves the QP by an interior-point method.
+
+Constraint vectors are often linearly dependent, and then the optimum is not unique: an
+interior-point method returns α spread over every dependent constraint, a support on which the
+face's system is singular and the next guess fails. :func:`basic_solution` moves such an α,
+without changing ``w`` or any group sum, to an optimal point whose support is independent.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ The working-set QP of the cutting-plane solvers (:func:`solve_simplex_dual`) is 
 ``solvers.coneqp`` with KKT solvers that exploit its structure, in its dual form or in its primal
 form, whichever has the smaller linear systems. Warm-started from the previous solution, it is
 first tried by :func:`structsvm.active_set.solve_on_active_set`, whose answers are certified
-optimal by the QP's KKT conditions; cvxopt solves it whenever that attempt gives up.
+optimal by the QP's KKT conditions; cvxopt solves it whenever that attempt gives up, and its
+solution is moved to a basic optimal point (:func:`structsvm.active_set.basic_solution`) for
+the next attempt.
 """
 
 from __future__ import annotations
