@@ -39,7 +39,7 @@ RIDGE = 1e-11
 SUPPORT_THRESHOLD = 1e-6
 """Fraction of C above which a starting α_k is guessed to be positive at the optimum."""
 
-MAX_BASIS_SIZE = 1000
+MAX_BASIS_SIZE = 500
 """Largest support :func:`basic_solution` reduces (it decomposes a matrix of that size)."""
 
 
