@@ -146,6 +146,7 @@ def _solve_face_system(kkt: np.ndarray, rhs: np.ndarray, n_free: int) -> np.ndar
     independently gives four outputs whose differences ψ add up to zero), which makes the
     system singular. It is then solved with ``RIDGE`` added to the Gram block, which selects
     one of the face's stationary points; the KKT check of the whole QP decides whether it is
+    optimal.
     """
     accuracy = 1e-9 * max(1.0, np.abs(rhs).max(initial=0.0))
     for ridge in (0.0, RIDGE):
