@@ -65,19 +65,24 @@ def test_adding_constraints_to_a_solved_working_set_is_solved_exactly(C, m, p, n
     )
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_an_answer_from_any_start_is_the_brute_force_optimum(seed):
-    rng = np.random.default_rng(seed)
-    vectors, offsets, group_index, n_groups = scaled_problem(seed, 5, int(rng.integers(2, 7)), 2)
-    C = float(rng.choice([0.1, 1.0, 10.0]))
-    start = rng.uniform(size=5) * C / 5
+def test_an_answer_from_any_start_is_the_brute_force_optimum():
+    """From random starts on problems with dependent vectors it may give up, but never errs."""
+    answered = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        m, p = 5, int(rng.integers(2, 7))
+        vectors, offsets, group_index, n_groups = scaled_problem(seed, m, p, 2)
+        C = float(rng.choice([0.1, 1.0, 10.0]))
+        start = rng.uniform(size=m) * C / m
 
-    alpha = solve_from(start, vectors, offsets, group_index, n_groups, C)
+        alpha = solve_from(start, vectors, offsets, group_index, n_groups, C)
 
-    if alpha is not None:
-        assert dual_objective(alpha, vectors, offsets) == pytest.approx(
-            brute_force_dual(vectors, offsets, group_index, C), rel=1e-9, abs=1e-12
-        )
+        if alpha is not None:
+            answered += 1
+            assert dual_objective(alpha, vectors, offsets) == pytest.approx(
+                brute_force_dual(vectors, offsets, group_index, C), rel=1e-9, abs=1e-12
+            )
+    assert answered >= 10
 
 
 def test_it_gives_up_when_the_corrections_run_out(monkeypatch):
@@ -88,21 +93,25 @@ def test_it_gives_up_when_the_corrections_run_out(monkeypatch):
     assert solve_from(start, vectors, offsets, group_index, n_groups, 1.0) is None
 
 
-def test_a_singular_face_gives_the_optimum_or_none():
-    """Duplicated constraints both in the support make the face's KKT matrix singular."""
-    vectors, offsets, group_index, n_groups = scaled_problem(5, 20, 8, 1)
-    vectors = np.vstack([vectors, vectors[:4]])
-    offsets = np.concatenate([offsets, offsets[:4]])
-    group_index = np.concatenate([group_index, group_index[:4]])
-    reference = solve_simplex_dual(vectors @ vectors.T, offsets, group_index, 1.0, method="generic")
-    start = np.full(24, 1.0 / 24)
+@pytest.mark.parametrize("seed", range(4))
+def test_duplicated_constraints_sharing_the_optimum_are_solved(seed):
+    """Two copies of a support constraint, each with half its α, make the face singular."""
+    vectors, offsets, group_index, n_groups = scaled_problem(seed, 20, 8, 1)
+    optimum = solve_simplex_dual(vectors @ vectors.T, offsets, group_index, 1.0, method="generic")
+    copied = np.flatnonzero(optimum.alpha > 1e-6)[:2]
+    vectors = np.vstack([vectors, vectors[copied]])
+    offsets = np.concatenate([offsets, offsets[copied]])
+    group_index = np.concatenate([group_index, group_index[copied]])
+    start = np.concatenate([optimum.alpha, optimum.alpha[copied] / 2])
+    start[copied] /= 2
 
     alpha = solve_from(start, vectors, offsets, group_index, n_groups, 1.0)
 
-    if alpha is not None:
-        np.testing.assert_allclose(
-            dual_objective(alpha, vectors, offsets), reference.objective, rtol=1e-8
-        )
+    assert alpha is not None
+    assert_kkt(alpha, vectors, offsets, group_index, n_groups, 1.0)
+    np.testing.assert_allclose(
+        dual_objective(alpha, vectors, offsets), optimum.objective, rtol=1e-8
+    )
 
 
 def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt():
