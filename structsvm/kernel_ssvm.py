@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import assert_all_finite, column_or_1d
 
 from structsvm.base import interruptible
 from structsvm.joint_kernel import MulticlassJointKernel
@@ -123,6 +123,8 @@ default="rbf"
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         y = column_or_1d(y, warn=True)
+        if y.dtype.kind in "fc":
+            assert_all_finite(y, input_name="y")
         check_classification_targets(y)
         self.classes_, labels = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:

@@ -243,6 +243,8 @@ def test_bad_data_is_rejected():
         KernelMulticlassSVM().fit(X, Y[:-1])
     with pytest.raises(ValueError, match="NaN"):
         KernelMulticlassSVM().fit(np.where(X > 2, np.nan, X), Y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        KernelMulticlassSVM().fit(X, np.where(np.arange(20) == 3, np.nan, Y))
 
 
 def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop():
