@@ -12,15 +12,18 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import assert_all_finite, column_or_1d
 
 from structsvm.base import interruptible
 from structsvm.joint_kernel import MulticlassJointKernel
 from structsvm.kernel_machine import KernelMachine
 from structsvm.kernels import Kernel
 from structsvm.solvers.kernel_n_slack import KernelSolverState, kernel_n_slack
-from structsvm.validation import check_consistent_length, check_positive_float, check_positive_int
+from structsvm.validation import (
+    check_class_labels,
+    check_consistent_length,
+    check_positive_float,
+    check_positive_int,
+)
 
 
 class KernelMulticlassSVM(ClassifierMixin, KernelMachine):
@@ -122,10 +125,7 @@ default="rbf"
             )
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
-        y = column_or_1d(y, warn=True)
-        if y.dtype.kind in "fc":
-            assert_all_finite(y, input_name="y")
-        check_classification_targets(y)
+        y = check_class_labels(y)
         self.classes_, labels = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold at least two classes, got 1 class: {self.classes_[0]!r}")

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import assert_all_finite, column_or_1d
 
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
@@ -79,10 +79,18 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
     return array
 
 
+def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
+    """Return class labels ``y`` as a 1-D array; raise ValueError if NaN or not classes."""
+    array = column_or_1d(y, warn=True)
+    if array.dtype.kind in "fc":
+        assert_all_finite(array, input_name=name)
+    check_classification_targets(array)
+    return array
+
+
 def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
-    array = column_or_1d(y, warn=True)
-    check_classification_targets(array)
+    array = check_class_labels(y, name)
     classes = np.unique(array)
     if len(classes) != 2:
         found = f"{len(classes)} class" + ("" if len(classes) == 1 else "es")

@@ -229,6 +229,8 @@ def test_bad_data_are_named():
         BinarySVM(C=1.0).fit(X, y[:-1])
     with pytest.raises(ValueError, match="X contains NaN"):
         BinarySVM(C=1.0).fit(np.where(X > 1, np.nan, X), y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        BinarySVM(C=1.0).fit(X, np.where(np.arange(len(y)) == 3, np.nan, y.astype(float)))
     model = BinarySVM(C=1.0).fit(X, y)
     with pytest.raises(ValueError, match="X has 5 features, but BinarySVM is expecting 2"):
         model.predict(np.ones((3, 5)))
