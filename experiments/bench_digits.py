@@ -20,7 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
 from structsvm.solvers import SOLVERS
-from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import MulticlassTask
 
 C = 1.0

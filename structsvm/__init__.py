@@ -1,37 +1,46 @@
 """structsvm: structured prediction with max-margin methods.
 
-A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles.
-Learners find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM`;
+A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
+:func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
+the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
+:class:`MulticlassSVM` and :class:`KernelMulticlassSVM` as flat classifiers; the optimisation
+methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
-The kernel toolkit holds the binary SVM (:class:`BinarySVM`, with :func:`kkt_report`), the
-:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels of :mod:`structsvm.kernels` and
-:mod:`structsvm.string_kernels`.
+The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
+:func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
 """
 
-from structsvm.bounds import margin, mistake_bound, radius
-from structsvm.check import TaskCheckReport, TaskContractError, TaskProblem, check_task
-from structsvm.kernel_perceptron import KernelPerceptron
-from structsvm.kernel_ridge import KernelRidge
-from structsvm.kernel_ssvm import KernelMulticlassSVM
+from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
+from structsvm._contract import TaskContractViolation
+from structsvm._task import Task
+from structsvm._utils.parallel import ParallelTask
 from structsvm.kernels import (
+    AllSubsequencesKernel,
+    BinarySVM,
     Kernel,
+    KernelPerceptron,
+    KernelRidge,
+    KKTReport,
     LinearKernel,
     NormalizedKernel,
+    NotSeparableError,
     PolynomialKernel,
     RBFKernel,
     SigmoidKernel,
     check_mercer,
     feature_space_distance,
     gram_matrix,
+    kkt_report,
 )
-from structsvm.kkt import KKTReport, kkt_report
-from structsvm.parallel import ParallelTask
-from structsvm.perceptron import StructuredPerceptron
-from structsvm.solvers.oracle import TaskContractViolation
-from structsvm.ssvm import StructuredSVM
-from structsvm.string_kernels import AllSubsequencesKernel
-from structsvm.svm import BinarySVM, NotSeparableError
-from structsvm.task import Task
+from structsvm.learners import (
+    KernelMulticlassSVM,
+    MulticlassSVM,
+    StructuredPerceptron,
+    StructuredSVM,
+    margin,
+    mistake_bound,
+    radius,
+)
 
 __all__ = [
     "AllSubsequencesKernel",
@@ -42,6 +51,7 @@ __all__ = [
     "KernelPerceptron",
     "KernelRidge",
     "LinearKernel",
+    "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",
     "ParallelTask",

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from structsvm.task import Task
+from structsvm._task import Task
 
 OCR_SPLITS = ("small", "large")
 

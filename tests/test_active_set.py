@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-import structsvm.active_set as active_set
-from structsvm.active_set import solve_on_active_set
+import structsvm.qp._active_set as active_set
 from structsvm.qp import solve_simplex_dual
+from structsvm.qp._active_set import solve_on_active_set
 from tests.test_qp import assert_feasible, brute_force_dual, dual_objective, random_problem
 
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from structsvm.solvers import n_slack
-from structsvm.solvers.decomposition import example_blocks, example_gaps
-from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
-from structsvm.solvers.working_set import GramWorkingSet, WorkingSet
+from structsvm.solvers._decomposition import example_blocks, example_gaps
+from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._working_set import GramWorkingSet, WorkingSet
 from tests.full_qp import solve_full_primal
 from tests.test_ssvm import PROBLEMS, multiclass_problem
 

@@ -5,9 +5,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_circles
 
-from structsvm.kernel_perceptron import KernelPerceptron
-from structsvm.string_kernels import AllSubsequencesKernel
-from structsvm.svm import BinarySVM
+from structsvm.kernels._binary_svm import BinarySVM
+from structsvm.kernels._perceptron import KernelPerceptron
+from structsvm.kernels._string import AllSubsequencesKernel
 
 
 def separable_blobs(seed=0):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 
-from structsvm.kernel_ridge import KernelRidge
 from structsvm.kernels import NormalizedKernel
-from structsvm.string_kernels import AllSubsequencesKernel
+from structsvm.kernels._ridge import KernelRidge
+from structsvm.kernels._string import AllSubsequencesKernel
 
 
 @pytest.fixture

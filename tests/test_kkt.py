@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
-from structsvm.kkt import kkt_report
-from structsvm.svm import BinarySVM
+from structsvm.kernels._binary_svm import BinarySVM
+from structsvm.kernels._kkt import kkt_report
 
 
 def test_hard_margin_report_on_a_hand_solved_problem():

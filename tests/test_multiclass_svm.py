@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-from tasks import MulticlassSVM
+from structsvm import MulticlassSVM
 
 
 def blobs(n=90, n_classes=3, seed=0):

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from structsvm.solvers.one_slack import one_slack
+from structsvm.solvers._one_slack import one_slack
 from tests.full_qp import solve_full_primal
 from tests.test_ssvm import multiclass_problem, pair_problem
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from structsvm import StructuredSVM
-from structsvm.parallel import ParallelTask
+from structsvm._utils.parallel import ParallelTask
 from tasks import ChainTask, MulticlassTask
 
 

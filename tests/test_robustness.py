@@ -13,7 +13,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from structsvm import StructuredSVM
-from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import ChainTask, MulticlassTask
 from tests.full_qp import solve_full_primal
 

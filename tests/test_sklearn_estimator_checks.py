@@ -8,8 +8,7 @@ itself when pandas is absent or ``SCIPY_ARRAY_API`` is unset.
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from structsvm import BinarySVM, KernelPerceptron, KernelRidge
-from tasks import MulticlassSVM
+from structsvm import BinarySVM, KernelPerceptron, KernelRidge, MulticlassSVM
 
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
     MulticlassSVM: {},

@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
 from structsvm import StructuredSVM, Task
-from structsvm.solvers.oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import MulticlassTask
 from tests.full_qp import solve_full_primal
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from structsvm.kernels import NormalizedKernel, check_mercer
-from structsvm.string_kernels import AllSubsequencesKernel
+from structsvm.kernels._string import AllSubsequencesKernel
 
 
 def subsequence_counts(s):

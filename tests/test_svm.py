@@ -7,9 +7,9 @@ from sklearn.datasets import make_blobs
 from sklearn.svm import SVC
 
 from structsvm.kernels import LinearKernel, RBFKernel
+from structsvm.kernels._binary_svm import BinarySVM, NotSeparableError
+from structsvm.kernels._string import AllSubsequencesKernel
 from structsvm.qp import QPSolverWarning
-from structsvm.string_kernels import AllSubsequencesKernel
-from structsvm.svm import BinarySVM, NotSeparableError
 
 FORMULATIONS = ["dual", "primal"]
 

@@ -7,7 +7,7 @@ import joblib
 import numpy as np
 import pytest
 
-import structsvm.checkpoint
+import structsvm._utils.checkpoint
 from structsvm import StructuredPerceptron, StructuredSVM
 from tasks import ChainTask, MulticlassTask
 from tests.test_parallel import chain_problem
@@ -227,13 +227,13 @@ def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(solver, 
 def test_a_checkpoint_is_written_every_n_iterations_and_at_the_end(tmp_path, monkeypatch):
     task, X, Y = multiclass_problem()
     written = []
-    original = structsvm.checkpoint.write_checkpoint
+    original = structsvm._utils.checkpoint.write_checkpoint
 
     def recording(model, path):
         written.append(model.n_iter_)
         original(model, path)
 
-    monkeypatch.setattr("structsvm.ssvm.write_checkpoint", recording)
+    monkeypatch.setattr("structsvm.learners._ssvm.write_checkpoint", recording)
     model = StructuredSVM(
         task, solver="1-slack", tol=1e-6, checkpoint=tmp_path / "fit.ckpt", checkpoint_every=3
     ).fit(X, Y)
@@ -270,7 +270,7 @@ def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch):
         stream.write(b"\x80\x04partial pickle")
         raise OSError("disk full")
 
-    monkeypatch.setattr(structsvm.checkpoint.joblib, "dump", half_a_dump)
+    monkeypatch.setattr(structsvm._utils.checkpoint.joblib, "dump", half_a_dump)
     model.set_params(warm_start=True, max_iter=3, checkpoint=path, checkpoint_every=1)
     with pytest.raises(OSError, match="disk full"):
         model.fit(X, Y)
@@ -292,7 +292,7 @@ def test_a_checkpoint_replaces_the_file_with_os_replace(tmp_path, monkeypatch):
         replaced.append((os.path.dirname(source), os.fspath(target)))
         original(source, target)
 
-    monkeypatch.setattr(structsvm.checkpoint.os, "replace", recording)
+    monkeypatch.setattr(structsvm._utils.checkpoint.os, "replace", recording)
     StructuredSVM(task, max_iter=2, checkpoint=path, checkpoint_every=100).fit(X, Y)
     assert replaced == [(str(tmp_path), str(path))]
     assert joblib.load(path).n_iter_ == 2

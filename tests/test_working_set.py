@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.solvers.working_set import GramWorkingSet, inner_products
+from structsvm.solvers._working_set import GramWorkingSet, inner_products
 
 
 @pytest.mark.parametrize("density", [0.5, 0.02, 0.001])

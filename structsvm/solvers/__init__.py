@@ -1,13 +1,13 @@
 """Optimisation methods for the structural SVM, one module each.
 
 Every solver is a generator function ``solver(task, X, Y, C, **options)`` that yields a
-:class:`~structsvm.solvers.cutting_plane.SolverState` after each iteration, so a caller can
+:class:`~structsvm.solvers._cutting_plane.SolverState` after each iteration, so a caller can
 stop, checkpoint or report progress between iterations and keeps the latest weights.
 """
 
-from structsvm.solvers.bcfw import bcfw
-from structsvm.solvers.n_slack import n_slack
-from structsvm.solvers.one_slack import one_slack
+from structsvm.solvers._bcfw import bcfw
+from structsvm.solvers._n_slack import n_slack
+from structsvm.solvers._one_slack import one_slack
 
 SOLVERS = {"n-slack": n_slack, "1-slack": one_slack, "bcfw": bcfw}
 

@@ -1,0 +1,72 @@
+"""The task contract as enforced during a fit: cheap checks of what the oracles return.
+
+:func:`structsvm.check_task` checks a task thoroughly before training; these checks run on every
+oracle pass of a fit and raise :class:`TaskContractViolation`, naming the user's task class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm._task import Task
+
+
+class TaskContractViolation(ValueError):
+    """A task broke its contract during a fit (see :func:`structsvm.check_task`)."""
+
+
+def check_oracle_results(
+    task: Task,
+    true_features: np.ndarray | sp.csr_matrix,
+    features: np.ndarray | sp.csr_matrix,
+    losses: np.ndarray,
+) -> None:
+    """Raise TaskContractViolation if the oracle's outputs have malformed features or losses.
+
+    Cheap checks run on every oracle pass: the joint features have one row per example and
+    ``size_joint_feature`` columns and are finite; the losses are finite and non-negative.
+    """
+    expected = (true_features.shape[0], task.size_joint_feature)
+    if features.shape != expected:
+        raise TaskContractViolation(
+            f"{_class_name(task)}.batch_joint_feature returned shape {features.shape} for "
+            f"the oracle's outputs, expected {expected} (n examples × size_joint_feature)"
+        )
+    values = features.data if sp.issparse(features) else np.asarray(features)
+    if not np.all(np.isfinite(values)):
+        raise TaskContractViolation(
+            f"{_class_name(task)}.batch_joint_feature returned NaN or infinite values"
+        )
+    if losses.shape != (expected[0],) or not np.all(np.isfinite(losses)) or np.any(losses < 0):
+        bad = np.flatnonzero(~np.isfinite(losses) | (losses < 0))
+        raise TaskContractViolation(
+            f"{_class_name(task)}.batch_loss must return one finite loss >= 0 per example; "
+            f"got shape {losses.shape}"
+            + (f", and {losses[bad[0]]} for example {bad[0]}" if len(bad) else "")
+        )
+
+
+def check_violations(violations: np.ndarray, score_gaps: np.ndarray) -> None:
+    """Raise TaskContractViolation if the loss-augmented oracle lost to the true output.
+
+    The true output has loss 0 and the same score as itself, so a correct oracle's output has
+    ``Δ + w·φ(x, ŷ) >= w·φ(x, y)``: its violation ``Δ − w·ψ`` is never negative beyond
+    rounding. ``score_gaps`` are the ``w·ψ`` the violations were computed from.
+    """
+    scale = 1.0 + np.abs(score_gaps)
+    worse = np.flatnonzero(violations < -1e-8 * scale)
+    if len(worse):
+        i = int(worse[0])
+        raise TaskContractViolation(
+            f"loss_augmented_argmax is not a maximiser: for example {i} its output has "
+            f"Δ + w·φ {-violations[i]:.6g} below the true output's (loss 0); "
+            f"{len(worse)} example(s) affected. Run structsvm.check_task on the task"
+        )
+
+
+
+def _class_name(task: Task) -> str:
+    """Return the name of the user's task class, looking through a wrapper's ``task``."""
+    inner = getattr(task, "task", None)
+    return type(inner if isinstance(inner, Task) else task).__name__

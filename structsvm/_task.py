@@ -1,0 +1,173 @@
+"""The task contract: the four things a user writes to define a structured prediction problem.
+
+A structured prediction task maps an input ``x`` to an output ``y`` from a set ``Y(x)`` that is
+too large to treat as plain classes (a labelling of a sequence, a parse, …). A linear model scores
+every candidate output with ``w · φ(x, y)`` and predicts the best one. Learners in this package
+need only what :class:`Task` states: the joint feature map φ, the task loss Δ and the two oracles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+from structsvm._utils.validation import check_consistent_length
+
+
+class Task:
+    """Base class of structured prediction tasks.
+
+    Subclass it and provide:
+
+    ``size_joint_feature`` : int
+        Length of the joint feature vector φ(x, y) (and so of the weight vector ``w``).
+    ``joint_feature(x, y)``
+        φ(x, y) as a 1-D ``float64`` array of length ``size_joint_feature``.
+    ``loss(y_true, y)``
+        Δ(y_true, y): a finite float, ``>= 0``, and exactly ``0`` when ``y`` equals ``y_true``.
+    ``argmax(x, w)``
+        An output maximising ``w · φ(x, y)`` over ``Y(x)``.
+    ``loss_augmented_argmax(x, y_true, w)``
+        An output maximising ``Δ(y_true, y) + w · φ(x, y)`` over ``Y(x)``.
+
+    The oracles must be exact (return a true maximiser) and deterministic (the same arguments
+    give the same output); among tied maximisers a task picks by a fixed rule that its docstring
+    states. The base class implements both oracles by enumeration when the task provides
+    ``outputs(x)``, the list of every output of ``x``: it returns the first maximiser in the
+    order ``outputs`` yields them. That is only for small output spaces (tests, tiny problems);
+    real tasks override the oracles with dynamic programs or other exact solvers.
+
+    Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
+    with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
+    sparse. Inputs ``X`` and outputs ``Y`` are sequences indexable
+    by example (a list, or an array whose first axis runs over examples).
+    """
+
+    size_joint_feature: int
+
+    # ----------------------------------------------------------------- the contract itself
+    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
+        """Return φ(x, y), a 1-D float64 array of length ``size_joint_feature``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement joint_feature(x, y)")
+
+    def loss(self, y_true: Any, y: Any) -> float:
+        """Return Δ(y_true, y) >= 0, with Δ(y_true, y_true) == 0."""
+        raise NotImplementedError(f"{type(self).__name__} must implement loss(y_true, y)")
+
+    def outputs(self, x: Any) -> Iterable[Any]:
+        """Enumerate every output in Y(x). Optional; enables brute-force oracles and checks."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not enumerate its outputs: implement outputs(x), "
+            "or override argmax and loss_augmented_argmax"
+        )
+
+    def argmax(self, x: Any, w: np.ndarray) -> Any:
+        """Return an output maximising ``w · φ(x, y)`` (by enumeration in this base class)."""
+        candidates = list(self.outputs(x))
+        scores = [self.score(x, y, w) for y in candidates]
+        return candidates[int(np.argmax(scores))]
+
+    def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
+        """Return an output maximising ``Δ(y_true, y) + w · φ(x, y)`` (by enumeration here)."""
+        candidates = list(self.outputs(x))
+        values = [self.loss(y_true, y) + self.score(x, y, w) for y in candidates]
+        return candidates[int(np.argmax(values))]
+
+    # ----------------------------------------------------------------- derived helpers
+    def score(self, x: Any, y: Any, w: np.ndarray) -> float:
+        """Return the model score ``w · φ(x, y)``."""
+        return np.asarray(self.joint_feature(x, y) @ w).item()
+
+    def max_loss(self, y_true: Any) -> float:
+        """Return the largest loss any output can have against ``y_true``.
+
+        Optional; estimators' ``score`` uses it to normalise the loss to ``[0, 1]``.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement max_loss(y_true) to be scored"
+        )
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two outputs are the same (element-wise equality of arrays)."""
+        return bool(np.array_equal(np.asarray(y), np.asarray(other)))
+
+    def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
+        """Validate a data set for this task and return it (possibly converted).
+
+        The base class checks only that ``X`` and ``Y`` are non-empty and of the same length;
+        tasks extend it with their own checks (feature width, label range, finiteness).
+
+        Raises
+        ------
+        ValueError
+            Naming the argument and what was expected.
+        """
+        if len(X) == 0:
+            raise ValueError("X is empty: expected at least one example")
+        if Y is not None:
+            check_consistent_length(X, Y)
+        return X, Y
+
+    # ----------------------------------------------------------------- batch versions
+    def batch_joint_feature(self, X: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
+        """Return the joint features of many examples stacked as rows, shape (n, size).
+
+        A dense array, or a CSR matrix when ``joint_feature`` returns sparse rows.
+        """
+        rows = [self.joint_feature(x, y) for x, y in zip(X, Y, strict=True)]
+        if any(scipy.sparse.issparse(row) for row in rows):
+            return scipy.sparse.vstack(
+                [scipy.sparse.csr_matrix(row).reshape(1, -1) for row in rows], format="csr"
+            )
+        return np.array(rows)
+
+    def sparse_joint_feature(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the non-zero entries of φ(x, y) as sorted column indices and their values.
+
+        Solvers that keep their iterates sparse (bcfw) call it once per step, so its cost
+        should grow with the entries, not with ``size_joint_feature``. The base class takes the
+        only row of ``batch_joint_feature([x], [y])``; tasks with long, sparse joint features
+        override it to skip building a matrix.
+
+        Returns
+        -------
+        indices : ndarray of int64
+            Distinct column indices in increasing order.
+        values : ndarray of float64
+            φ(x, y) at those columns (a task may keep entries that happen to be zero).
+        """
+        phi = self.batch_joint_feature([x], [y])
+        if not scipy.sparse.issparse(phi):
+            row = np.asarray(phi, dtype=np.float64).ravel()
+            indices = np.flatnonzero(row)
+            return indices, row[indices]
+        row = scipy.sparse.csr_matrix(phi, dtype=np.float64)
+        if not row.has_canonical_format:
+            row = row.copy()
+            row.sum_duplicates()
+        return row.indices.astype(np.int64, copy=False), row.data
+
+    def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
+        """Return Δ(Y_true[i], Y[i]) for every example, shape (n,)."""
+        return np.array(
+            [self.loss(y_true, y) for y_true, y in zip(Y_true, Y, strict=True)], dtype=float
+        )
+
+    def batch_argmax(self, X: Sequence[Any], w: np.ndarray) -> list[Any]:
+        """Return ``argmax(x, w)`` for every input."""
+        return [self.argmax(x, w) for x in X]
+
+    def batch_loss_augmented_argmax(
+        self, X: Sequence[Any], Y_true: Sequence[Any], w: np.ndarray
+    ) -> list[Any]:
+        """Return ``loss_augmented_argmax(x, y_true, w)`` for every example."""
+        return [
+            self.loss_augmented_argmax(x, y_true, w) for x, y_true in zip(X, Y_true, strict=True)
+        ]
+
+    def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
+        """Return ``w · φ(X[i], Y[i])`` for every example, shape (n,)."""
+        return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()

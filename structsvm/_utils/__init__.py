@@ -1,0 +1,1 @@
+"""Machinery shared across the package: input validation, parallel oracle calls, checkpoints."""

@@ -1,0 +1,23 @@
+"""Estimators for structured outputs: they hold a task (or build one) and learn its weights.
+
+:class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`;
+:class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
+on the multiclass structural SVM. :func:`radius`, :func:`margin` and :func:`mistake_bound` give
+the perceptron's mistake bound.
+"""
+
+from structsvm.learners._bounds import margin, mistake_bound, radius
+from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
+from structsvm.learners._multiclass import MulticlassSVM
+from structsvm.learners._perceptron import StructuredPerceptron
+from structsvm.learners._ssvm import StructuredSVM
+
+__all__ = [
+    "KernelMulticlassSVM",
+    "MulticlassSVM",
+    "StructuredPerceptron",
+    "StructuredSVM",
+    "margin",
+    "mistake_bound",
+    "radius",
+]

@@ -1,0 +1,74 @@
+"""What every structured learner shares: prediction, scoring and the fitted-state check."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from structsvm._task import Task
+
+
+class StructuredEstimator(BaseEstimator):
+    """Base of the learners: a task, a learned weight vector ``w_``, ``predict`` and ``score``.
+
+    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle.
+    """
+
+    task: Task
+
+    def _check_task(self) -> Task:
+        if not isinstance(self.task, Task):
+            raise TypeError(
+                f"task must be a structsvm.Task instance, got {type(self.task).__name__}"
+            )
+        return self.task
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "w_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} is not fitted yet: call fit(X, Y) before predicting"
+            )
+
+    def predict(self, X: Sequence[Any]) -> Sequence[Any]:
+        """Return ``argmax_y w · φ(x, y)`` for every input in X."""
+        task = self._check_task()
+        self._check_fitted()
+        X, _ = task.check_data(X)
+        return task.batch_argmax(X, self.w_)
+
+    def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
+        """Return ``1 - Σ Δ(Y[i], ŷ_i) / Σ max_loss(Y[i])``.
+
+        For the 0/1 loss this is the accuracy; for the Hamming loss of sequences, the accuracy
+        per position.
+        """
+        task = self._check_task()
+        X, Y = task.check_data(X, Y)
+        losses = task.batch_loss(Y, self.predict(X))
+        worst = sum(task.max_loss(y) for y in Y)
+        return float(1.0 - np.sum(losses) / worst) if worst > 0 else 1.0
+
+
+@contextmanager
+def interruptible(estimator: BaseEstimator) -> Iterator[None]:
+    """Turn a KeyboardInterrupt inside a fit loop into a clean stop that keeps the model.
+
+    The estimator's ``interrupted_`` attribute records whether the fit was cut short; the
+    fit leaves the weights learned so far in place, so the model can be used or resumed.
+    """
+    estimator.interrupted_ = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        estimator.interrupted_ = True
+        warnings.warn(
+            f"{type(estimator).__name__}.fit was interrupted: keeping the model learned so far",
+            RuntimeWarning,
+            stacklevel=3,
+        )

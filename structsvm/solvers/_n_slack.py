@@ -1,0 +1,103 @@
+"""The n-slack cutting-plane structural SVM (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005).
+
+One slack ξ_i and one working set per training example; the dual QP over all working sets is
+``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C``. It is
+improved by sub-QPs over blocks of examples (:mod:`structsvm.solvers._decomposition`), so no QP
+grows with the number of examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm._task import Task
+from structsvm.solvers._cutting_plane import (
+    NewConstraints,
+    SolverState,
+    cutting_plane,
+    output_key,
+)
+from structsvm.solvers._decomposition import BlockDecomposition
+from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._working_set import WorkingSet
+
+
+class PerExampleConstraints:
+    """Add, for every example, its most violated output unless the working set covers it."""
+
+    def new_constraints(
+        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+    ) -> NewConstraints:
+        n = len(oracle.losses)
+        allowed = working_set.slacks(w, n)
+        violated = np.flatnonzero(oracle.slacks > allowed + 1e-12 * (1.0 + allowed))
+        keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
+        fresh = [k for k, key in enumerate(keys) if key not in working_set]
+        chosen = violated[fresh]
+        return NewConstraints(
+            vectors=oracle.differences[chosen],
+            offsets=oracle.losses[chosen],
+            groups=chosen.astype(np.int64),
+            keys=[keys[k] for k in fresh],
+        )
+
+
+def n_slack(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    *,
+    tol: float = 1e-3,
+    max_iter: int = 200,
+    inactive_window: int = 1,
+    max_block_constraints: int = 150,
+    initial_state: SolverState | None = None,
+) -> Iterator[SolverState]:
+    """Train a structural SVM by the n-slack cutting-plane algorithm.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    C : float
+        Weight of the summed slacks in ``½‖w‖² + C Σ ξ_i``.
+    tol : float, default=1e-3
+        Stop when the duality gap is at most ``tol`` times the primal objective.
+    max_iter : int, default=200
+        Most iterations (oracle passes each followed by a round of sub-QPs).
+    inactive_window : int, default=1
+        Drop a constraint whose dual variable stayed zero for this many iterations. Every
+        example whose slack is violated adds a constraint, so the working set is mostly
+        constraints that end with a zero dual variable; dropping them at once keeps the QPs
+        small, and those needed again are found again by the oracle.
+    max_block_constraints : int, default=150
+        Most constraints in one sub-QP of the decomposition (see
+        :class:`~structsvm.solvers._decomposition.BlockDecomposition`); a bound of at least the
+        working-set size solves the whole working-set QP at once.
+    initial_state : SolverState, optional
+        A state yielded by an earlier run on the same task, data and C: continue from it for
+        up to ``max_iter`` further iterations (see
+        :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
+
+    Yields
+    ------
+    SolverState
+        The state after each iteration (weights, working set, history, and the dual state
+        a later run can continue from).
+    """
+    yield from cutting_plane(
+        task,
+        X,
+        Y,
+        C,
+        PerExampleConstraints(),
+        BlockDecomposition(max_block_constraints),
+        tol=tol,
+        max_iter=max_iter,
+        inactive_window=inactive_window,
+        initial_state=initial_state,
+    )

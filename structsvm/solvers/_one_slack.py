@@ -1,0 +1,92 @@
+"""The 1-slack cutting-plane structural SVM (Joachims, Finley & Yu, "Cutting-plane training of
+structural SVMs", Machine Learning 2009).
+
+A single slack ξ shared by aggregated constraints ``w · Σ_i ψ_i(ȳ_i) >= Σ_i Δ(y_i, ȳ_i) − ξ``,
+one added per iteration from the most violated output of every example. Its optimum equals the
+n-slack optimum (ξ = Σ_i ξ_i); the dual has one simplex, ``α >= 0, Σ_k α_k <= C``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm._task import Task
+from structsvm.solvers._cutting_plane import (
+    FullQP,
+    NewConstraints,
+    SolverState,
+    cutting_plane,
+)
+from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._working_set import WorkingSet
+
+
+class AggregatedConstraint:
+    """Add the sum of every example's most violated constraint, if it is violated.
+
+    A constraint already in the working set is never violated by more than the working set
+    allows, so the violation test alone keeps repeats out; constraints are keyed by the order
+    in which they were added.
+    """
+
+    def __init__(self) -> None:
+        self.n_added = 0
+
+    def new_constraints(
+        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+    ) -> NewConstraints:
+        vector = oracle.difference_sum().reshape(1, -1)
+        offset = float(oracle.losses.sum())
+        allowed = working_set.slacks(w, 1)[0]
+        if offset - (vector @ w).item() <= allowed + 1e-12 * (1.0 + allowed):
+            return NewConstraints(vector[:0], np.zeros(0), np.zeros(0, dtype=np.int64), [])
+        self.n_added += 1
+        key = (0, self.n_added)
+        return NewConstraints(vector, np.array([offset]), np.zeros(1, dtype=np.int64), [key])
+
+
+def one_slack(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    *,
+    tol: float = 1e-3,
+    max_iter: int = 2000,
+    inactive_window: int = 50,
+    smoothing: float = 0.3,
+    initial_state: SolverState | None = None,
+) -> Iterator[SolverState]:
+    """Train a structural SVM by the 1-slack cutting-plane algorithm.
+
+    Parameters are those of :func:`structsvm.solvers._n_slack.n_slack` (including
+    ``initial_state``, to continue an earlier run); by default more iterations are allowed
+    (each adds one constraint) and constraints stay longer.
+    ``smoothing`` μ places the oracle call at ``w_best + μ (w_ws − w_best)`` between the best
+    weights so far and the working-set solution (see
+    :func:`~structsvm.solvers._cutting_plane.cutting_plane`); 1 calls it at ``w_ws`` as in
+    Joachims, Finley & Yu. On the digits benchmark μ = 0.3 needs about a third fewer
+    iterations.
+
+    Yields
+    ------
+    SolverState
+        The state after each iteration (weights, working set, history, and the dual state
+        a later run can continue from).
+    """
+    yield from cutting_plane(
+        task,
+        X,
+        Y,
+        C,
+        AggregatedConstraint(),
+        FullQP(warm_start=True),
+        tol=tol,
+        max_iter=max_iter,
+        inactive_window=inactive_window,
+        smoothing=smoothing,
+        initial_state=initial_state,
+    )

@@ -1,0 +1,182 @@
+"""The working set of a cutting-plane solver: constraints found so far and their dual variables.
+
+Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a vector ψ_k, an offset Δ_k and the slack
+(group) g_k it shares with the other constraints of its group. :class:`WorkingSet` computes
+inner products of its vectors when asked; :class:`GramWorkingSet` keeps the whole Gram matrix
+``ψ_k · ψ_l``, extended when constraints arrive and shrunk when they leave, never recomputed from
+scratch.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm.solvers._oracle import FeatureMatrix
+
+DENSE_PRODUCT_DENSITY = 0.01
+"""Fraction of stored entries above which sparse constraint vectors are multiplied densely."""
+
+DENSE_PRODUCT_SIZE = 1 << 22
+"""Most entries of a block of constraint vectors that is made dense for a product."""
+
+
+def _dense(matrix: FeatureMatrix) -> np.ndarray:
+    return matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+
+
+def inner_products(left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
+    """Return the dense matrix ``left @ right.T`` of inner products of constraint vectors.
+
+    Sparse vectors that are not very sparse (ψ of a chain or multiclass task stores a few
+    percent of its entries or more) are multiplied as dense blocks, which is several times
+    faster than a sparse product; very sparse or very long ones stay sparse.
+    """
+    if not (sp.issparse(left) or sp.issparse(right)):
+        return np.asarray(left) @ np.asarray(right).T
+    entries = (left.shape[0] + right.shape[0]) * left.shape[1]
+    stored = sum(m.nnz if sp.issparse(m) else m.size for m in (left, right))
+    if entries <= DENSE_PRODUCT_SIZE and stored > DENSE_PRODUCT_DENSITY * entries:
+        return _dense(left) @ _dense(right).T
+    return _dense(left @ right.T)
+
+
+class WorkingSet:
+    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their dual variables.
+
+    Parameters
+    ----------
+    size : int
+        Length of the constraint vectors (the task's ``size_joint_feature``).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.vectors: FeatureMatrix = np.zeros((0, size))
+        self.offsets = np.zeros(0)
+        self.groups = np.zeros(0, dtype=np.int64)
+        self.keys: list[tuple[int, Hashable]] = []
+        self._key_set: set[tuple[int, Hashable]] = set()
+        self.alpha = np.zeros(0)
+        self.idle = np.zeros(0, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __contains__(self, key: tuple[int, Hashable]) -> bool:
+        return key in self._key_set
+
+    def copy(self) -> WorkingSet:
+        """Return a copy that later changes to this working set leave alone.
+
+        The constraint arrays are replaced, never changed in place, by :meth:`add` and
+        :meth:`keep`, so they are shared; the dual variables, idle counts and keys are copied.
+        """
+        clone = copy.copy(self)
+        clone.alpha = self.alpha.copy()
+        clone.idle = self.idle.copy()
+        clone.keys = list(self.keys)
+        clone._key_set = set(self._key_set)
+        return clone
+
+    def add(
+        self,
+        vectors: FeatureMatrix,
+        offsets: np.ndarray,
+        groups: np.ndarray,
+        keys: Sequence[tuple[int, Hashable]],
+    ) -> None:
+        """Append constraints with zero dual variables."""
+        if sp.issparse(vectors) or sp.issparse(self.vectors):
+            self.vectors = sp.vstack([sp.csr_matrix(self.vectors), vectors], format="csr")
+        else:
+            self.vectors = np.vstack([self.vectors, vectors])
+        self.offsets = np.concatenate([self.offsets, offsets])
+        self.groups = np.concatenate([self.groups, groups])
+        self.keys.extend(keys)
+        self._key_set.update(keys)
+        self.alpha = np.concatenate([self.alpha, np.zeros(len(offsets))])
+        self.idle = np.concatenate([self.idle, np.zeros(len(offsets), dtype=np.int64)])
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the constraints where ``mask`` is true."""
+        self.vectors = self.vectors[mask]
+        self.offsets = self.offsets[mask]
+        self.groups = self.groups[mask]
+        self.keys = [key for key, kept in zip(self.keys, mask, strict=True) if kept]
+        self._key_set = set(self.keys)
+        self.alpha = self.alpha[mask]
+        self.idle = self.idle[mask]
+
+    def gram_of(self, rows: np.ndarray) -> np.ndarray:
+        """Return the dense Gram matrix ``ψ_k · ψ_l`` of the constraints at indices ``rows``."""
+        vectors = self.vectors[rows]
+        return inner_products(vectors, vectors)
+
+    def weights(self) -> np.ndarray:
+        """Return ``w = Σ_k α_k ψ_k``."""
+        return np.asarray(self.vectors.T @ self.alpha).ravel()
+
+    def violations(self, w: np.ndarray) -> np.ndarray:
+        """Return ``Δ_k − w · ψ_k`` of every constraint."""
+        return self.offsets - np.asarray(self.vectors @ w).ravel()
+
+    def slacks(self, w: np.ndarray, n_groups: int) -> np.ndarray:
+        """Return the smallest slack of each group that satisfies its constraints at ``w``."""
+        slacks = np.zeros(n_groups)
+        np.maximum.at(slacks, self.groups, self.violations(w))
+        return slacks
+
+    def dual_objective(self) -> float:
+        """Return ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²``."""
+        w = self.weights()
+        return float(self.offsets @ self.alpha - 0.5 * w @ w)
+
+
+class GramWorkingSet(WorkingSet):
+    """A working set that keeps the Gram matrix of all its constraints up to date.
+
+    Worth it when every QP involves the whole working set (the 1-slack formulation); its memory
+    grows with the square of the working-set size.
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.gram = np.zeros((0, 0))
+
+    def add(
+        self,
+        vectors: FeatureMatrix,
+        offsets: np.ndarray,
+        groups: np.ndarray,
+        keys: Sequence[tuple[int, Hashable]],
+    ) -> None:
+        """Append constraints, extending the Gram matrix by their inner products."""
+        cross = inner_products(vectors, self.vectors)
+        own = inner_products(vectors, vectors)
+        self.gram = np.block([[self.gram, cross.T], [cross, own]])
+        super().add(vectors, offsets, groups, keys)
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Keep only the constraints where ``mask`` is true."""
+        self.gram = self.gram[np.ix_(mask, mask)]
+        super().keep(mask)
+
+    def gram_of(self, rows: np.ndarray) -> np.ndarray:
+        """Return the Gram matrix of the constraints at indices ``rows`` (from the cache)."""
+        return self.gram[np.ix_(rows, rows)]
+
+
+def prune_inactive(working_set: WorkingSet, C: float, inactive_window: int) -> None:
+    """Drop the constraints whose dual variable has been zero for ``inactive_window`` solves.
+
+    Works on any working set with ``alpha``, ``idle`` and ``keep(mask)``.
+    """
+    active = working_set.alpha > 1e-9 * C
+    working_set.idle = np.where(active, 0, working_set.idle + 1)
+    kept = working_set.idle < inactive_window
+    if not kept.all():  # keeping everything would only copy the working set
+        working_set.keep(kept)

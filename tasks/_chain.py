@@ -1,0 +1,477 @@
+"""Sequence labelling with a linear-chain model, decoded by compiled Viterbi."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import scipy.sparse
+
+from structsvm._task import Task
+from structsvm._utils.validation import (
+    check_feature_array,
+    check_labels,
+    check_positive_int,
+    check_weights,
+)
+from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
+from tasks._viterbi import add_hamming_loss, batch_viterbi
+
+
+class ChainTask(Task):
+    """Label every position of a sequence: a linear-chain model with a Hamming loss.
+
+    An input ``x`` is a float array or a ``scipy.sparse`` matrix of shape (T, n_features), one
+    row per position; its output ``y`` is an int array of shape (T,) with labels in
+    ``0 .. n_labels - 1``. With L labels and d features, the weight vector is laid out in blocks,
+    in this order:
+
+    * emissions, ``w[:L*d].reshape(L, d)``: row ``y`` scores the features seen with label ``y``;
+    * if ``transitions``, the L×L transition matrix (row: previous label, column: next label);
+    * if ``start_end``, L start weights (score of the first label) then L end weights (score
+      of the last label);
+    * if ``bias``, one bias per label, added at every position.
+
+    The score of a labelling is then ``Σ_t E[y_t]·x_t + Σ_t A[y_t, y_{t+1}] + s[y_0] + e[y_T-1]
+    + Σ_t b[y_t]``, and ``joint_feature`` returns the matching counts and feature sums. This is
+    the model of Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin &
+    Koller (NIPS 2003) for max-margin training.
+
+    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba; the batch
+    versions score all positions of a batch with one matrix product and decode all sequences in
+    one compiled call.
+
+    Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
+    Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
+    convert with :func:`split_sequences`.
+
+    Sparse sequences (any ``scipy.sparse`` format, held as CSR float64 after
+    :meth:`check_data`) suit text, where each position has a few active features out of
+    hundreds of thousands: every method then costs time and memory in proportion to the stored
+    entries, never to ``n_labels * n_features``, and gives the same results as the dense array
+    of the same values (the same bits, whenever the scores are computed exactly). A list mixing
+    dense and sparse sequences is held as all sparse.
+
+    Parameters
+    ----------
+    n_labels : int
+        Number of labels L (at least 2).
+    n_features : int
+        Width d of one position's feature vector.
+    transitions : bool, default=True
+        Score pairs of neighbouring labels with an L×L transition matrix.
+    start_end : bool, default=False
+        Score the first and the last label of a sequence.
+    bias : bool, default=False
+        Add a per-label bias at every position.
+    label_weights : array of shape (n_labels,), optional
+        The loss counts ``label_weights[y_true[t]]`` for every wrong position t (finite,
+        non-negative). Default: all ones, the plain Hamming loss.
+
+    Attributes
+    ----------
+    size_joint_feature : int
+        Length of φ(x, y) and of ``w``: ``L*d`` plus ``L*L``, ``2*L`` and ``L`` for the optional
+        blocks that are switched on.
+
+    Notes
+    -----
+    Ties between labellings of equal score go to the lexicographically smallest labelling (the
+    first in the order of :meth:`outputs`), as the base class's enumeration oracles would pick.
+    The rule holds exactly when the scores are computed exactly (for example integer weights and
+    features); otherwise rounding decides between labellings whose scores agree to the last bit.
+
+    The oracles check the finiteness of the part of ``w`` they read (the scores they compute and
+    the transition, start, end and bias weights), not of every emission weight, so that one call
+    on a short sequence does not pay for a pass over all of ``w``.
+    """
+
+    def __init__(
+        self,
+        n_labels: int,
+        n_features: int,
+        transitions: bool = True,
+        start_end: bool = False,
+        bias: bool = False,
+        label_weights: np.ndarray | None = None,
+    ) -> None:
+        self.n_labels = check_positive_int(n_labels, "n_labels", minimum=2)
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.transitions = _check_flag(transitions, "transitions")
+        self.start_end = _check_flag(start_end, "start_end")
+        self.bias = _check_flag(bias, "bias")
+        self.label_weights = _check_label_weights(label_weights, self.n_labels)
+        n_labels, n_features = self.n_labels, self.n_features
+        self._transitions_at = n_labels * n_features
+        self._start_at = self._transitions_at + (n_labels * n_labels if self.transitions else 0)
+        self._end_at = self._start_at + n_labels
+        self._bias_at = self._start_at + (2 * n_labels if self.start_end else 0)
+        self.size_joint_feature = self._bias_at + (n_labels if self.bias else 0)
+
+    def __repr__(self) -> str:
+        return (
+            f"ChainTask(n_labels={self.n_labels}, n_features={self.n_features}, "
+            f"transitions={self.transitions}, start_end={self.start_end}, bias={self.bias})"
+        )
+
+    # ----------------------------------------------------------------- single examples
+    def joint_feature(
+        self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
+    ) -> np.ndarray | scipy.sparse.csr_matrix:
+        """Return φ(x, y): per-label feature sums, then transition, start/end and label counts.
+
+        Parameters
+        ----------
+        x : ndarray or scipy.sparse matrix of shape (T, n_features)
+        y : ndarray of shape (T,), int
+
+        Returns
+        -------
+        ndarray of shape (size_joint_feature,), or csr_matrix of shape (1, size_joint_feature)
+            A dense vector for a dense ``x``; one sparse row for a sparse ``x``, whose φ would
+            be mostly zeros.
+        """
+        indptr, indices, data = self._features_csr([x], [y])
+        if scipy.sparse.issparse(x):
+            return scipy.sparse.csr_matrix(
+                (data, indices, indptr), shape=(1, self.size_joint_feature)
+            )
+        phi = np.zeros(self.size_joint_feature)
+        phi[indices] = data
+        return phi
+
+    def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
+        """Return the weighted Hamming loss, ``Σ_t label_weights[y_true[t]]`` over wrong t."""
+        y_true, y = _check_same_length(y_true, y)
+        return float(np.sum(self.label_weights[y_true] * (y != y_true)))
+
+    def max_loss(self, y_true: np.ndarray) -> float:
+        """Return the loss of getting every position wrong, ``Σ_t label_weights[y_true[t]]``."""
+        return float(np.sum(self.label_weights[np.asarray(y_true, dtype=np.int64)]))
+
+    def outputs(self, x: np.ndarray) -> Iterator[np.ndarray]:
+        """Yield all ``n_labels ** T`` labellings of x in lexicographic order (tiny T only)."""
+        for labels in itertools.product(range(self.n_labels), repeat=_n_positions(x)):
+            yield np.array(labels, dtype=np.int64)
+
+    def argmax(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return the labelling of x with the highest score (Viterbi)."""
+        return self.batch_argmax([x], w)[0]
+
+    def loss_augmented_argmax(
+        self, x: np.ndarray, y_true: np.ndarray, w: np.ndarray
+    ) -> np.ndarray:
+        """Return the labelling maximising loss plus score (Viterbi on loss-augmented scores)."""
+        return self.batch_loss_augmented_argmax([x], [y_true], w)[0]
+
+    # ----------------------------------------------------------------- data
+    def check_data(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray] | None = None
+    ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+        """Return X as a list of finite (T_k, n_features) float arrays and Y as int labels.
+
+        Sparse sequences come back as CSR float64 matrices with sorted, distinct column indices.
+        If any sequence is sparse, the dense ones are converted too, so that X is all sparse.
+
+        Raises
+        ------
+        ValueError
+            If X is not a non-empty sequence of non-empty 2-D arrays of width ``n_features``
+            holding finite numbers, or if ``Y[k]`` does not hold one label in range for every
+            position of ``X[k]``. The message names the offending ``X[k]`` or ``Y[k]``.
+        """
+        if isinstance(X, np.ndarray) and X.ndim != 3:
+            raise ValueError(
+                f"X must be a list of (T, n_features) arrays, one per sequence; got an array "
+                f"of shape {X.shape}. Split concatenated sequences with split_sequences(X, lengths)"
+            )
+        if len(X) == 0:
+            raise ValueError("X is empty: expected at least one sequence")
+        X = [_check_sequence(x, f"X[{k}]", self.n_features) for k, x in enumerate(X)]
+        if any(scipy.sparse.issparse(x) for x in X):
+            X = [scipy.sparse.csr_matrix(x) for x in X]
+        if Y is None:
+            return X, None
+        if len(Y) != len(X):
+            raise ValueError(
+                f"X and Y have different lengths: X has {len(X)} sequences, Y has {len(Y)}"
+            )
+        Y = [check_labels(y, f"Y[{k}]", n_labels=self.n_labels) for k, y in enumerate(Y)]
+        for k, (x, y) in enumerate(zip(X, Y, strict=True)):
+            if len(y) != x.shape[0]:
+                raise ValueError(
+                    f"Y[{k}] has {len(y)} labels but X[{k}] has {x.shape[0]} positions"
+                )
+        return X, Y
+
+    # ----------------------------------------------------------------- vectorised batches
+    def batch_joint_feature(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
+    ) -> scipy.sparse.csr_matrix:
+        """Return φ(X[k], Y[k]) for every sequence as the rows of a sparse matrix.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
+        """
+        indptr, indices, data = self._features_csr(X, Y)
+        return scipy.sparse.csr_matrix(
+            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
+        )
+
+    def sparse_joint_feature(
+        self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the non-zero entries of φ(x, y): sorted column indices and their values.
+
+        Costs time in proportion to the stored entries of ``x``, without building a matrix.
+        """
+        _, indices, data = self._features_csr([x], [y])
+        return indices, data
+
+    def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
+        """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
+        if len(Y_true) != len(Y):
+            raise ValueError(
+                f"Y_true and Y have different lengths: {len(Y_true)} and {len(Y)} sequences"
+            )
+        lengths = np.array([len(y) for y in Y_true], dtype=np.int64)
+        if not np.array_equal(lengths, [len(y) for y in Y]):
+            raise ValueError("every Y[k] must have as many labels as Y_true[k]")
+        truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
+        guess = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        costs = self.label_weights[truth] * (guess != truth)
+        return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
+
+    def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
+        """Return the best labelling of every sequence (one matrix product, one Viterbi call)."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        return self._decode(unary, offsets, w)
+
+    def batch_loss_augmented_argmax(
+        self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
+    ) -> list[np.ndarray]:
+        """Return the labelling maximising loss plus score of every sequence."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
+        if len(y_true) != len(unary):
+            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        add_hamming_loss(unary, y_true, self.label_weights)
+        return self._decode(unary, offsets, w)
+
+    def batch_score(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
+    ) -> np.ndarray:
+        """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        transitions, start, end = self._chain_weights(w)
+        position_scores = unary[np.arange(len(labels)), labels]
+        is_last = np.zeros(len(labels), dtype=bool)
+        is_last[offsets[1:] - 1] = True
+        following = np.where(is_last, 0, np.roll(labels, -1))
+        position_scores += np.where(is_last, end[labels], transitions[labels, following])
+        return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
+
+    # ----------------------------------------------------------------- weight blocks
+    def _features_csr(
+        self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
+        X_all, offsets = _concatenate(X)
+        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        return chain_features_csr(
+            *_csr_arrays(X_all),
+            self.n_features,
+            Y_all,
+            offsets,
+            self.n_labels,
+            self._transitions_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.start_end,
+            self.bias,
+        )
+
+    def _unary_scores(
+        self, X: Sequence[np.ndarray], w: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Score every label at every position of the batch: ``X_all @ E.T + b``.
+
+        Raises ValueError if a score, or a transition, start, end or bias weight, is not finite.
+        """
+        X_all, offsets = _concatenate(X)
+        emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
+        if scipy.sparse.issparse(X_all):
+            unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
+        else:
+            unary = X_all @ emissions.T
+        if self.bias:
+            unary += w[self._bias_at : self.size_joint_feature]
+        chain_part = w[self._transitions_at :]
+        # One sum each is a cheaper test than element-wise isfinite; a sum that overflows
+        # sends finite values to the exact test.
+        if not np.isfinite(unary.sum() + chain_part.sum()) and not (
+            np.all(np.isfinite(unary)) and np.all(np.isfinite(chain_part))
+        ):
+            check_weights(w, self.size_joint_feature)
+            raise ValueError("the scores of X under w overflow: they are not finite")
+        return unary, offsets
+
+    def _chain_weights(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the transition matrix and the start and end weights (zeros when off)."""
+        n_labels = self.n_labels
+        if self.transitions:
+            transitions = w[self._transitions_at : self._start_at].reshape(n_labels, n_labels)
+        else:
+            transitions = np.zeros((n_labels, n_labels))
+        if self.start_end:
+            start = w[self._start_at : self._end_at]
+            end = w[self._end_at : self._bias_at]
+        else:
+            start = end = np.zeros(n_labels)
+        return transitions, start, end
+
+    def _decode(
+        self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
+    ) -> list[np.ndarray]:
+        transitions, start, end = self._chain_weights(w)
+        labels = batch_viterbi(unary, offsets, transitions, start, end)
+        bounds = offsets.tolist()
+        return [labels[begin:stop] for begin, stop in itertools.pairwise(bounds)]
+
+
+def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
+    """Split sequences stored one after another into a list of sequences.
+
+    Converts data held as in hmmlearn or seqlearn, one array with the positions of all
+    sequences and an array of sequence lengths, to the list form :class:`ChainTask` takes.
+
+    Parameters
+    ----------
+    X : array of shape (N, ...)
+        Positions of all sequences, one sequence after another (features, or labels).
+    lengths : array of shape (n_sequences,), int
+        Positive sequence lengths summing to N.
+
+    Returns
+    -------
+    list of ndarray
+        ``X[offset_k : offset_k + lengths[k]]`` for every k.
+    """
+    X = np.asarray(X)
+    if X.ndim == 0:
+        raise ValueError("X must be an array with one entry per position, got a scalar")
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or len(lengths) == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(
+            f"lengths must be a non-empty 1-D array of integers, got {lengths.dtype} "
+            f"array of shape {lengths.shape}"
+        )
+    if np.any(lengths <= 0):
+        raise ValueError(f"lengths must all be positive, found {lengths.min()}")
+    if lengths.sum() != len(X):
+        raise ValueError(f"lengths sum to {lengths.sum()} but X has {len(X)} positions")
+    return np.split(X, np.cumsum(lengths)[:-1])
+
+
+def _n_positions(x: np.ndarray | scipy.sparse.spmatrix) -> int:
+    """Return the number of positions (rows) of a dense or sparse sequence."""
+    return x.shape[0] if scipy.sparse.issparse(x) else len(x)
+
+
+def _concatenate(
+    X: Sequence[np.ndarray | scipy.sparse.spmatrix],
+) -> tuple[np.ndarray | scipy.sparse.csr_matrix, np.ndarray]:
+    """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,).
+
+    The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
+    """
+    if len(X) == 1:
+        x = X[0]
+        if scipy.sparse.issparse(x):
+            x = x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)
+        else:
+            x = np.asarray(x, dtype=np.float64)
+        return x, np.array([0, x.shape[0]], dtype=np.int64)
+    lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if not any(scipy.sparse.issparse(x) for x in X):
+        return np.concatenate(X).astype(np.float64, copy=False), offsets
+    return scipy.sparse.vstack(X, format="csr"), offsets
+
+
+def _csr_arrays(
+    X_all: np.ndarray | scipy.sparse.csr_matrix,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64."""
+    if not scipy.sparse.issparse(X_all):
+        return dense_rows_as_csr(X_all)
+    return (
+        X_all.indptr.astype(np.int64, copy=False),
+        X_all.indices.astype(np.int64, copy=False),
+        X_all.data.astype(np.float64, copy=False),
+    )
+
+
+def _check_sequence(
+    x: np.ndarray | scipy.sparse.spmatrix, name: str, n_features: int
+) -> np.ndarray | scipy.sparse.csr_matrix:
+    if scipy.sparse.issparse(x):
+        x = _check_sparse_sequence(x, name, n_features)
+    else:
+        x = check_feature_array(x, name, ndim=2, n_features=n_features)
+    if x.shape[0] == 0:
+        raise ValueError(f"{name} is an empty sequence: expected at least one position")
+    return x
+
+
+def _check_sparse_sequence(
+    x: scipy.sparse.spmatrix, name: str, n_features: int
+) -> scipy.sparse.csr_matrix:
+    """Return a sparse sequence as CSR float64 with sorted, distinct column indices."""
+    if x.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
+    if x.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric array, got a sparse matrix of {x.dtype}")
+    if x.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {x.shape[1]} features per row, expected n_features={n_features}"
+        )
+    x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
+    x.sum_duplicates()
+    if not np.all(np.isfinite(x.data)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return x
+
+
+def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y_true = np.asarray(y_true, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    if y_true.shape != y.shape:
+        raise ValueError(f"y has shape {y.shape} but y_true has shape {y_true.shape}")
+    return y_true, y
+
+
+def _check_flag(value: object, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _check_label_weights(label_weights: np.ndarray | None, n_labels: int) -> np.ndarray:
+    if label_weights is None:
+        return np.ones(n_labels)
+    weights = np.asarray(label_weights, dtype=float)
+    if weights.shape != (n_labels,):
+        raise ValueError(f"label_weights must have shape ({n_labels},), got {weights.shape}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("label_weights must hold finite, non-negative weights")
+    return weights

@@ -1,0 +1,221 @@
+"""Multiclass classification as a structured task (Crammer & Singer's joint feature map)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import ThreadpoolController
+
+from structsvm._task import Task
+from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
+
+
+@functools.cache
+def _blas_threads() -> ThreadpoolController:
+    """Return a controller of the BLAS thread pools (looking them up once per process)."""
+    return ThreadpoolController()
+
+
+class SparseRows(sp.csr_matrix):
+    """A CSR matrix of inputs, one row per example, that also answers ``len`` (its rows).
+
+    :meth:`MulticlassTask.check_data` returns sparse inputs in this form, so that code which
+    counts examples with ``len(X)`` and takes them with ``X[i]`` works on them unchanged.
+    """
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+
+def _is_sparse_input(X: Any) -> bool:
+    """Tell whether X is a sparse matrix or a list of sparse rows."""
+    if sp.issparse(X):
+        return True
+    return isinstance(X, list | tuple) and len(X) > 0 and sp.issparse(X[0])
+
+
+def _as_csr(X: Any) -> sp.csr_matrix:
+    """Return sparse inputs (a sparse matrix or a list of one-row sparse matrices) as CSR."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    return sp.csr_matrix(sp.vstack([sp.csr_matrix(x).reshape(1, -1) for x in X]), dtype=np.float64)
+
+
+class MulticlassTask(Task):
+    """Multiclass classification: x is a feature vector, y a class in ``0 .. n_classes - 1``.
+
+    The joint feature map is φ(x, y) = e_y ⊗ x (Crammer & Singer, JMLR 2001): the input copied
+    into the block of class y, so ``w.reshape(n_classes, n_features)`` holds one weight row per
+    class and the score of class y is ``W[y] · x``. A structural SVM on this task is the
+    Crammer–Singer multiclass SVM.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes (at least 2).
+    n_features : int
+        Width of an input vector x.
+    loss_matrix : array of shape (n_classes, n_classes), optional
+        ``loss_matrix[y_true, y]`` is the cost of predicting y for class y_true: finite,
+        non-negative, with a zero diagonal. Default: the 0/1 loss.
+
+    Notes
+    -----
+    Ties between classes are broken towards the smallest class index (``numpy.argmax``).
+    """
+
+    def __init__(
+        self, n_classes: int, n_features: int, loss_matrix: np.ndarray | None = None
+    ) -> None:
+        self.n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.size_joint_feature = self.n_classes * self.n_features
+        if loss_matrix is None:
+            self.loss_matrix = 1.0 - np.eye(self.n_classes)
+        else:
+            self.loss_matrix = _check_loss_matrix(loss_matrix, self.n_classes)
+
+    def __repr__(self) -> str:
+        return f"MulticlassTask(n_classes={self.n_classes}, n_features={self.n_features})"
+
+    # ----------------------------------------------------------------- single examples
+    def joint_feature(self, x: np.ndarray, y: int) -> np.ndarray:
+        """Return e_y ⊗ x, shape (n_classes * n_features,) (dense, also for a sparse x)."""
+        phi = np.zeros((self.n_classes, self.n_features))
+        phi[y] = x.toarray().ravel() if sp.issparse(x) else x
+        return phi.ravel()
+
+    def loss(self, y_true: int, y: int) -> float:
+        """Return ``loss_matrix[y_true, y]``."""
+        return float(self.loss_matrix[y_true, y])
+
+    def max_loss(self, y_true: int) -> float:
+        """Return the largest cost in row ``y_true`` of the loss matrix."""
+        return float(self.loss_matrix[y_true].max())
+
+    def outputs(self, x: np.ndarray) -> range:
+        """Every class."""
+        return range(self.n_classes)
+
+    def argmax(self, x: np.ndarray, w: np.ndarray) -> int:
+        """Return the class with the highest score ``W[y] · x``."""
+        return int(self.batch_argmax(_one_row(x), w)[0])
+
+    def loss_augmented_argmax(self, x: np.ndarray, y_true: int, w: np.ndarray) -> int:
+        """Return the class maximising ``loss_matrix[y_true, y] + W[y] · x``."""
+        return int(self.batch_loss_augmented_argmax(_one_row(x), [y_true], w)[0])
+
+    def check_data(self, X, Y=None):
+        """Return X as a finite (n, n_features) float array and Y as int labels in range.
+
+        Sparse inputs (a scipy.sparse matrix, or a list of one-row sparse matrices) are returned
+        as a :class:`SparseRows` CSR matrix.
+        """
+        if _is_sparse_input(X):
+            X = _check_sparse_inputs(X, self.n_features)
+        else:
+            X = check_feature_array(X, "X", ndim=2, n_features=self.n_features)
+        if X.shape[0] == 0:
+            raise ValueError("X is empty: expected at least one example")
+        if Y is not None:
+            Y = check_labels(Y, "Y", n_labels=self.n_classes)
+            super().check_data(X, Y)
+        return X, Y
+
+    # ----------------------------------------------------------------- vectorised batches
+    def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
+        """Return the (n, n_classes) scores ``W[y] · X[i]``.
+
+        Dense inputs are multiplied by BLAS limited to one thread and sparse ones by scipy's CSR
+        product: a threaded BLAS product of this size is many times slower as soon as other
+        processes keep the cores busy.
+        """
+        weights = w.reshape(self.n_classes, self.n_features)
+        if _is_sparse_input(X):
+            return np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
+        with _blas_threads().limit(limits=1, user_api="blas"):
+            return np.asarray(X, dtype=float) @ weights.T
+
+    def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
+        """Return the rows e_{Y[i]} ⊗ X[i] as a CSR matrix, shape (n, n_classes * n_features).
+
+        Row i holds the stored entries of X[i] (all of them for a dense X), moved to the
+        columns of block Y[i].
+        """
+        Y = np.asarray(Y, dtype=np.int64)
+        if _is_sparse_input(X):
+            inputs = _as_csr(X)
+            inputs.sum_duplicates()
+            indptr, columns, values = inputs.indptr, inputs.indices, inputs.data
+        else:
+            dense = np.asarray(X, dtype=float)
+            large = max(dense.size, self.size_joint_feature) >= np.iinfo(np.int32).max
+            index_type = np.int64 if large else np.int32
+            indices = (Y * self.n_features)[:, None] + np.arange(self.n_features)
+            indptr = np.arange(0, dense.size + 1, self.n_features, dtype=index_type)
+            return sp.csr_matrix(
+                (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
+                shape=(len(dense), self.size_joint_feature),
+            )
+        n = len(indptr) - 1
+        offsets = np.repeat(Y * self.n_features, np.diff(indptr))
+        return sp.csr_matrix(
+            (values.astype(float, copy=True), columns + offsets, indptr.copy()),
+            shape=(n, self.size_joint_feature),
+        )
+
+    def batch_loss(self, Y_true, Y) -> np.ndarray:
+        """Return ``loss_matrix[Y_true[i], Y[i]]`` for every example."""
+        return self.loss_matrix[np.asarray(Y_true, dtype=np.int64), np.asarray(Y, dtype=np.int64)]
+
+    def batch_argmax(self, X, w) -> np.ndarray:
+        """Return the best class of every row of X (one matrix product)."""
+        return np.argmax(self._class_scores(X, w), axis=1)
+
+    def batch_loss_augmented_argmax(self, X, Y_true, w) -> np.ndarray:
+        """Return the most violating class of every example (one matrix product)."""
+        augmented = self._class_scores(X, w) + self.loss_matrix[np.asarray(Y_true, dtype=np.int64)]
+        return np.argmax(augmented, axis=1)
+
+    def batch_score(self, X, Y, w) -> np.ndarray:
+        """Return ``W[Y[i]] · X[i]`` for every example."""
+        scores = self._class_scores(X, w)
+        return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
+
+
+def _one_row(x: Any) -> Any:
+    """Return a single input as a batch of one: a (1, n_features) array or one-row CSR."""
+    return sp.csr_matrix(x).reshape(1, -1) if sp.issparse(x) else np.asarray(x)[None, :]
+
+
+def _check_sparse_inputs(X: Any, n_features: int) -> SparseRows:
+    """Return sparse inputs as finite float64 :class:`SparseRows` of width ``n_features``."""
+    try:
+        csr = _as_csr(X)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"X must be numeric sparse rows; could not convert them: {error}"
+        ) from None
+    if csr.shape[1] != n_features:
+        raise ValueError(
+            f"X has {csr.shape[1]} features per row, expected n_features={n_features}"
+        )
+    if not np.all(np.isfinite(csr.data)):
+        raise ValueError("X contains NaN or infinite values")
+    return SparseRows(csr)
+
+
+def _check_loss_matrix(loss_matrix: np.ndarray, n_classes: int) -> np.ndarray:
+    matrix = np.asarray(loss_matrix, dtype=float)
+    if matrix.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"loss_matrix must have shape ({n_classes}, {n_classes}), got {matrix.shape}"
+        )
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise ValueError("loss_matrix must hold finite, non-negative costs")
+    if np.any(np.diag(matrix) != 0):
+        raise ValueError("loss_matrix must have a zero diagonal (no cost for the true class)")
+    return matrix
