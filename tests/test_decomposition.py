@@ -6,7 +6,7 @@ import pytest
 from structsvm.solvers import n_slack
 from structsvm.solvers._decomposition import example_blocks, example_gaps
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
-from structsvm.solvers._working_set import GramWorkingSet, WorkingSet
+from structsvm.solvers._working_set import FeatureSpace, GramWorkingSet, WorkingSet
 from tests.full_qp import solve_full_primal
 from tests.test_ssvm import PROBLEMS, multiclass_problem
 
@@ -57,7 +57,7 @@ def test_example_gaps_split_the_duality_gap():
     gaps = example_gaps(working_set, w, oracle.slacks, C)
 
     assert np.all(gaps >= -1e-12)
-    gap = primal_objective(w, oracle.slacks, C) - working_set.dual_objective()
+    gap = primal_objective(w @ w, oracle.slacks, C) - working_set.dual_objective()
     assert gaps.sum() == pytest.approx(gap, rel=1e-10)
     assert gap > 1e-3
 
@@ -77,7 +77,7 @@ def test_example_blocks_respect_the_bound_and_keep_the_order():
 def test_gram_of_a_subset_is_the_same_with_or_without_the_cache():
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(6, 4))
-    plain, cached = WorkingSet(4), GramWorkingSet(4)
+    plain, cached = WorkingSet(FeatureSpace(4)), GramWorkingSet(FeatureSpace(4))
     for working_set in (plain, cached):
         working_set.add(vectors[:4], np.ones(4), np.arange(4), [(k, k) for k in range(4)])
         working_set.add(vectors[4:], np.ones(2), np.arange(2), [(k, 9) for k in range(2)])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from cvxopt import matrix, solvers
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
@@ -257,3 +257,62 @@ def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop():
         model = KernelMulticlassSVM(C=1.0, kernel="rbf", tol=1e-14, max_iter=200).fit(X, y)
     assert not model.converged_
     assert model.n_iter_ < 20
+
+
+# ------------------------------------------- one cutting-plane loop: what it brings the kernel SVM
+
+# Ten iterations on blobs(n=80): enough to stop, continue and resume in between.
+SLOW_SETTINGS = {"C": 10.0, "kernel": "poly", "degree": 2, "tol": 1e-6}
+
+
+def test_a_fit_that_runs_out_of_max_iter_warns():
+    X, Y = blobs(n=80)
+    with pytest.warns(ConvergenceWarning, match=r"KernelMulticlassSVM stopped after max_iter=2"):
+        model = KernelMulticlassSVM(**SLOW_SETTINGS, max_iter=2).fit(X, Y)
+    assert not model.converged_ and model.n_iter_ == 2
+
+
+def test_a_warm_start_follows_the_iterates_of_one_uninterrupted_fit():
+    X, Y = blobs(n=80)
+    settings = SLOW_SETTINGS
+    full = KernelMulticlassSVM(**settings).fit(X, Y)
+    model = KernelMulticlassSVM(**settings, max_iter=3)
+    with pytest.warns(ConvergenceWarning):
+        model.fit(X, Y)
+    model.set_params(warm_start=True, max_iter=200).fit(X, Y)
+    assert model.converged_ and model.n_iter_ == full.n_iter_
+    assert [r["iteration"] for r in model.history_] == list(range(model.n_iter_ + 1))
+    np.testing.assert_allclose(
+        [r["primal"] for r in model.history_], [r["primal"] for r in full.history_], rtol=1e-9
+    )
+    np.testing.assert_array_equal(model.support_, full.support_)
+    np.testing.assert_allclose(model.dual_coef_, full.dual_coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_a_warm_start_on_other_labels_is_refused():
+    X, Y = blobs()
+    model = KernelMulticlassSVM(kernel="rbf", gamma=1.0, warm_start=True).fit(X, Y)
+    with pytest.raises(ValueError, match=r"training data \(X, Y\) changed"):
+        model.fit(X, np.roll(Y, 1))
+
+
+def test_a_checkpoint_resumes_the_fit_and_predicts_as_saved(tmp_path):
+    X, Y = blobs(n=80)
+    settings = SLOW_SETTINGS
+    full = KernelMulticlassSVM(**settings).fit(X, Y)
+    path = tmp_path / "kernel.ckpt"
+    model = KernelMulticlassSVM(**settings, max_iter=3, checkpoint=path, checkpoint_every=2)
+    with pytest.warns(ConvergenceWarning):
+        model.fit(X, Y)
+    loaded = KernelMulticlassSVM.load_checkpoint(path)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    loaded.set_params(max_iter=200, checkpoint=None).fit(X, Y)
+    assert loaded.n_iter_ == full.n_iter_
+    np.testing.assert_allclose(loaded.primal_objective_, full.primal_objective_, rtol=1e-9)
+
+
+def test_progress_draws_a_bar(capsys):
+    X, Y = blobs()
+    model = KernelMulticlassSVM(kernel="rbf", gamma=1.0, progress=True).fit(X, Y)
+    final_line = capsys.readouterr().err.strip().split("\r")[-1]
+    assert "KernelMulticlassSVM" in final_line and f"iteration={model.n_iter_}" in final_line

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
 
 from structsvm import StructuredPerceptron, margin, mistake_bound, radius
 from structsvm.datasets import make_separable
@@ -87,7 +88,8 @@ def test_keyboard_interrupt_keeps_the_weights_learned_so_far():
 
         def argmax(self, x, w):
             InterruptedTask.calls += 1
-            if InterruptedTask.calls == 5:
+            # The second epoch: the model of the first, completed, epoch is kept.
+            if InterruptedTask.calls == 13:
                 raise KeyboardInterrupt
             return super().argmax(x, w)
 
@@ -124,3 +126,22 @@ def test_no_warning_on_a_normal_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         StructuredPerceptron(MulticlassTask(2, 1)).fit(np.array([[1.0], [-1.0]]), [1, 0])
+
+
+def test_a_fit_that_runs_out_of_epochs_warns():
+    X = np.array([[1.0], [1.0]])
+    Y = np.array([0, 1])  # the same input with two labels: never separated
+    with pytest.warns(ConvergenceWarning, match="StructuredPerceptron stopped after max_iter=3"):
+        model = StructuredPerceptron(MulticlassTask(2, 1), max_epochs=3).fit(X, Y)
+    assert not model.converged_ and model.n_iter_ == 3
+
+
+def test_a_checkpoint_resumes_the_perceptron(tmp_path):
+    X, Y = np.array([[1.0], [-1.0]] * 4), np.array([1, 0] * 4)
+    path = tmp_path / "perceptron.ckpt"
+    model = StructuredPerceptron(MulticlassTask(2, 1), random_state=0, checkpoint=path)
+    model.fit(X, Y)
+    loaded = StructuredPerceptron.load_checkpoint(path)
+    assert loaded.warm_start and loaded.converged_
+    np.testing.assert_array_equal(loaded.w_, model.w_)
+    assert loaded.fit(X, Y).n_iter_ == model.n_iter_  # converged: nothing more to do

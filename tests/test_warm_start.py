@@ -233,7 +233,7 @@ def test_a_checkpoint_is_written_every_n_iterations_and_at_the_end(tmp_path, mon
         written.append(model.n_iter_)
         original(model, path)
 
-    monkeypatch.setattr("structsvm.learners._ssvm.write_checkpoint", recording)
+    monkeypatch.setattr("structsvm.learners._iterative.write_checkpoint", recording)
     model = StructuredSVM(
         task, solver="1-slack", tol=1e-6, checkpoint=tmp_path / "fit.ckpt", checkpoint_every=3
     ).fit(X, Y)

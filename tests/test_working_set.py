@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.solvers._working_set import GramWorkingSet, inner_products
+from structsvm.solvers._working_set import FeatureSpace, GramWorkingSet, inner_products
 
 
 @pytest.mark.parametrize("density", [0.5, 0.02, 0.001])
@@ -23,7 +23,7 @@ def test_inner_products_of_dense_and_sparse_vectors_agree(density, columns):
 
 def test_a_gram_working_set_keeps_the_gram_matrix_of_its_vectors():
     rng = np.random.default_rng(1)
-    working_set = GramWorkingSet(30)
+    working_set = GramWorkingSet(FeatureSpace(30))
     for batch in range(3):
         vectors = sp.random(4, 30, density=0.3, format="csr", random_state=rng)
         keys = [(0, 4 * batch + k) for k in range(4)]

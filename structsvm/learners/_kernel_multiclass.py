@@ -2,17 +2,19 @@
 
 The structural SVM of :class:`~structsvm.StructuredSVM` on the multiclass task, with the
 joint feature map ``φ(x, y) = e_y ⊗ φ_k(x)`` known only through the kernel k
-(:class:`~structsvm.solvers._joint_kernel.MulticlassJointKernel`), trained by
-:func:`~structsvm.solvers._kernel_n_slack.kernel_n_slack`.
+(:class:`~structsvm.solvers._joint_kernel.MulticlassJointKernel`), trained by the cutting-plane
+loop of every structural SVM (:func:`~structsvm.solvers.joint_kernel_n_slack`).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin
 
+from structsvm._utils.checkpoint import data_digest
 from structsvm._utils.validation import (
     check_class_labels,
     check_consistent_length,
@@ -21,12 +23,12 @@ from structsvm._utils.validation import (
 )
 from structsvm.kernels._kernels import Kernel
 from structsvm.kernels._machine import KernelMachine
-from structsvm.learners._base import interruptible
+from structsvm.learners._iterative import IterativeEstimator
+from structsvm.solvers import SolverState, joint_kernel_n_slack
 from structsvm.solvers._joint_kernel import MulticlassJointKernel
-from structsvm.solvers._kernel_n_slack import KernelSolverState, kernel_n_slack
 
 
-class KernelMulticlassSVM(ClassifierMixin, KernelMachine):
+class KernelMulticlassSVM(IterativeEstimator, ClassifierMixin, KernelMachine):
     r"""Multiclass structural SVM with a kernel (Crammer & Singer, JMLR 2001).
 
     Minimises, over functions ``f_y(x) = ⟨w_y, φ_k(x)⟩`` in the feature space of the kernel k,
@@ -63,6 +65,21 @@ default="rbf"
         Most iterations (QP solves).
     inactive_window : int, default=1
         Drop a constraint after its dual variable stayed zero for this many iterations.
+    progress : bool, default=False
+        Show a tqdm progress bar during fit (see :class:`~structsvm.StructuredSVM`).
+    verbose : int, default=0
+        1 or more also logs every iteration and a summary to the ``structsvm`` logger.
+    warm_start : bool, default=False
+        If True and the estimator is already fitted (also after an interrupted fit, or when
+        loaded by :meth:`load_checkpoint`), ``fit`` continues the earlier optimisation from its
+        working set for up to ``max_iter`` further iterations, as one uninterrupted fit would
+        have gone on. Other training data, labels, kernel or C raise ValueError.
+    checkpoint : str or path-like, optional
+        File to which the estimator is written atomically every ``checkpoint_every``
+        iterations and when fit ends; resume with
+        ``KernelMulticlassSVM.load_checkpoint(path).fit(X, y)``.
+    checkpoint_every : int, default=10
+        Write the checkpoint after every iteration whose number is a multiple of this.
 
     Attributes
     ----------
@@ -83,12 +100,16 @@ default="rbf"
     n_iter_ : int
         Iterations run (QP solves).
     converged_ : bool
-        Whether the relative duality gap reached ``tol``.
+        Whether the relative duality gap reached ``tol``. A fit that used up ``max_iter``
+        without reaching it warns with a :class:`~sklearn.exceptions.ConvergenceWarning`.
     primal_objective_, dual_objective_, duality_gap_ : float
         The last iteration's values; the primal objective is exact (``½αᵀGα`` plus C times the
         slacks found by the oracle).
     interrupted_ : bool
-        Whether fit was stopped by KeyboardInterrupt (the last iteration's model is kept).
+        Whether fit was stopped by KeyboardInterrupt (the last iteration's model is kept, and a
+        fit with ``warm_start=True`` continues from it).
+    dual_state_ : CuttingPlaneDual
+        The solver's state after the last iteration, from which a warm start continues.
     """
 
     def __init__(
@@ -101,6 +122,11 @@ default="rbf"
         tol: float = 1e-3,
         max_iter: int = 200,
         inactive_window: int = 1,
+        progress: bool = False,
+        verbose: int = 0,
+        warm_start: bool = False,
+        checkpoint: str | os.PathLike[str] | None = None,
+        checkpoint_every: int = 10,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -110,15 +136,25 @@ default="rbf"
         self.tol = tol
         self.max_iter = max_iter
         self.inactive_window = inactive_window
+        self.progress = progress
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
 
     def fit(self, X: Any, y: Any) -> KernelMulticlassSVM:
-        """Train on inputs X and labels y (at least two distinct values); return self."""
+        """Train on inputs X and labels y (at least two distinct values); return self.
+
+        With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
+        """
         C = check_positive_float(self.C, "C")
         options = {
             "tol": check_positive_float(self.tol, "tol"),
             "max_iter": check_positive_int(self.max_iter, "max_iter"),
             "inactive_window": check_positive_int(self.inactive_window, "inactive_window"),
         }
+        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
+        every = check_positive_int(self.checkpoint_every, "checkpoint_every")
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
@@ -126,27 +162,45 @@ default="rbf"
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         y = check_class_labels(y)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y must hold at least two classes, got 1 class: {self.classes_[0]!r}")
-        problem = MulticlassJointKernel(gram, labels.reshape(-1), len(self.classes_))
-        with interruptible(self):
-            for state in kernel_n_slack(problem, C, **options):
-                self._keep(state, problem, inputs)
+        classes, labels = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"y must hold at least two classes, got 1 class: {classes[0]!r}")
+        labels = labels.reshape(-1)
+        key = {
+            "solver": "n-slack",
+            # The Gram matrix stands for the inputs and the kernel.
+            "task": f"multiclass, {len(classes)} classes",
+            "n_examples": len(labels),
+            "data": data_digest([gram, labels]),
+            "C": C,
+        }
+        initial = self._continued_state(key)
+        self.classes_ = classes
+        problem = MulticlassJointKernel(gram, labels, len(classes))
+        self._fit_inputs = inputs
+        try:
+            self._run_solver(
+                joint_kernel_n_slack(problem, C, initial_state=initial, **options),
+                initial_state=initial,
+                max_iter=options["max_iter"],
+                stopping_rule=f"tol={options['tol']:g}",
+                verbose=verbose,
+                checkpoint_every=every,
+                key=key,
+            )
+        finally:
+            del self._fit_inputs
         return self
 
-    def _keep(self, state: KernelSolverState, problem: MulticlassJointKernel, inputs: Any) -> None:
+    def _keep(self, state: SolverState) -> None:
         last = state.history[-1]
-        self.history_ = state.history
-        self.n_iter_ = int(last["iteration"])
-        self.converged_ = state.converged
         self.primal_objective_ = last["primal"]
         self.dual_objective_ = last["dual"]
         self.duality_gap_ = last["gap"]
-        working_set = state.working_set
-        coef = problem.dual_coef(working_set.constraints, working_set.alpha)
+        expansion = state.w
+        coef = expansion.problem.dual_coef(expansion.constraints, expansion.alpha)
         support = np.flatnonzero(np.any(coef != 0.0, axis=1))
-        self._store_expansion(inputs, problem.n_examples, support, coef, 0.0)
+        self._store_expansion(self._fit_inputs, expansion.problem.n_examples, support, coef, 0.0)
         self.dual_coef_ = coef[support]
 
     def class_scores(self, X: Any) -> np.ndarray:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import copy
-import time
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import check_same_problem, problem_key
+from structsvm._utils.checkpoint import problem_key
 from structsvm._utils.validation import check_positive_int, check_targets_given
-from structsvm.learners._base import StructuredEstimator, interruptible
+from structsvm.learners._base import StructuredEstimator
+from structsvm.learners._iterative import IterativeEstimator
+from structsvm.solvers import SolverState
+from structsvm.solvers._perceptron import perceptron
 
 
-class StructuredPerceptron(StructuredEstimator):
+class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
     """Structured perceptron: on each mistake, ``w += φ(x, y) − φ(x, ŷ)``.
 
     Each epoch visits every training example once, predicts ``ŷ = argmax_y w · φ(x, y)`` with
@@ -40,12 +41,21 @@ class StructuredPerceptron(StructuredEstimator):
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
     warm_start : bool, default=False
-        If True and the estimator is already fitted (also after an interrupted fit), ``fit``
-        continues from the end of the last completed epoch: its weights, the averaging sums and
-        the shuffling generator, for up to ``max_epochs`` further epochs numbered on from
-        ``history_``, as one uninterrupted fit would have gone on. A different task, number
-        of examples or training data raises ValueError; ``random_state`` is then not used. A
-        fit that has converged stays as it is.
+        If True and the estimator is already fitted (also after an interrupted fit, or when
+        loaded by :meth:`load_checkpoint`), ``fit`` continues from the end of the last
+        completed epoch: its weights, the averaging sums and the shuffling generator, for up
+        to ``max_epochs`` further epochs numbered on from ``history_``, as one uninterrupted
+        fit would have gone on. A different task, number of examples or training data raises
+        ValueError; ``random_state`` is then not used. A fit that has converged stays as it is.
+    progress : bool, default=False
+        Show a tqdm progress bar over the epochs.
+    verbose : int, default=0
+        1 or more also logs every epoch and a summary to the ``structsvm`` logger.
+    checkpoint : str or path-like, optional
+        File to which the estimator is written atomically every ``checkpoint_every`` epochs
+        and when fit ends; resume with ``StructuredPerceptron.load_checkpoint(path).fit(X, Y)``.
+    checkpoint_every : int, default=10
+        Write the checkpoint after every epoch whose number is a multiple of this.
 
     Attributes
     ----------
@@ -56,14 +66,25 @@ class StructuredPerceptron(StructuredEstimator):
     n_iter_ : int
         Number of epochs run.
     converged_ : bool
-        Whether the last epoch made no update (the training data are separated).
+        Whether the last epoch made no update (the training data are separated). A fit that
+        used up ``max_epochs`` without such an epoch warns with a
+        :class:`~sklearn.exceptions.ConvergenceWarning`.
     history_ : list of dict
         One record per epoch: ``epoch``, ``mistakes``, ``n_updates`` (running total), ``time``
         (seconds since fit started).
     interrupted_ : bool
         Whether fit was stopped by KeyboardInterrupt (the weights learned so far are kept; a
         fit with ``warm_start=True`` redoes the interrupted epoch).
+    dual_state_ : PerceptronState
+        The run's state after the last epoch, from which a warm start continues.
+
+    References
+    ----------
+    M. Collins, "Discriminative training methods for hidden Markov models: theory and
+    experiments with perceptron algorithms", EMNLP 2002.
     """
+
+    _iteration_key = "epoch"
 
     def __init__(
         self,
@@ -73,6 +94,10 @@ class StructuredPerceptron(StructuredEstimator):
         shuffle: bool = True,
         random_state: int | np.random.RandomState | None = None,
         warm_start: bool = False,
+        progress: bool = False,
+        verbose: int = 0,
+        checkpoint: str | os.PathLike[str] | None = None,
+        checkpoint_every: int = 10,
     ) -> None:
         self.task = task
         self.max_epochs = max_epochs
@@ -80,6 +105,10 @@ class StructuredPerceptron(StructuredEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.progress = progress
+        self.verbose = verbose
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredPerceptron:
         """Learn the weights from training inputs X and outputs Y; return self.
@@ -88,60 +117,53 @@ class StructuredPerceptron(StructuredEstimator):
         """
         task = self._check_task()
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
+        every = check_positive_int(self.checkpoint_every, "checkpoint_every")
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
-        n = len(X)
         key = problem_key("perceptron", self.task, X, Y)
-        resume = getattr(self, "_epoch_state", None) if self.warm_start else None
-        if resume is not None:
-            check_same_problem(self._problem_key, key, type(self).__name__)
-            if self.converged_:
-                return self
-            w, weighted_updates, step, rng = copy.deepcopy(resume)
-            first = self.n_iter_ + 1
-            history = list(self.history_)
-            start = time.perf_counter() - (history[-1]["time"] if history else 0.0)
-        else:
-            rng = check_random_state(self.random_state)
-            w = np.zeros(task.size_joint_feature)
-            # Averaging without storing every w: w_avg = w − Σ_t t·Δ_t / T (Daumé's trick).
-            weighted_updates = np.zeros_like(w)
-            step = 1
-            first = 1
-            history = []
-            start = time.perf_counter()
-            self.w_ = w
+        initial = self._continued_state(key)
+        if initial is None:
+            self.w_ = np.zeros(task.size_joint_feature)
             self.n_updates_ = 0
             self.n_iter_ = 0
             self.converged_ = False
-        self.history_: list[dict[str, float]] = history
-        self._problem_key = key
-        self._epoch_state = copy.deepcopy((w, weighted_updates, step, rng))
-        with interruptible(self):
-            for epoch in range(first, first + max_epochs):
-                order = rng.permutation(n) if self.shuffle else np.arange(n)
-                mistakes = 0
-                for i in order:
-                    y_hat = task.argmax(X[i], w)
-                    if not task.outputs_equal(y_hat, Y[i]):
-                        update = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], y_hat)
-                        w += update
-                        weighted_updates += step * update
-                        mistakes += 1
-                    step += 1
-                self.n_updates_ += mistakes
-                self.n_iter_ = epoch
-                self.history_.append(
-                    {
-                        "epoch": epoch,
-                        "mistakes": mistakes,
-                        "n_updates": self.n_updates_,
-                        "time": time.perf_counter() - start,
-                    }
-                )
-                self._epoch_state = copy.deepcopy((w, weighted_updates, step, rng))
-                if mistakes == 0:
-                    self.converged_ = True
-                    break
-        self.w_ = w - weighted_updates / step if self.averaged else w
+            self.history_ = []
+        self._run_solver(
+            perceptron(
+                task,
+                X,
+                Y,
+                max_iter=max_epochs,
+                averaged=bool(self.averaged),
+                shuffle=bool(self.shuffle),
+                random_state=self.random_state,
+                initial_state=initial,
+            ),
+            initial_state=initial,
+            max_iter=max_epochs,
+            stopping_rule="no mistake in an epoch",
+            verbose=verbose,
+            checkpoint_every=every,
+            key=key,
+        )
         return self
+
+    def _keep(self, state: SolverState) -> None:
+        self.w_ = state.w
+        self.n_updates_ = int(state.history[-1]["n_updates"])
+
+    def _describe(self, record: dict[str, float]) -> str:
+        return (
+            f"epoch {record['epoch']}: {record['mistakes']} mistakes, "
+            f"{record['n_updates']} updates, {record['time']:.2f} s"
+        )
+
+    def _postfix(self, record: dict[str, float]) -> dict[str, Any]:
+        return {"epoch": int(record["epoch"]), "mistakes": int(record["mistakes"])}
+
+    def _summary(self, record: dict[str, float]) -> str:
+        return f"{record['n_updates']} updates"
+
+    def _shortfall(self, record: dict[str, float]) -> str:
+        return f"{record['mistakes']} mistakes in the last epoch"

@@ -2,38 +2,26 @@
 
 from __future__ import annotations
 
-import inspect
-import logging
 import os
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from tqdm.auto import tqdm
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import (
-    check_same_problem,
-    problem_key,
-    read_checkpoint,
-    write_checkpoint,
-)
+from structsvm._utils.checkpoint import problem_key
 from structsvm._utils.parallel import ParallelTask
 from structsvm._utils.validation import (
     check_positive_float,
     check_positive_int,
     check_targets_given,
 )
-from structsvm.learners._base import StructuredEstimator, interruptible
-from structsvm.solvers import SOLVERS
-from structsvm.solvers._cutting_plane import SolverState
-
-logger = logging.getLogger("structsvm")
+from structsvm.learners._base import StructuredEstimator
+from structsvm.learners._iterative import IterativeEstimator
+from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
 
 
-class StructuredSVM(StructuredEstimator):
+class StructuredSVM(IterativeEstimator, StructuredEstimator):
     r"""Structural SVM with margin rescaling.
 
     Minimises the primal objective
@@ -229,129 +217,27 @@ class StructuredSVM(StructuredEstimator):
             C=C,
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )
-        initial = self._initial_state(key)
-        if initial is not None:
-            options["initial_state"] = initial
-        first = int(initial.history[-1]["iteration"]) if initial is not None else 0
-        state = None
-        saved = None
-        bar = tqdm(
-            desc=f"{type(self).__name__}({self.solver})",
-            initial=first,
-            total=first + options["max_iter"] if "max_iter" in options else None,
-            unit="iter",
-            disable=not (self.progress or verbose),
+        initial = self._continued_state(key)
+        state = self._run_solver(
+            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
+            initial_state=initial,
+            max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
+            stopping_rule=f"tol={options['tol']:g}",
+            verbose=verbose,
+            checkpoint_every=every,
+            key=key,
         )
-        with interruptible(self), bar:
-            for state in SOLVERS[self.solver](task, X, Y, C, **options):
-                self._keep(state, key)
-                record = state.history[-1]
-                _report_iteration(record, bar, verbose)
-                iteration = int(record["iteration"])
-                if self.checkpoint is not None and iteration > 0 and iteration % every == 0:
-                    self.save_checkpoint(self.checkpoint)
-                    saved = iteration
         if state is None and initial is None:
             self.w_ = np.zeros(task.size_joint_feature)
-        solver_defaults = inspect.signature(SOLVERS[self.solver]).parameters
-        budget = first + options.get("max_iter", solver_defaults["max_iter"].default)
-        if state is not None and not self.interrupted_ and not self.converged_:
-            if self.n_iter_ >= budget:
-                warnings.warn(
-                    f"{type(self).__name__}({self.solver}) stopped after max_iter="
-                    f"{budget - first} iterations at a relative duality gap of "
-                    f"{state.history[-1]['relative_gap']:.2e}, above tol={options['tol']:g}; "
-                    "raise max_iter, or continue the fit with warm_start=True",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-        if state is not None and self.checkpoint is not None and saved != self.n_iter_:
-            self.save_checkpoint(self.checkpoint)
-        if state is not None and verbose:
-            logger.info(
-                "%s(%s) %s after %d iterations: primal %.6g, relative gap %.3g",
-                type(self).__name__,
-                self.solver,
-                "converged" if self.converged_ else "stopped",
-                self.n_iter_,
-                self.primal_objective_,
-                state.history[-1]["relative_gap"],
-            )
         return self
 
-    def _initial_state(self, key: dict[str, Any]) -> SolverState | None:
-        """Return the state to continue from, or None for a fresh fit."""
-        if not self.warm_start or getattr(self, "dual_state_", None) is None:
-            return None
-        check_same_problem(self._problem_key, key, type(self).__name__)
-        return SolverState(
-            w=self.w_,
-            working_set=self.working_set_,
-            history=self.history_,
-            converged=self.converged_,
-            dual_state=self.dual_state_,
-        )
+    def _solver_name(self) -> str:
+        return f"{type(self).__name__}({self.solver})"
 
-    def _keep(self, state: SolverState, key: dict[str, Any]) -> None:
+    def _keep(self, state: SolverState) -> None:
         last = state.history[-1]
         self.w_ = state.w
-        self.history_ = state.history
-        self.n_iter_ = int(last["iteration"])
-        self.converged_ = state.converged
         self.primal_objective_ = last["primal"]
         self.dual_objective_ = last["dual"]
         self.duality_gap_ = last["gap"]
         self.working_set_ = state.working_set
-        self.dual_state_ = state.dual_state
-        self._problem_key = key
-
-    def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
-        """Write the estimator, with what a fit needs to continue, to ``path`` atomically.
-
-        ``fit`` calls it when ``checkpoint`` is set; it can also be called on a fitted (or
-        interrupted) estimator. The file is written by :func:`joblib.dump` to a temporary file
-        in the same directory, synced to disk and renamed over ``path``, so an existing
-        checkpoint is only ever replaced by a complete one.
-        """
-        self._check_fitted()
-        write_checkpoint(self, path)
-
-    @classmethod
-    def load_checkpoint(cls, path: str | os.PathLike[str]) -> StructuredSVM:
-        """Load an estimator written by :meth:`save_checkpoint` (or a fit's ``checkpoint``).
-
-        The estimator is returned with ``warm_start=True``, so ``fit(X, Y)`` on the same data
-        continues the checkpointed fit; it also predicts as it is. Like any pickle, load only
-        files you trust.
-
-        Raises
-        ------
-        TypeError
-            If the file holds something other than a ``StructuredSVM``.
-        """
-        model = read_checkpoint(path, cls)
-        model.warm_start = True
-        return model
-
-
-def _report_iteration(record: dict[str, float], bar: tqdm, verbose: int) -> None:
-    """Move the progress bar to a solver iteration and, if ``verbose``, log its record."""
-    bar.update(int(record["iteration"]) - bar.n)
-    bar.set_postfix(
-        iteration=int(record["iteration"]),
-        primal=f"{record['primal']:.5g}",
-        relative_gap=f"{record['relative_gap']:.2e}",
-    )
-    if verbose:
-        logger.info(
-            "iteration %d: primal %.6g, dual %.6g, gap %.3g (relative %.3g), "
-            "%d constraints, %d oracle calls, %.2f s",
-            record["iteration"],
-            record["primal"],
-            record["dual"],
-            record["gap"],
-            record["relative_gap"],
-            record["n_constraints"],
-            record["oracle_calls"],
-            record["time"],
-        )

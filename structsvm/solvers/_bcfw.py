@@ -24,7 +24,6 @@ and of ψ_i(ŷ), not to ``size_joint_feature``.
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +34,14 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
-from structsvm.solvers._cutting_plane import SolverState, converged_on_entry, resumed_history
-from structsvm.solvers._history import iteration_record
+from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass, primal_objective
+from structsvm.solvers._state import (
+    RunCounters,
+    SolverState,
+    converged_on_entry,
+    meets_tolerance,
+)
 
 # Below this scale the lazy average folds σ into z, so that z cannot overflow.
 _SMALLEST_SCALE = 1e-100
@@ -201,10 +205,10 @@ def bcfw(
     Y: Sequence[Any],
     C: float,
     *,
-    tol: float = 1e-3,
-    max_iter: int = 500,
-    averaging: bool = True,
-    order: str = "random",
+    tol: float = SOLVER_DEFAULTS["bcfw"]["tol"],
+    max_iter: int = SOLVER_DEFAULTS["bcfw"]["max_iter"],
+    averaging: bool = SOLVER_DEFAULTS["bcfw"]["averaging"],
+    order: str = SOLVER_DEFAULTS["bcfw"]["order"],
     random_state: int | np.random.RandomState | None = None,
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
@@ -254,6 +258,11 @@ def bcfw(
     true_indptr = true_rows.indptr
     true_indices = true_rows.indices.astype(np.int64, copy=False)
     true_values = true_rows.data
+    done = converged_on_entry(initial_state, tol)
+    if done is not None:
+        yield done
+        return
+    counters = RunCounters.resume(initial_state, max_iter)
     if initial_state is None:
         rng = check_random_state(random_state)
         block_indices = [np.empty(0, dtype=np.int64)] * n
@@ -264,15 +273,8 @@ def bcfw(
         # The averaged iterate is w + average_scale * average_offset.
         average_offset, average_scale, average_loss = np.zeros(size), 1.0, 0.0
         steps = 0
-        state = SolverState(w=w.copy(), working_set=None)
-        start = time.perf_counter()
-        oracle_calls = 0
-        first, last_iteration = 0, max_iter
+        state = SolverState(w=w.copy(), working_set=None, history=counters.history)
     else:
-        done = converged_on_entry(initial_state, tol)
-        if done is not None:
-            yield done
-            return
         resume: BCFWDual = initial_state.dual_state.copy()
         if resume.averaging != bool(averaging):
             raise ValueError(
@@ -284,11 +286,10 @@ def bcfw(
         total_loss, steps = resume.total_loss, resume.steps
         average_offset, average_scale = resume.average_offset, resume.average_scale
         average_loss = resume.average_loss
-        history, last, start = resumed_history(initial_state)
-        state = SolverState(w=initial_state.w.copy(), working_set=None, history=history)
-        oracle_calls = int(history[-1]["oracle_calls"])
-        first, last_iteration = last + 1, last + max_iter
-    for iteration in range(first, last_iteration + 1):
+        state = SolverState(
+            w=initial_state.w.copy(), working_set=None, history=counters.history
+        )
+    for iteration in counters.iterations:
         if iteration > 0:
             for i in rng.permutation(n) if order == "random" else range(n):
                 y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
@@ -321,29 +322,19 @@ def bcfw(
                         # The first step (weight 1) sets the average to w: the offset is 0.
                         average_offset *= average_scale
                         average_scale = 1.0
-            oracle_calls += n
+            counters.oracle_calls += n
         # A fresh array: the state keeps it, and later steps change w in place.
         reported_w, reported_loss = w.copy(), total_loss
         if averaging and steps:
             reported_w += average_scale * average_offset
             reported_loss = average_loss
         oracle = loss_augmented_pass(task, X, Y, true_features, reported_w)
-        oracle_calls += n
-        primal = primal_objective(reported_w, oracle.slacks, C)
+        counters.oracle_calls += n
+        primal = primal_objective(reported_w @ reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w
         state.w = reported_w
-        state.history.append(
-            iteration_record(
-                iteration,
-                primal,
-                dual,
-                n_constraints=0,
-                oracle_calls=oracle_calls,
-                qp_time=0.0,
-                start=start,
-            )
-        )
-        state.converged = primal - dual <= tol * primal
+        counters.record(iteration, primal, dual)
+        state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = BCFWDual(
             block_indices,
             block_values,

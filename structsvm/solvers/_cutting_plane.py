@@ -20,22 +20,28 @@ import copy
 import hashlib
 import time
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.qp._simplex_dual import solve_simplex_dual
-from structsvm.solvers._history import iteration_record, stalled
-from structsvm.solvers._oracle import (
-    FeatureMatrix,
-    OraclePass,
-    column_sums,
-    loss_augmented_pass,
-    primal_objective,
+from structsvm.qp import solve_simplex_dual
+from structsvm.solvers._oracle import OraclePass, column_sums, loss_augmented_pass, primal_objective
+from structsvm.solvers._state import (
+    RunCounters,
+    SolverState,
+    converged_on_entry,
+    meets_tolerance,
+    stalled,
 )
-from structsvm.solvers._working_set import GramWorkingSet, WorkingSet, prune_inactive
+from structsvm.solvers._working_set import (
+    ConstraintSpace,
+    FeatureSpace,
+    GramWorkingSet,
+    WorkingSet,
+    prune_inactive,
+)
 
 
 def output_key(y: Any) -> bytes:
@@ -48,28 +54,99 @@ def output_key(y: Any) -> bytes:
 class NewConstraints:
     """Constraints to add to a working set, in the form :meth:`WorkingSet.add` takes."""
 
-    vectors: FeatureMatrix
+    vectors: Any
     offsets: np.ndarray
     groups: np.ndarray
     keys: list[tuple[int, Hashable]]
+
+
+class OracleResult(Protocol):
+    """What a pass of the loss-augmented oracle over the training set gives the loop."""
+
+    outputs: Sequence[Any]
+    losses: np.ndarray
+    slacks: np.ndarray
+    differences: Any
+
+
+class ConstraintSource(Protocol):
+    """The training set as the cutting-plane loop sees it.
+
+    Attributes
+    ----------
+    n_examples : int
+        Number of training examples.
+    space : ConstraintSpace
+        Where the constraint rows ψ_i(ȳ) and the weights live.
+    """
+
+    n_examples: int
+    space: ConstraintSpace
+
+    def zero_weights(self) -> Any:
+        """Return ``w = 0``."""
+        ...
+
+    def oracle_pass(self, w: Any) -> OracleResult:
+        """Call the loss-augmented oracle on every example at ``w``."""
+        ...
+
+
+class TaskConstraints:
+    """A task's training set with explicit constraint vectors ``ψ_i(ȳ) = φ(x_i, y_i) − φ(x_i, ȳ)``.
+
+    The true joint features are computed once, here, for the whole fit.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    """
+
+    def __init__(self, task: Task, X: Sequence[Any], Y: Sequence[Any]) -> None:
+        self.task, self.X, self.Y = task, X, Y
+        self.n_examples = len(X)
+        self.space = FeatureSpace(task.size_joint_feature)
+        self.true_features = task.batch_joint_feature(X, Y)
+        self.true_feature_sum = column_sums(self.true_features)
+
+    def zero_weights(self) -> np.ndarray:
+        """Return ``w = 0``."""
+        return self.space.zero_weights()
+
+    def oracle_pass(self, w: np.ndarray) -> OraclePass:
+        """Call the task's loss-augmented oracle on every example at ``w``."""
+        return loss_augmented_pass(
+            self.task,
+            self.X,
+            self.Y,
+            self.true_features,
+            w,
+            true_feature_sum=self.true_feature_sum,
+        )
 
 
 class Formulation(Protocol):
     """How an oracle pass becomes new constraints: one per example, or one aggregated."""
 
     def new_constraints(
-        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+        self, oracle: OracleResult, working_set: WorkingSet, w: Any
     ) -> NewConstraints: ...
 
 
 class DualOptimiser(Protocol):
-    """How the dual variables of the working-set QP are improved after constraints are added."""
+    """How the dual variables of the working-set QP are improved after constraints are added.
 
-    def new_working_set(self, size: int) -> WorkingSet:
-        """Return an empty working set of the kind this optimiser works on."""
-        ...
+    Attributes
+    ----------
+    keeps_gram : bool
+        Whether it works on a :class:`GramWorkingSet` (every solve involves the whole working
+        set) rather than a plain :class:`WorkingSet`.
+    """
 
-    def optimise(self, working_set: WorkingSet, C: float, oracle: OraclePass) -> None:
+    keeps_gram: ClassVar[bool]
+
+    def optimise(self, working_set: WorkingSet, C: float, oracle: OracleResult) -> None:
         """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
         ...
 
@@ -93,19 +170,16 @@ class FullQP:
 
     warm_start: bool
     tol: float = 1e-9
+    keeps_gram: ClassVar[bool] = True
 
-    def new_working_set(self, size: int) -> GramWorkingSet:
-        """Return an empty working set that keeps its Gram matrix."""
-        return GramWorkingSet(size)
-
-    def optimise(self, working_set: GramWorkingSet, C: float, oracle: OraclePass) -> None:
+    def optimise(self, working_set: GramWorkingSet, C: float, oracle: OracleResult) -> None:
         """Replace α by the solution of the whole working-set QP."""
         solution = solve_simplex_dual(
             working_set.gram,
             working_set.offsets,
             working_set.groups,
             C,
-            vectors=working_set.vectors,
+            vectors=working_set.space.explicit_vectors(working_set.vectors),
             tol=self.tol,
             initial_alpha=working_set.alpha if self.warm_start else None,
         )
@@ -114,35 +188,6 @@ class FullQP:
     def solves_whole_working_set(self, working_set: GramWorkingSet) -> bool:
         """Always: every solve is over the whole working set."""
         return True
-
-
-@dataclass
-class SolverState:
-    """The state of a solver after an iteration; what a fit keeps if it is interrupted.
-
-    Attributes
-    ----------
-    w : ndarray
-        Current weights.
-    working_set : WorkingSet or None
-        Constraints with their dual variables α (None for solvers that keep no working set).
-    history : list of dict
-        One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
-        ``relative_gap``, ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time``.
-    converged : bool
-        Whether the relative duality gap reached ``tol``.
-    dual_state : object or None
-        What the solver needs to continue from this iteration (:class:`CuttingPlaneDual` or
-        :class:`~structsvm.solvers._bcfw.BCFWDual`): a snapshot taken when the state is
-        yielded, which later iterations leave alone. Passed back to the solver as
-        ``initial_state``, the run continues as if it had never stopped.
-    """
-
-    w: np.ndarray
-    working_set: WorkingSet | None
-    history: list[dict[str, float]] = field(default_factory=list)
-    converged: bool = False
-    dual_state: Any = None
 
 
 @dataclass
@@ -170,9 +215,9 @@ class CuttingPlaneDual:
     working_set: WorkingSet
     formulation: Formulation
     optimiser: DualOptimiser
-    oracle: OraclePass
+    oracle: OracleResult
     dual: float
-    query: np.ndarray
+    query: Any
     at_solution: bool
 
     def copy(self) -> CuttingPlaneDual:
@@ -183,40 +228,13 @@ class CuttingPlaneDual:
             copy.deepcopy(self.optimiser),
             self.oracle,
             self.dual,
-            self.query.copy(),
+            copy.copy(self.query),
             self.at_solution,
         )
 
 
-def resumed_history(initial_state: SolverState) -> tuple[list[dict[str, float]], int, float]:
-    """Return a copy of a state's history, its last iteration number and a matching start time.
-
-    The start time is ``time.perf_counter()`` moved back by the seconds already recorded, so
-    the ``time`` of the records goes on counting from where the earlier run stopped.
-    """
-    history = list(initial_state.history)
-    last = history[-1]
-    return history, int(last["iteration"]), time.perf_counter() - last["time"]
-
-
-def converged_on_entry(initial_state: SolverState, tol: float) -> SolverState | None:
-    """Return a copy of the state if its last record already meets ``tol``, else None."""
-    last = initial_state.history[-1]
-    if last["primal"] - last["dual"] > tol * last["primal"]:
-        return None
-    return SolverState(
-        w=initial_state.w,
-        working_set=initial_state.working_set,
-        history=list(initial_state.history),
-        converged=True,
-        dual_state=initial_state.dual_state,
-    )
-
-
 def cutting_plane(
-    task: Task,
-    X: Sequence[Any],
-    Y: Sequence[Any],
+    source: ConstraintSource,
     C: float,
     formulation: Formulation,
     optimiser: DualOptimiser,
@@ -233,39 +251,40 @@ def cutting_plane(
     variables of the working-set QP and evaluates the new ``w``. The generator stops when the
     relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
 
-    With ``smoothing`` μ < 1 the oracle is not called at the working-set solution ``w_ws``
-    but at ``w_best + μ (w_ws − w_best)``, where ``w_best`` is the point of lowest primal
-    objective evaluated so far (in-out separation, Ben-Ameur & Neto 2007): cuts found near the
-    best point approximate the objective where the optimum is, and the iterations oscillate
-    less. The state's ``w`` and primal objective are then those of ``w_best``, so the duality
-    gap ``P(w_best) − D(α)`` is still a certificate. When a query point gives no new
-    constraint the next query is ``w_ws`` itself, where a missing constraint means the gap is
-    closed up to the QP's precision; with μ = 1 every query is ``w_ws``.
+    ``source`` is the training set: a task's (:class:`TaskConstraints`, explicit constraint
+    vectors) or one known through a joint kernel
+    (:class:`~structsvm.solvers._joint_kernel.JointKernelProblem`, weights as an expansion).
 
-    With ``initial_state`` (a state this function yielded earlier, for the same task, data and
-    C) the run continues from its working set, formulation and optimiser instead, numbering
-    iterations on from its history, and ``formulation`` and ``optimiser`` are not used; up to
-    ``max_iter`` further iterations run. A state that already meets ``tol`` is yielded back,
-    marked converged, without a new iteration. ``initial_state`` itself is left unchanged.
+    With ``smoothing`` μ < 1 (explicit vectors only) the oracle is not called at the
+    working-set solution ``w_ws`` but at ``w_best + μ (w_ws − w_best)``, where ``w_best`` is
+    the point of lowest primal objective evaluated so far (in-out separation, Ben-Ameur & Neto
+    2007): cuts found near the best point approximate the objective where the optimum is, and
+    the iterations oscillate less. The state's ``w`` and primal objective are then those of
+    ``w_best``, so the duality gap ``P(w_best) − D(α)`` is still a certificate. When a query
+    point gives no new constraint the next query is ``w_ws`` itself, where a missing
+    constraint means the gap is closed up to the QP's precision; with μ = 1 every query is
+    ``w_ws``.
+
+    With ``initial_state`` (a state this function yielded earlier, for the same training set
+    and C) the run continues from its working set, formulation and optimiser instead,
+    numbering iterations on from its history, and ``formulation`` and ``optimiser`` are not
+    used; up to ``max_iter`` further iterations run. A state that already meets ``tol`` is
+    yielded back, marked converged, without a new iteration. ``initial_state`` itself is left
+    unchanged.
     """
-    n = len(X)
-    true_features = task.batch_joint_feature(X, Y)
-    true_feature_sum = column_sums(true_features)
-    oracle: OraclePass | None = None
+    done = converged_on_entry(initial_state, tol)
+    if done is not None:
+        yield done
+        return
+    space = source.space
+    counters = RunCounters.resume(initial_state, max_iter)
+    oracle: OracleResult | None = None
     if initial_state is None:
-        working_set = optimiser.new_working_set(task.size_joint_feature)
-        state = SolverState(w=np.zeros(task.size_joint_feature), working_set=working_set)
+        working_set = GramWorkingSet(space) if optimiser.keeps_gram else WorkingSet(space)
+        state = SolverState(w=source.zero_weights(), working_set=working_set)
         dual = 0.0
-        oracle_calls = 0
-        qp_time = 0.0
-        first, last_iteration = 0, max_iter
-        start = time.perf_counter()
         query, primal, at_solution = state.w, np.inf, True
     else:
-        done = converged_on_entry(initial_state, tol)
-        if done is not None:
-            yield done
-            return
         resume: CuttingPlaneDual = initial_state.dual_state.copy()
         working_set, formulation, optimiser = (
             resume.working_set,
@@ -274,14 +293,13 @@ def cutting_plane(
         )
         oracle, dual = resume.oracle, resume.dual
         query, at_solution = resume.query, resume.at_solution
-        history, last, start = resumed_history(initial_state)
-        state = SolverState(w=initial_state.w.copy(), working_set=working_set, history=history)
-        oracle_calls = int(history[-1]["oracle_calls"])
-        qp_time = float(history[-1]["qp_time"])
-        primal = history[-1]["primal"]
-        first, last_iteration = last + 1, last + max_iter
+        state = SolverState(
+            w=copy.copy(initial_state.w), working_set=working_set, history=counters.history
+        )
+        primal = counters.history[-1]["primal"]
+    state.history = counters.history
     new: NewConstraints | None = None
-    for iteration in range(first, last_iteration + 1):
+    for iteration in counters.iterations:
         found_at_solution = at_solution
         if oracle is not None:
             new = formulation.new_constraints(oracle, working_set, query)
@@ -291,32 +309,20 @@ def cutting_plane(
                 break
             qp_start = time.perf_counter()
             optimiser.optimise(working_set, C, oracle)
-            qp_time += time.perf_counter() - qp_start
+            counters.qp_time += time.perf_counter() - qp_start
             dual = working_set.dual_objective()
             solution = working_set.weights()
             prune_inactive(working_set, C, inactive_window)
             step = smoothing if len(new.offsets) else 1.0
             at_solution = step == 1.0
             query = solution if at_solution else state.w + step * (solution - state.w)
-        oracle = loss_augmented_pass(
-            task, X, Y, true_features, query, true_feature_sum=true_feature_sum
-        )
-        oracle_calls += n
-        query_primal = primal_objective(query, oracle.slacks, C)
+        oracle = source.oracle_pass(query)
+        counters.oracle_calls += source.n_examples
+        query_primal = primal_objective(space.squared_norm(query), oracle.slacks, C)
         if smoothing == 1.0 or query_primal <= primal:
             state.w, primal = query, query_primal
-        state.history.append(
-            iteration_record(
-                iteration,
-                primal,
-                dual,
-                n_constraints=len(working_set),
-                oracle_calls=oracle_calls,
-                qp_time=qp_time,
-                start=start,
-            )
-        )
-        state.converged = primal - dual <= tol * primal
+        counters.record(iteration, primal, dual, n_constraints=len(working_set))
+        state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = CuttingPlaneDual(
             working_set, formulation, optimiser, oracle, dual, query, at_solution
         ).copy()

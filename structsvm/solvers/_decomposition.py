@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -128,6 +129,7 @@ class BlockDecomposition:
     stall_iterations: int = 20
     tol: float = 1e-9
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    keeps_gram: ClassVar[bool] = False  # sub-QPs compute their own Gram matrices
     _best_gap: float = field(default=np.inf, init=False)
     _stalled_for: int = field(default=0, init=False)
 
@@ -140,10 +142,6 @@ class BlockDecomposition:
         if self._stalled_for >= self.stall_iterations:
             self.max_block_constraints *= 2
             self._best_gap, self._stalled_for = gap, 0
-
-    def new_working_set(self, size: int) -> WorkingSet:
-        """Return an empty working set (sub-QPs compute their own Gram matrices)."""
-        return WorkingSet(size)
 
     def solves_whole_working_set(self, working_set: WorkingSet) -> bool:
         """Tell whether one block holds the whole working set."""

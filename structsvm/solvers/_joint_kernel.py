@@ -7,14 +7,18 @@ only the inner products ``⟨ψ_{i_k}(ȳ_k), ψ_{i_l}(ȳ_l)⟩`` and, for the or
 ``w · φ(x, y)`` that the expansion gives (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005,
 section 4.2). :class:`JointKernelProblem` states these needs; a kernelised task implements it
 for its training set, with whatever decomposition of J its oracle exploits (per class for
-multiclass, per position and transition for sequences).
+multiclass, per position and transition for sequences). It is then both the constraint space of
+a :class:`~structsvm.solvers._working_set.WorkingSet` and the oracle of the cutting-plane loop
+(:func:`~structsvm.solvers._cutting_plane.cutting_plane`), which runs on it unchanged.
 """
 
 from __future__ import annotations
 
+import functools
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +40,41 @@ class Constraints:
 
     def __len__(self) -> int:
         return len(self.examples)
+
+    def __getitem__(self, selection: np.ndarray) -> Constraints:
+        """Return the constraints at an integer index array or a boolean mask."""
+        chosen = np.arange(len(self))[selection]
+        return Constraints(self.examples[chosen], [self.outputs[k] for k in chosen])
+
+    @classmethod
+    def empty(cls) -> Constraints:
+        """Return no constraints."""
+        return cls(examples=np.zeros(0, dtype=np.int64), outputs=[])
+
+
+@dataclass
+class JointKernelWeights:
+    """Weights ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` as an expansion over constraints.
+
+    Attributes
+    ----------
+    problem : JointKernelProblem
+        The training set whose joint kernel gives the inner products.
+    constraints : Constraints
+        The constraints with a nonzero coefficient.
+    alpha : ndarray
+        Their coefficients.
+    """
+
+    problem: JointKernelProblem
+    constraints: Constraints
+    alpha: np.ndarray
+
+    @functools.cached_property
+    def squared_norm(self) -> float:
+        """``‖w‖² = αᵀGα`` with G the joint-kernel Gram matrix of the expansion's constraints."""
+        gram = self.problem.constraint_gram(self.constraints, self.constraints)
+        return float(self.alpha @ gram @ self.alpha)
 
 
 @dataclass
@@ -61,25 +100,78 @@ class JointKernelPass:
         """``ξ_i = max(0, Δ(y_i, ȳ_i) − w · ψ_i(ȳ_i))``, the exact slack of every example."""
         return np.maximum(self.losses - self.margins, 0.0)
 
+    @property
+    def differences(self) -> Constraints:
+        """The constraints ψ_i(ȳ_i) of every example, the rows a working set takes."""
+        return Constraints(np.arange(len(self.losses), dtype=np.int64), self.outputs)
 
-class JointKernelProblem(Protocol):
+
+class JointKernelProblem(ABC):
     """A training set ``(x_i, y_i)``, i < n, of a structured task known through a joint kernel.
 
-    The weights are the expansion ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over ``constraints``.
+    The weights are the expansion ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints
+    (:class:`JointKernelWeights`). A subclass gives the inner products of constraints and the
+    loss-augmented oracle; the rest of the constraint space follows from them.
     """
 
     n_examples: int
 
+    @abstractmethod
     def constraint_gram(self, rows: Constraints, columns: Constraints) -> np.ndarray:
         """Return the matrix ``⟨ψ_{i_k}(ȳ_k), ψ_{i_l}(ȳ_l)⟩`` of rows k against columns l."""
-        ...
 
+    @abstractmethod
     def loss_augmented_pass(self, constraints: Constraints, alpha: np.ndarray) -> JointKernelPass:
         """Call the loss-augmented oracle on every training example at the expansion's w."""
-        ...
+
+    @property
+    def space(self) -> JointKernelProblem:
+        """The constraint space of a working set on this problem: the problem itself."""
+        return self
+
+    def oracle_pass(self, w: JointKernelWeights) -> JointKernelPass:
+        """Call the loss-augmented oracle on every training example at ``w``."""
+        return self.loss_augmented_pass(w.constraints, w.alpha)
+
+    def zero_weights(self) -> JointKernelWeights:
+        """Return the empty expansion, ``w = 0``."""
+        return JointKernelWeights(self, Constraints.empty(), np.zeros(0))
+
+    def empty_rows(self) -> Constraints:
+        """Return no constraints."""
+        return Constraints.empty()
+
+    def stack(self, rows: Constraints, new: Constraints) -> Constraints:
+        """Return the constraints ``rows`` followed by ``new``."""
+        return Constraints(
+            np.concatenate([rows.examples, new.examples]), [*rows.outputs, *new.outputs]
+        )
+
+    def inner_products(self, left: Constraints, right: Constraints) -> np.ndarray:
+        """Return the joint-kernel inner products (:meth:`constraint_gram`)."""
+        return self.constraint_gram(left, right)
+
+    def combination(self, rows: Constraints, alpha: np.ndarray) -> JointKernelWeights:
+        """Return the expansion ``Σ_k α_k ψ_k`` over the constraints with nonzero α."""
+        support = np.flatnonzero(alpha)
+        return JointKernelWeights(self, rows[support], alpha[support].copy())
+
+    def products(self, rows: Constraints, w: JointKernelWeights) -> np.ndarray:
+        """Return ``ψ_k · w`` of every constraint in ``rows``."""
+        if len(w.alpha) == 0:
+            return np.zeros(len(rows))
+        return self.constraint_gram(rows, w.constraints) @ w.alpha
+
+    def squared_norm(self, w: JointKernelWeights) -> float:
+        """Return ``‖w‖²``."""
+        return w.squared_norm
+
+    def explicit_vectors(self, rows: Constraints) -> None:
+        """Return None: the constraint vectors are known only through the kernel."""
+        return None
 
 
-class MulticlassJointKernel:
+class MulticlassJointKernel(JointKernelProblem):
     r"""The multiclass training set under ``J((x, y), (x', y')) = k(x, x') [y = y']``.
 
     This is the kernel of Crammer & Singer's joint feature map ``φ(x, y) = e_y ⊗ φ_k(x)``

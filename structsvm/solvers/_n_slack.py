@@ -15,13 +15,17 @@ import numpy as np
 
 from structsvm._task import Task
 from structsvm.solvers._cutting_plane import (
+    FullQP,
     NewConstraints,
-    SolverState,
+    OracleResult,
+    TaskConstraints,
     cutting_plane,
     output_key,
 )
 from structsvm.solvers._decomposition import BlockDecomposition
-from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._defaults import SOLVER_DEFAULTS
+from structsvm.solvers._joint_kernel import JointKernelProblem
+from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
 
@@ -29,11 +33,11 @@ class PerExampleConstraints:
     """Add, for every example, its most violated output unless the working set covers it."""
 
     def new_constraints(
-        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+        self, oracle: OracleResult, working_set: WorkingSet, w: Any
     ) -> NewConstraints:
         n = len(oracle.losses)
         allowed = working_set.slacks(w, n)
-        violated = np.flatnonzero(oracle.slacks > allowed + 1e-12 * (1.0 + allowed))
+        violated = np.flatnonzero(is_violated(oracle.slacks, allowed))
         keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
         fresh = [k for k, key in enumerate(keys) if key not in working_set]
         chosen = violated[fresh]
@@ -51,10 +55,10 @@ def n_slack(
     Y: Sequence[Any],
     C: float,
     *,
-    tol: float = 1e-3,
-    max_iter: int = 200,
-    inactive_window: int = 1,
-    max_block_constraints: int = 150,
+    tol: float = SOLVER_DEFAULTS["n-slack"]["tol"],
+    max_iter: int = SOLVER_DEFAULTS["n-slack"]["max_iter"],
+    inactive_window: int = SOLVER_DEFAULTS["n-slack"]["inactive_window"],
+    max_block_constraints: int = SOLVER_DEFAULTS["n-slack"]["max_block_constraints"],
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
@@ -90,12 +94,54 @@ def n_slack(
         a later run can continue from).
     """
     yield from cutting_plane(
-        task,
-        X,
-        Y,
+        TaskConstraints(task, X, Y),
         C,
         PerExampleConstraints(),
         BlockDecomposition(max_block_constraints),
+        tol=tol,
+        max_iter=max_iter,
+        inactive_window=inactive_window,
+        initial_state=initial_state,
+    )
+
+
+def joint_kernel_n_slack(
+    problem: JointKernelProblem,
+    C: float,
+    *,
+    tol: float = SOLVER_DEFAULTS["n-slack"]["tol"],
+    max_iter: int = SOLVER_DEFAULTS["n-slack"]["max_iter"],
+    inactive_window: int = SOLVER_DEFAULTS["n-slack"]["inactive_window"],
+    qp_tol: float = 1e-9,
+    initial_state: SolverState | None = None,
+) -> Iterator[SolverState]:
+    """Train a structural SVM known through a joint kernel by the n-slack algorithm.
+
+    The loop of :func:`n_slack` on a :class:`~structsvm.solvers._joint_kernel.JointKernelProblem`
+    (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 4.2): the weights are the
+    expansion ``w = Σ_k α_k ψ_k`` over the working set, whose Gram matrix is kept and extended
+    by the joint kernel, and each iteration solves the whole working-set QP.
+
+    Parameters
+    ----------
+    problem : JointKernelProblem
+        The training set, seen through its joint kernel.
+    C, tol, max_iter, inactive_window, initial_state
+        As for :func:`n_slack`.
+    qp_tol : float, default=1e-9
+        Tolerance of each working-set QP.
+
+    Yields
+    ------
+    SolverState
+        The state after each iteration; its ``w`` is a
+        :class:`~structsvm.solvers._joint_kernel.JointKernelWeights` expansion.
+    """
+    yield from cutting_plane(
+        problem,
+        C,
+        PerExampleConstraints(),
+        FullQP(warm_start=False, tol=qp_tol),
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,

@@ -17,10 +17,12 @@ from structsvm._task import Task
 from structsvm.solvers._cutting_plane import (
     FullQP,
     NewConstraints,
-    SolverState,
+    TaskConstraints,
     cutting_plane,
 )
+from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
 
@@ -41,7 +43,7 @@ class AggregatedConstraint:
         vector = oracle.difference_sum().reshape(1, -1)
         offset = float(oracle.losses.sum())
         allowed = working_set.slacks(w, 1)[0]
-        if offset - (vector @ w).item() <= allowed + 1e-12 * (1.0 + allowed):
+        if not is_violated(offset - (vector @ w).item(), allowed):
             return NewConstraints(vector[:0], np.zeros(0), np.zeros(0, dtype=np.int64), [])
         self.n_added += 1
         key = (0, self.n_added)
@@ -54,10 +56,10 @@ def one_slack(
     Y: Sequence[Any],
     C: float,
     *,
-    tol: float = 1e-3,
-    max_iter: int = 2000,
-    inactive_window: int = 50,
-    smoothing: float = 0.3,
+    tol: float = SOLVER_DEFAULTS["1-slack"]["tol"],
+    max_iter: int = SOLVER_DEFAULTS["1-slack"]["max_iter"],
+    inactive_window: int = SOLVER_DEFAULTS["1-slack"]["inactive_window"],
+    smoothing: float = SOLVER_DEFAULTS["1-slack"]["smoothing"],
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
@@ -78,9 +80,7 @@ def one_slack(
         a later run can continue from).
     """
     yield from cutting_plane(
-        task,
-        X,
-        Y,
+        TaskConstraints(task, X, Y),
         C,
         AggregatedConstraint(),
         FullQP(warm_start=True),

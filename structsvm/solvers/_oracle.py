@@ -100,6 +100,6 @@ def loss_augmented_pass(
     )
 
 
-def primal_objective(w: np.ndarray, slacks: np.ndarray, C: float) -> float:
-    """Return ``½‖w‖² + C Σ slacks``."""
-    return float(0.5 * w @ w + C * np.sum(slacks))
+def primal_objective(squared_norm: float, slacks: np.ndarray, C: float) -> float:
+    """Return ``P(w) = ½‖w‖² + C Σ slacks`` from ``‖w‖²`` and the slacks at w."""
+    return float(0.5 * squared_norm + C * np.sum(slacks))

@@ -1,16 +1,19 @@
 """The working set of a cutting-plane solver: constraints found so far and their dual variables.
 
-Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a vector ψ_k, an offset Δ_k and the slack
-(group) g_k it shares with the other constraints of its group. :class:`WorkingSet` computes
-inner products of its vectors when asked; :class:`GramWorkingSet` keeps the whole Gram matrix
-``ψ_k · ψ_l``, extended when constraints arrive and shrunk when they leave, never recomputed from
-scratch.
+Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a row ψ_k, an offset Δ_k and the slack
+(group) g_k it shares with the other constraints of its group. The rows live in a
+:class:`ConstraintSpace`: explicit vectors (:class:`FeatureSpace`) or constraints known only
+through a joint kernel (:class:`~structsvm.solvers._joint_kernel.JointKernelProblem`), so one
+working set serves both. :class:`WorkingSet` computes inner products of its rows when asked;
+:class:`GramWorkingSet` keeps the whole Gram matrix ``ψ_k · ψ_l``, extended when constraints
+arrive and shrunk when they leave, never recomputed from scratch.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,8 +47,43 @@ def inner_products(left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
     return _dense(left @ right.T)
 
 
-class WorkingSet:
-    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their dual variables.
+class ConstraintSpace(Protocol):
+    """Where the rows ψ_k of a working set live, and the weights ``w = Σ α_k ψ_k`` they make.
+
+    Rows are a collection that supports ``len`` and indexing by an integer array or a mask.
+    """
+
+    def empty_rows(self) -> Any:
+        """Return a collection of no rows."""
+        ...
+
+    def stack(self, rows: Any, new: Any) -> Any:
+        """Return the rows ``rows`` followed by ``new``."""
+        ...
+
+    def inner_products(self, left: Any, right: Any) -> np.ndarray:
+        """Return the dense matrix ``ψ_k · ψ_l`` of ``left`` against ``right``."""
+        ...
+
+    def combination(self, rows: Any, alpha: np.ndarray) -> Any:
+        """Return the weights ``Σ_k α_k ψ_k``."""
+        ...
+
+    def products(self, rows: Any, w: Any) -> np.ndarray:
+        """Return ``ψ_k · w`` of every row."""
+        ...
+
+    def squared_norm(self, w: Any) -> float:
+        """Return ``‖w‖²``."""
+        ...
+
+    def explicit_vectors(self, rows: Any) -> FeatureMatrix | None:
+        """Return the rows as a matrix of vectors, or None if they are known only by kernel."""
+        ...
+
+
+class FeatureSpace:
+    """Constraint vectors as the rows of a dense array or a CSR matrix of ``size`` columns.
 
     Parameters
     ----------
@@ -55,7 +93,61 @@ class WorkingSet:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.vectors: FeatureMatrix = np.zeros((0, size))
+
+    def zero_weights(self) -> np.ndarray:
+        """Return ``w = 0``."""
+        return np.zeros(self.size)
+
+    def empty_rows(self) -> FeatureMatrix:
+        """Return an array of no rows."""
+        return np.zeros((0, self.size))
+
+    def stack(self, rows: FeatureMatrix, new: FeatureMatrix) -> FeatureMatrix:
+        """Stack two blocks of rows (sparse if either is)."""
+        if sp.issparse(rows) or sp.issparse(new):
+            return sp.vstack([sp.csr_matrix(rows), new], format="csr")
+        return np.vstack([rows, new])
+
+    def inner_products(self, left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
+        """Return ``left @ right.T`` (see :func:`inner_products`)."""
+        return inner_products(left, right)
+
+    def combination(self, rows: FeatureMatrix, alpha: np.ndarray) -> np.ndarray:
+        """Return ``Σ_k α_k ψ_k``."""
+        return np.asarray(rows.T @ alpha).ravel()
+
+    def products(self, rows: FeatureMatrix, w: np.ndarray) -> np.ndarray:
+        """Return ``rows @ w``."""
+        return np.asarray(rows @ w).ravel()
+
+    def squared_norm(self, w: np.ndarray) -> float:
+        """Return ``w · w``."""
+        return float(w @ w)
+
+    def explicit_vectors(self, rows: FeatureMatrix) -> FeatureMatrix:
+        """Return the rows themselves."""
+        return rows
+
+
+class WorkingSet:
+    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their dual variables.
+
+    Parameters
+    ----------
+    space : ConstraintSpace
+        Where the rows live (:class:`FeatureSpace` for explicit vectors).
+
+    Attributes
+    ----------
+    vectors : rows of the space
+        The constraint rows ψ_k (a matrix for :class:`FeatureSpace`).
+    offsets, groups, alpha : ndarray
+        Δ_k, g_k and the dual variables α_k.
+    """
+
+    def __init__(self, space: ConstraintSpace) -> None:
+        self.space = space
+        self.vectors: Any = space.empty_rows()
         self.offsets = np.zeros(0)
         self.groups = np.zeros(0, dtype=np.int64)
         self.keys: list[tuple[int, Hashable]] = []
@@ -84,16 +176,13 @@ class WorkingSet:
 
     def add(
         self,
-        vectors: FeatureMatrix,
+        vectors: Any,
         offsets: np.ndarray,
         groups: np.ndarray,
         keys: Sequence[tuple[int, Hashable]],
     ) -> None:
         """Append constraints with zero dual variables."""
-        if sp.issparse(vectors) or sp.issparse(self.vectors):
-            self.vectors = sp.vstack([sp.csr_matrix(self.vectors), vectors], format="csr")
-        else:
-            self.vectors = np.vstack([self.vectors, vectors])
+        self.vectors = self.space.stack(self.vectors, vectors)
         self.offsets = np.concatenate([self.offsets, offsets])
         self.groups = np.concatenate([self.groups, groups])
         self.keys.extend(keys)
@@ -113,18 +202,18 @@ class WorkingSet:
 
     def gram_of(self, rows: np.ndarray) -> np.ndarray:
         """Return the dense Gram matrix ``ψ_k · ψ_l`` of the constraints at indices ``rows``."""
-        vectors = self.vectors[rows]
-        return inner_products(vectors, vectors)
+        rows_kept = self.vectors[rows]
+        return self.space.inner_products(rows_kept, rows_kept)
 
-    def weights(self) -> np.ndarray:
+    def weights(self) -> Any:
         """Return ``w = Σ_k α_k ψ_k``."""
-        return np.asarray(self.vectors.T @ self.alpha).ravel()
+        return self.space.combination(self.vectors, self.alpha)
 
-    def violations(self, w: np.ndarray) -> np.ndarray:
+    def violations(self, w: Any) -> np.ndarray:
         """Return ``Δ_k − w · ψ_k`` of every constraint."""
-        return self.offsets - np.asarray(self.vectors @ w).ravel()
+        return self.offsets - self.space.products(self.vectors, w)
 
-    def slacks(self, w: np.ndarray, n_groups: int) -> np.ndarray:
+    def slacks(self, w: Any, n_groups: int) -> np.ndarray:
         """Return the smallest slack of each group that satisfies its constraints at ``w``."""
         slacks = np.zeros(n_groups)
         np.maximum.at(slacks, self.groups, self.violations(w))
@@ -132,8 +221,9 @@ class WorkingSet:
 
     def dual_objective(self) -> float:
         """Return ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²``."""
-        w = self.weights()
-        return float(self.offsets @ self.alpha - 0.5 * w @ w)
+        return float(
+            self.offsets @ self.alpha - 0.5 * self.space.squared_norm(self.weights())
+        )
 
 
 class GramWorkingSet(WorkingSet):
@@ -143,20 +233,20 @@ class GramWorkingSet(WorkingSet):
     grows with the square of the working-set size.
     """
 
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
+    def __init__(self, space: ConstraintSpace) -> None:
+        super().__init__(space)
         self.gram = np.zeros((0, 0))
 
     def add(
         self,
-        vectors: FeatureMatrix,
+        vectors: Any,
         offsets: np.ndarray,
         groups: np.ndarray,
         keys: Sequence[tuple[int, Hashable]],
     ) -> None:
         """Append constraints, extending the Gram matrix by their inner products."""
-        cross = inner_products(vectors, self.vectors)
-        own = inner_products(vectors, vectors)
+        cross = self.space.inner_products(vectors, self.vectors)
+        own = self.space.inner_products(vectors, vectors)
         self.gram = np.block([[self.gram, cross.T], [cross, own]])
         super().add(vectors, offsets, groups, keys)
 

@@ -1,0 +1,218 @@
+"""How an estimator runs an iterative solver: the one place that adopts solver states.
+
+Every iterative estimator (the structural SVMs, the kernel multiclass SVM, the structured
+perceptron) trains by a solver generator that yields a
+:class:`~structsvm.solvers.SolverState` after every iteration. :class:`IterativeEstimator`
+runs it and, for all of them alike, keeps each state on the estimator, draws the progress bar,
+logs every iteration, writes checkpoints, warns when the budget runs out before the stopping
+rule holds, stops cleanly on KeyboardInterrupt, and continues an earlier fit with
+``warm_start=True``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from tqdm.auto import tqdm
+
+from structsvm._utils.checkpoint import check_same_problem, read_checkpoint, write_checkpoint
+from structsvm.learners._base import interruptible
+from structsvm.solvers import SolverState
+
+logger = logging.getLogger("structsvm")
+
+
+class IterativeEstimator:
+    """Mixin of the estimators trained by a solver generator.
+
+    A subclass has the parameters ``warm_start``, ``progress``, ``verbose``, ``checkpoint``
+    and ``checkpoint_every``, calls :meth:`_run_solver` from ``fit`` and implements
+    :meth:`_keep` to set its own fitted attributes from a state. It sets, on every state:
+    ``history_``, ``n_iter_``, ``converged_``, ``dual_state_`` and ``interrupted_``.
+    """
+
+    _iteration_key = "iteration"
+    """The key of a history record that numbers it."""
+
+    warm_start: bool
+    progress: bool
+    checkpoint: str | os.PathLike[str] | None
+
+    def _solver_name(self) -> str:
+        """Return how progress bars, warnings and logs name the fit."""
+        return type(self).__name__
+
+    def _keep(self, state: SolverState) -> None:
+        """Set the estimator's own fitted attributes from a solver state."""
+        raise NotImplementedError
+
+    def _describe(self, record: dict[str, float]) -> str:
+        """Return the log line of one history record."""
+        return (
+            f"iteration {record['iteration']}: primal {record['primal']:.6g}, "
+            f"dual {record['dual']:.6g}, gap {record['gap']:.3g} "
+            f"(relative {record['relative_gap']:.3g}), {record['n_constraints']} constraints, "
+            f"{record['oracle_calls']} oracle calls, {record['time']:.2f} s"
+        )
+
+    def _postfix(self, record: dict[str, float]) -> dict[str, Any]:
+        """Return what the progress bar shows of one history record."""
+        return {
+            "iteration": int(record["iteration"]),
+            "primal": f"{record['primal']:.5g}",
+            "relative_gap": f"{record['relative_gap']:.2e}",
+        }
+
+    def _summary(self, record: dict[str, float]) -> str:
+        """Return what the closing log line says of the last record."""
+        return f"primal {record['primal']:.6g}, relative gap {record['relative_gap']:.3g}"
+
+    def _shortfall(self, record: dict[str, float]) -> str:
+        """Return how far the last record is from the stopping rule, for the budget warning."""
+        return f"a relative duality gap of {record['relative_gap']:.2e}"
+
+    def _continued_state(self, key: dict[str, Any]) -> SolverState | None:
+        """Return the state a warm start continues from, or None for a fresh fit.
+
+        ``key`` identifies the training problem, which must be the one of the earlier fit.
+        """
+        state = getattr(self, "_resumable_state", None)
+        if not self.warm_start or state is None:
+            return None
+        check_same_problem(self._problem_key, key, type(self).__name__)
+        return state
+
+    def _run_solver(
+        self,
+        iterations: Iterator[SolverState],
+        *,
+        initial_state: SolverState | None,
+        max_iter: int,
+        stopping_rule: str,
+        verbose: int,
+        checkpoint_every: int,
+        key: dict[str, Any],
+    ) -> SolverState | None:
+        """Run a solver generator to its end, keeping every state on the estimator.
+
+        Parameters
+        ----------
+        iterations : iterator of SolverState
+            The solver, started (from ``initial_state`` if continuing).
+        initial_state : SolverState or None
+            The state it continues from (see :meth:`_continued_state`).
+        max_iter : int
+            The iterations it may make; the budget warning names it.
+        stopping_rule : str
+            The stopping rule as the budget warning states it, e.g. ``"tol=0.001"``.
+        verbose : int
+            Log every iteration and a summary at INFO level if positive.
+        checkpoint_every : int
+            Write ``self.checkpoint`` (if set) after every iteration whose number is a multiple
+            of this, and once more at the end.
+        key : dict
+            What identifies the training problem; kept with the states so that a warm start
+            or a resumed checkpoint can tell the problem has not changed.
+
+        Returns
+        -------
+        SolverState or None
+            The last state, or None if the fit stopped before the first one.
+        """
+        first = int(initial_state.history[-1][self._iteration_key]) if initial_state else 0
+        state = None
+        saved = None
+        bar = tqdm(
+            desc=self._solver_name(),
+            initial=first,
+            total=first + max_iter,
+            unit="iter",
+            disable=not (self.progress or verbose),
+        )
+        with interruptible(self), bar:
+            for state in iterations:
+                self._adopt(state, key)
+                record = state.history[-1]
+                number = int(record[self._iteration_key])
+                bar.update(number - bar.n)
+                bar.set_postfix(self._postfix(record))
+                if verbose:
+                    logger.info(self._describe(record))
+                if self.checkpoint is not None and number > 0 and number % checkpoint_every == 0:
+                    self.save_checkpoint(self.checkpoint)
+                    saved = number
+        if state is None:
+            return None
+        last = state.history[-1]
+        if not self.interrupted_ and not self.converged_ and self.n_iter_ >= first + max_iter:
+            warnings.warn(
+                f"{self._solver_name()} stopped after max_iter={max_iter} iterations at "
+                f"{self._shortfall(last)}, above {stopping_rule}; raise max_iter, or continue "
+                "the fit with warm_start=True",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        if self.checkpoint is not None and saved != self.n_iter_:
+            self.save_checkpoint(self.checkpoint)
+        if verbose:
+            logger.info(
+                "%s %s after %d iterations: %s",
+                self._solver_name(),
+                "converged" if self.converged_ else "stopped",
+                self.n_iter_,
+                self._summary(last),
+            )
+        return state
+
+    def _adopt(self, state: SolverState, key: dict[str, Any]) -> None:
+        """Keep a solver state on the estimator, and what a warm start continues from."""
+        self.history_ = state.history
+        self.n_iter_ = int(state.history[-1][self._iteration_key])
+        self.converged_ = state.converged
+        self.dual_state_ = state.dual_state
+        # The solver reuses its state object: keep the fields as they are now.
+        self._resumable_state = SolverState(
+            w=state.w,
+            working_set=state.working_set,
+            history=state.history,
+            converged=state.converged,
+            dual_state=state.dual_state,
+        )
+        self._problem_key = key
+        self._keep(state)
+
+    def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
+        """Write the estimator, with what a fit needs to continue, to ``path`` atomically.
+
+        ``fit`` calls it when ``checkpoint`` is set; it can also be called on a fitted (or
+        interrupted) estimator. The file is written by :func:`joblib.dump` to a temporary file
+        in the same directory, synced to disk and renamed over ``path``, so an existing
+        checkpoint is only ever replaced by a complete one.
+        """
+        if getattr(self, "_resumable_state", None) is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} has no fit to checkpoint yet: call fit first"
+            )
+        write_checkpoint(self, path)
+
+    @classmethod
+    def load_checkpoint(cls, path: str | os.PathLike[str]) -> Any:
+        """Load an estimator written by :meth:`save_checkpoint` (or a fit's ``checkpoint``).
+
+        The estimator is returned with ``warm_start=True``, so ``fit`` on the same data
+        continues the checkpointed fit; it also predicts as it is. Like any pickle, load only
+        files you trust.
+
+        Raises
+        ------
+        TypeError
+            If the file holds something other than an estimator of this class.
+        """
+        model = read_checkpoint(path, cls)
+        model.warm_start = True
+        return model

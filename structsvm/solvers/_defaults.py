@@ -1,0 +1,19 @@
+"""Default options of the structural SVM solvers, by solver name: the one table of them.
+
+The solver functions take their keyword defaults from here and the estimators read the
+iteration budget from here, so a default is never written twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Every example whose slack is violated adds a constraint, so the n-slack working set is
+    # mostly constraints that end with a zero dual variable: dropping them after one idle
+    # iteration keeps the sub-QPs small, and those needed again are found again.
+    "n-slack": {"tol": 1e-3, "max_iter": 200, "inactive_window": 1, "max_block_constraints": 150},
+    # One constraint per iteration: more iterations, and constraints stay longer.
+    "1-slack": {"tol": 1e-3, "max_iter": 2000, "inactive_window": 50, "smoothing": 0.3},
+    "bcfw": {"tol": 1e-3, "max_iter": 500, "averaging": True, "order": "random"},
+}

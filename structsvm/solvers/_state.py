@@ -1,0 +1,218 @@
+"""What every solver shares: its state, its history records, the stopping rule and resuming.
+
+A solver is a generator that yields a :class:`SolverState` after every iteration. Each state
+carries the history of records made by :func:`iteration_record`; the run stops when
+:func:`meets_tolerance` holds for the last record. A run given an ``initial_state`` continues an
+earlier one: :meth:`RunCounters.resume` numbers iterations, oracle calls and time on from its
+history, and :func:`converged_on_entry` hands back a state that needs no further iteration.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+VIOLATION_TOLERANCE = 1e-12
+"""Relative margin by which a constraint must be violated beyond what is allowed to count."""
+
+
+def is_violated(violations: np.ndarray, allowed: np.ndarray | float) -> np.ndarray:
+    """Tell which violations exceed the ``allowed`` slack by more than rounding.
+
+    A constraint ``w · ψ >= Δ − ξ`` is violated when ``Δ − w · ψ`` exceeds the slack that the
+    working set already allows by more than ``VIOLATION_TOLERANCE · (1 + allowed)``.
+    """
+    return violations > allowed + VIOLATION_TOLERANCE * (1.0 + allowed)
+
+
+def meets_tolerance(primal: float, dual: float, tol: float) -> bool:
+    """The stopping rule of every solver: the duality gap ``P − D`` is at most ``tol · P``."""
+    return primal - dual <= tol * primal
+
+
+@dataclass
+class SolverState:
+    """The state of a solver after an iteration; what a fit keeps if it is interrupted.
+
+    Attributes
+    ----------
+    w : ndarray or object
+        Current weights (for a joint-kernel problem, their expansion over constraints).
+    working_set : object or None
+        Constraints with their dual variables α (None for solvers that keep no working set).
+    history : list of dict
+        One record per iteration (see :func:`iteration_record`).
+    converged : bool
+        Whether the run met its stopping rule.
+    dual_state : object or None
+        What the solver needs to continue from this iteration: a snapshot taken when the state
+        is yielded, which later iterations leave alone. Passed back to the solver as
+        ``initial_state``, the run continues as if it had never stopped.
+    """
+
+    w: Any
+    working_set: Any
+    history: list[dict[str, float]] = field(default_factory=list)
+    converged: bool = False
+    dual_state: Any = None
+
+
+@dataclass
+class RunCounters:
+    """The numbering, counters and clock of a run, continued over resumed runs.
+
+    Attributes
+    ----------
+    history : list of dict
+        The records so far (a copy of the resumed run's, which stays unchanged).
+    iterations : range
+        The iteration numbers this run may make.
+    start : float
+        ``time.perf_counter()`` at the start, moved back by the seconds already recorded.
+    oracle_calls : int
+        Loss-augmented oracle calls so far.
+    qp_time : float
+        Seconds spent in QP solves so far.
+    """
+
+    history: list[dict[str, float]]
+    iterations: range
+    start: float
+    oracle_calls: int = 0
+    qp_time: float = 0.0
+
+    @classmethod
+    def resume(
+        cls,
+        initial_state: SolverState | None,
+        max_iter: int,
+        *,
+        first: int = 0,
+        number: str = "iteration",
+    ) -> RunCounters:
+        """Start counting for a fresh run or go on from a state.
+
+        A fresh run numbers its iterations ``first .. max_iter`` (iteration 0, if ``first``
+        is 0, evaluates the starting point); a continued one makes up to ``max_iter`` more,
+        numbered on from the last record's ``number``.
+        """
+        if initial_state is None:
+            return cls([], range(first, max_iter + 1), time.perf_counter())
+        history = list(initial_state.history)
+        last = history[-1]
+        first = int(last[number]) + 1
+        return cls(
+            history,
+            range(first, first + max_iter),
+            time.perf_counter() - last["time"],
+            int(last.get("oracle_calls", 0)),
+            float(last.get("qp_time", 0.0)),
+        )
+
+    def record(
+        self, iteration: int, primal: float, dual: float, n_constraints: int = 0
+    ) -> dict[str, float]:
+        """Append the record of an iteration to the history and return it."""
+        record = iteration_record(
+            iteration,
+            primal,
+            dual,
+            n_constraints=n_constraints,
+            oracle_calls=self.oracle_calls,
+            qp_time=self.qp_time,
+            start=self.start,
+        )
+        self.history.append(record)
+        return record
+
+
+def iteration_record(
+    iteration: int,
+    primal: float,
+    dual: float,
+    *,
+    n_constraints: int,
+    oracle_calls: int,
+    qp_time: float,
+    start: float,
+) -> dict[str, float]:
+    """Return the history record of one iteration.
+
+    Parameters
+    ----------
+    iteration : int
+        Iteration number (0 evaluates the starting weights).
+    primal, dual : float
+        The exact primal objective at the iteration's weights and the dual objective at the
+        solver's feasible dual variables (a lower bound on the optimum).
+    n_constraints : int
+        Working-set size (0 for solvers without one).
+    oracle_calls : int
+        Loss-augmented oracle calls so far.
+    qp_time : float
+        Seconds spent in QP solves so far.
+    start : float
+        ``time.perf_counter()`` when the fit started.
+
+    Returns
+    -------
+    dict
+        ``iteration``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (gap / primal),
+        ``n_constraints``, ``oracle_calls``, ``qp_time`` and ``time`` (seconds since start).
+    """
+    gap = primal - dual
+    return {
+        "iteration": iteration,
+        "primal": primal,
+        "dual": dual,
+        "gap": gap,
+        "relative_gap": gap / primal if primal > 0 else 0.0,
+        "n_constraints": n_constraints,
+        "oracle_calls": oracle_calls,
+        "qp_time": qp_time,
+        "time": time.perf_counter() - start,
+    }
+
+
+def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverState | None:
+    """Return a copy of a state marked converged if its last record meets ``tol``, else None."""
+    if initial_state is None:
+        return None
+    last = initial_state.history[-1]
+    if not meets_tolerance(last["primal"], last["dual"], tol):
+        return None
+    return SolverState(
+        w=initial_state.w,
+        working_set=initial_state.working_set,
+        history=list(initial_state.history),
+        converged=True,
+        dual_state=initial_state.dual_state,
+    )
+
+
+def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
+    """Tell whether the last iteration added no constraint and left the dual where it was.
+
+    When the whole working-set QP was solved (``exhaustive``), the next iteration would solve
+    the same QP again: the gap cannot shrink further, as the working-set QP is solved only to
+    the interior-point method's precision. A warning says so; the fit stops without claiming
+    convergence.
+    """
+    if added != 0 or not exhaustive or len(history) < 2:
+        return False
+    previous, last = history[-2]["dual"], history[-1]["dual"]
+    if last > previous + VIOLATION_TOLERANCE * max(1.0, abs(previous)):
+        return False
+    warnings.warn(
+        f"the duality gap stopped shrinking at a relative gap of {history[-1]['relative_gap']:.2e}"
+        ": no constraint is violated by more than the working set allows and the working-set "
+        "QP cannot be solved more precisely; use a larger tol",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+    return True
