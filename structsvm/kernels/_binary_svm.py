@@ -26,7 +26,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.kernels._kernels import Kernel, LinearKernel
 from structsvm.kernels._machine import BinaryKernelClassifier
-from structsvm.qp._simplex_dual import solve_qp
+from structsvm.qp._cvxopt import solve_qp
 
 FORMULATIONS = ("dual", "primal")
 

@@ -6,12 +6,7 @@ active set (a few linear systems, certified by the KKT conditions), otherwise by
 interior-point method with KKT solvers that exploit the problem's structure.
 """
 
-from structsvm.qp._simplex_dual import (
-    QPResult,
-    QPSolverWarning,
-    SimplexDualSolution,
-    solve_qp,
-    solve_simplex_dual,
-)
+from structsvm.qp._cvxopt import QPResult, QPSolverWarning, solve_qp
+from structsvm.qp._simplex_dual import SimplexDualSolution, solve_simplex_dual
 
 __all__ = ["QPResult", "QPSolverWarning", "SimplexDualSolution", "solve_qp", "solve_simplex_dual"]

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from structsvm.qp._feasible_set import clip_to_feasible, group_sums
+
 MAX_ROUNDS = 6
 """Most active-set corrections before giving up."""
 
@@ -80,8 +82,7 @@ def solve_on_active_set(
     # An interior-point solution leaves every α slightly positive; only clearly positive ones
     # are guessed free (a wrongly left-out one shows up as a violated gradient and is added).
     free = alpha > SUPPORT_THRESHOLD * C
-    sums = np.bincount(group_index, weights=alpha, minlength=n_groups)
-    tight = sums >= (1.0 - tol) * C
+    tight = group_sums(alpha, group_index, n_groups) >= (1.0 - tol) * C
     multipliers = np.zeros(n_groups)
     np.maximum.at(multipliers, group_index[free], gradient[free])
     free |= gradient > multipliers[group_index] + tol
@@ -91,13 +92,13 @@ def solve_on_active_set(
             return None
         alpha, multipliers = solution
         gradient = offsets - gram @ alpha
-        sums = np.bincount(group_index, weights=alpha, minlength=n_groups)
+        sums = group_sums(alpha, group_index, n_groups)
         negative = free & (alpha < -tol * C)
         over = ~tight & (sums > (1.0 + tol) * C)
         slack_bound = tight & (multipliers < -tol)
         violated = ~free & (gradient > multipliers[group_index] + tol)
         if not (negative.any() or over.any() or slack_bound.any() or violated.any()):
-            return _clipped(alpha, group_index, n_groups, C)
+            return clip_to_feasible(alpha, group_index, n_groups, C)
         free = (free & ~negative) | violated
         tight = (tight & ~slack_bound) | over
     return None
@@ -163,13 +164,6 @@ def _solve_face_system(kkt: np.ndarray, rhs: np.ndarray, n_free: int) -> np.ndar
             if np.abs(residual).max(initial=0.0) <= accuracy:
                 return solution
     return None
-
-
-def _clipped(alpha: np.ndarray, group_index: np.ndarray, n_groups: int, C: float) -> np.ndarray:
-    """Clip rounding errors: α >= 0 and every group's sum at most C."""
-    alpha = np.maximum(alpha, 0.0)
-    sums = np.bincount(group_index, weights=alpha, minlength=n_groups)
-    return alpha / np.maximum(sums / C, 1.0)[group_index]
 
 
 def basic_solution(
