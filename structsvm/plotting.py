@@ -1,4 +1,8 @@
-"""Convergence plots of fitted learners (needs matplotlib: ``pip install structsvm[plot]``)."""
+"""Convergence plots of fitted learners.
+
+Needs matplotlib, which the ``plot`` extra of the ``structsvm-learn`` distribution installs
+(``pip install -e ".[plot]"`` from a clone).
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 import doctest
 import gc
+import importlib
+import pkgutil
 
 import numpy as np
 import pytest
@@ -184,7 +186,7 @@ def test_min_count_keeps_features_seen_on_at_least_that_many_tokens():
     with pytest.raises(ValueError, match="no feature occurs at least min_count=99"):
         ChunkingFeatures(min_count=99).fit(sentences)
     for bad in [0, 1.5, True]:
-        with pytest.raises(ValueError, match="min_count must be a positive integer"):
+        with pytest.raises(ValueError, match="min_count must be an integer >= 1"):
             ChunkingFeatures(min_count=bad).fit(sentences)
 
 
@@ -345,6 +347,10 @@ def test_scores_reject_mismatched_or_unknown_tags():
         chunk_scores(["B-NP"], "B-NP")
 
 
-def test_docstring_examples_run():
-    result = doctest.testmod(tasks.chunking, optionflags=doctest.ELLIPSIS)
+@pytest.mark.parametrize(
+    "module", [module.name for module in pkgutil.iter_modules(tasks.chunking.__path__)]
+)
+def test_docstring_examples_run(module):
+    submodule = importlib.import_module(f"tasks.chunking.{module}")
+    result = doctest.testmod(submodule, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0

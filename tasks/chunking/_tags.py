@@ -1,0 +1,101 @@
+"""Chunk tags as the integer labels of a linear-chain task, and back.
+
+A :class:`tasks.ChainTask` labels the tokens ``0 .. n_labels - 1``; chunking data tag them with
+strings in the BIO scheme of the CoNLL-2000 shared task (Tjong Kim Sang & Buchholz, 2000):
+``B-X`` for the first token of a chunk of type X, ``I-X`` for the following tokens, ``O``
+outside any chunk. :class:`TagEncoder` maps one to the other, sentence by sentence.
+
+References
+----------
+E. F. Tjong Kim Sang and S. Buchholz. Introduction to the CoNLL-2000 shared task: chunking.
+In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+
+
+class TagEncoder:
+    """Map chunk tags to integer labels ``0 .. n_tags - 1`` and back, sentence by sentence.
+
+    Like :class:`sklearn.preprocessing.LabelEncoder`, but on lists of tag sequences: the
+    labels follow the sorted tags, ``classes_[label]`` is the tag of a label.
+
+    Attributes
+    ----------
+    classes_ : ndarray of str
+        The tags seen in ``fit``, sorted.
+
+    Examples
+    --------
+    >>> encoder = TagEncoder().fit([["B-NP", "I-NP", "O"]])
+    >>> [y.tolist() for y in encoder.transform([["O", "B-NP"]])]
+    [[2, 0]]
+    >>> encoder.inverse_transform([np.array([1, 2])])
+    [['I-NP', 'O']]
+    """
+
+    def fit(self, tag_sequences: Iterable[Sequence[str]]) -> TagEncoder:
+        """Collect the tags of the training sentences.
+
+        Parameters
+        ----------
+        tag_sequences : iterable of sequence of str
+            The tags of every sentence (for example ``[s.tags for s in sentences]``).
+
+        Returns
+        -------
+        self
+        """
+        tags = sorted(set(itertools.chain.from_iterable(tag_sequences)))
+        if not tags:
+            raise ValueError("no tags to fit: the tag sequences are empty")
+        self.classes_ = np.array(tags, dtype=object)
+        self._index = {tag: label for label, tag in enumerate(tags)}
+        return self
+
+    def fit_transform(self, tag_sequences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Fit, then return the labels of the same sequences."""
+        return self.fit(tag_sequences).transform(tag_sequences)
+
+    def transform(self, tag_sequences: Iterable[Sequence[str]]) -> list[np.ndarray]:
+        """Return one int64 label array per sentence.
+
+        Raises
+        ------
+        ValueError
+            If a tag was not seen in ``fit``; the message names it and its sentence.
+        """
+        index = self._fitted_index()
+        result = []
+        for k, tags in enumerate(tag_sequences):
+            try:
+                result.append(np.array([index[tag] for tag in tags], dtype=np.int64))
+            except KeyError as error:
+                raise ValueError(
+                    f"sentence {k} has the tag {error.args[0]!r}, not seen in fit; known tags: "
+                    f"{', '.join(self.classes_)}"
+                ) from None
+        return result
+
+    def inverse_transform(self, label_sequences: Iterable[Sequence[int]]) -> list[list[str]]:
+        """Return the tags of integer label arrays (for example predictions)."""
+        self._fitted_index()
+        n_tags = len(self.classes_)
+        result = []
+        for k, labels in enumerate(label_sequences):
+            labels = np.asarray(labels, dtype=np.int64)
+            if labels.size and (labels.min() < 0 or labels.max() >= n_tags):
+                raise ValueError(f"sentence {k} has labels outside 0 .. {n_tags - 1}")
+            result.append(self.classes_[labels].tolist())
+        return result
+
+    def _fitted_index(self) -> dict[str, int]:
+        if not hasattr(self, "_index"):
+            raise NotFittedError("This TagEncoder instance is not fitted yet: call fit first")
+        return self._index
