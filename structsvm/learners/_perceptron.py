@@ -5,14 +5,22 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm._utils.checkpoint import check_same_problem, problem_key
-from structsvm._utils.validation import check_positive_int, check_targets_given
+from structsvm._utils.validation import (
+    BOOLEAN,
+    RANDOM_STATE,
+    Interval,
+    ParameterConstraints,
+    check_targets_given,
+    validate_parameters,
+)
 from structsvm.learners._base import StructuredEstimator, interruptible
 
 
@@ -65,9 +73,19 @@ class StructuredPerceptron(StructuredEstimator):
         fit with ``warm_start=True`` redoes the interrupted epoch).
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        **StructuredEstimator._parameter_constraints,
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "averaged": [BOOLEAN],
+        "shuffle": [BOOLEAN],
+        "random_state": RANDOM_STATE,
+        "warm_start": [BOOLEAN],
+    }
+
     def __init__(
         self,
         task: Task,
+        *,
         max_epochs: int = 100,
         averaged: bool = False,
         shuffle: bool = True,
@@ -86,8 +104,8 @@ class StructuredPerceptron(StructuredEstimator):
 
         With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
         """
-        task = self._check_task()
-        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        validate_parameters(self)
+        task = self.task
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         n = len(X)
@@ -118,7 +136,7 @@ class StructuredPerceptron(StructuredEstimator):
         self._problem_key = key
         self._epoch_state = copy.deepcopy((w, weighted_updates, step, rng))
         with interruptible(self):
-            for epoch in range(first, first + max_epochs):
+            for epoch in range(first, first + self.max_epochs):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 mistakes = 0
                 for i in order:
