@@ -15,7 +15,6 @@ joblib takes the backend from the surrounding context, so the same code uses loc
 from __future__ import annotations
 
 import itertools
-import numbers
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from typing import Any
@@ -24,6 +23,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
 from structsvm._task import Task
+from structsvm._utils.validation import N_JOBS, check_value
 
 
 class ParallelTask(Task):
@@ -157,8 +157,5 @@ class ParallelTask(Task):
 
 def check_n_jobs(n_jobs: Any) -> int | None:
     """Return ``n_jobs`` if it is None or a non-zero integer; raise ValueError otherwise."""
-    if n_jobs is None:
-        return None
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
-    return int(n_jobs)
+    check_value(n_jobs, "n_jobs", N_JOBS)
+    return None if n_jobs is None else int(n_jobs)

@@ -1,14 +1,298 @@
-"""Checks of user input at the public boundary, each raising an error that names the argument."""
+"""Checks of user input at the public boundary, each raising an error that names the argument.
+
+Two kinds of checks live here: checks of data (arrays, labels, weights), called where the data
+arrive, and checks of hyper-parameters against a table of constraints, one table per estimator
+in the style of scikit-learn's ``_parameter_constraints``.
+
+Declaring and checking hyper-parameters
+---------------------------------------
+An estimator lists, next to its class, every constructor parameter with the constraints its
+value may satisfy (the value is valid if it satisfies at least one)::
+
+    class Example(BaseEstimator):
+        _parameter_constraints: ClassVar[ParameterConstraints] = {
+            **Base._parameter_constraints,               # entries shared with the base class
+            "C": [Interval(Real, 0, None, closed="neither")],
+            "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+            "solver": [Options("fast", "exact")],
+            "shuffle": [BOOLEAN],
+            "random_state": RANDOM_STATE,
+        }
+
+        def fit(self, X, y):
+            validate_parameters(self)
+            ...
+
+:func:`validate_parameters` checks the values of ``estimator.get_params(deep=False)`` against
+the table of the estimator's class and raises :class:`InvalidParameterError` (a ValueError and
+a TypeError) whose message names the estimator, the parameter, what was expected and the
+value, e.g. ``"Example: C must be > 0, got -1.0"``. Call it at the start of ``fit`` (and of any
+method reading hyper-parameters, such as ``predict``), never in ``__init__``, as scikit-learn
+requires. A test can check the table is complete: its keys equal those of
+``get_params(deep=False)``.
+
+Parameters used only in some configurations are checked only there with ``only``, which
+keeps the table's order::
+
+    skipped = ("inactive_window",) if self.solver == "bcfw" else ("averaging", "order")
+    validate_parameters(self, only=[n for n in self._parameter_constraints if n not in skipped])
+
+The constraints are :class:`Interval` (integers or finite reals between two bounds, each open or
+closed), :class:`Options` (a fixed set of values), :class:`InstancesOf` (instances of some
+types; :data:`BOOLEAN` and :data:`PATH` are two), :class:`Callables`, :class:`ArrayLikes` and
+``None`` (the value None). :data:`RANDOM_STATE` and :data:`N_JOBS` are ready-made lists for the
+parameters of those names.
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
-from collections.abc import Sequence
-from typing import Any
+import os
+import reprlib
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import assert_all_finite, column_or_1d
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyper-parameter has a value of the wrong type or outside its range.
+
+    It is both a ValueError and a TypeError, so callers catching either one see it.
+    """
+
+
+class Constraint:
+    """A set of valid values for a parameter.
+
+    Subclasses implement :meth:`accepts` and the ``description`` of the set, read after "must
+    be" in messages; they may implement :meth:`near_miss` for values of the right kind.
+    """
+
+    description: str
+
+    def accepts(self, value: Any) -> bool:
+        """Return whether ``value`` belongs to the set."""
+        raise NotImplementedError
+
+    def near_miss(self, value: Any) -> str | None:
+        """For a rejected value of the right kind, say what it must be; None otherwise."""
+        return None
+
+
+class Interval(Constraint):
+    """Integers, or finite real numbers, between two bounds.
+
+    Parameters
+    ----------
+    kind : numbers.Integral or numbers.Real
+        Integers (booleans excluded), or real numbers, which must then also be finite.
+    low, high : number or None
+        The bounds; None leaves that side unbounded.
+    closed : {"left", "right", "both", "neither"}
+        Which bounds belong to the interval.
+    """
+
+    def __init__(
+        self,
+        kind: type[numbers.Integral] | type[numbers.Real],
+        low: float | None,
+        high: float | None,
+        *,
+        closed: Literal["left", "right", "both", "neither"],
+    ) -> None:
+        if kind not in (numbers.Integral, numbers.Real):
+            raise ValueError(f"kind must be numbers.Integral or numbers.Real, got {kind!r}")
+        if closed not in ("left", "right", "both", "neither"):
+            raise ValueError(f"closed must be 'left', 'right', 'both' or 'neither', got {closed!r}")
+        self.kind = kind
+        self.low = low
+        self.high = high
+        self.closed = closed
+        self.description = self._describe(finite=False)
+
+    def _is_kind(self, value: Any) -> bool:
+        return isinstance(value, self.kind) and not isinstance(value, (bool, np.bool_))
+
+    def _within_bounds(self, value: Any) -> bool:
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def accepts(self, value: Any) -> bool:
+        return self._is_kind(value) and _is_finite(value) and self._within_bounds(value)
+
+    def near_miss(self, value: Any) -> str | None:
+        """Say what the value must be: finite, or within the bounds."""
+        if not self._is_kind(value):
+            return None
+        if self.kind is numbers.Integral:
+            return self.description
+        if not _is_finite(value):
+            return self._describe(finite=True)
+        return self._bounds()
+
+    def _bounds(self) -> str:
+        """Return the bounds as "in [a, b)", ">= a", "< b" or "" (unbounded)."""
+        low_closed = self.closed in ("left", "both")
+        high_closed = self.closed in ("right", "both")
+        if self.low is not None and self.high is not None:
+            left, right = "[" if low_closed else "(", "]" if high_closed else ")"
+            return f"in {left}{self.low}, {self.high}{right}"
+        if self.low is not None:
+            return f"{'>=' if low_closed else '>'} {self.low}"
+        if self.high is not None:
+            return f"{'<=' if high_closed else '<'} {self.high}"
+        return ""
+
+    def _describe(self, *, finite: bool) -> str:
+        if self.kind is numbers.Integral:
+            return " ".join(filter(None, ["an integer", self._bounds()]))
+        if self.low == 0 and self.high is None:
+            sign = "non-negative" if self.closed in ("left", "both") else "positive"
+            return f"a {sign} {'finite ' if finite else ''}number"
+        number = "a finite real number" if finite else "a real number"
+        return " ".join(filter(None, [number, self._bounds()]))
+
+
+class Options(Constraint):
+    """A fixed set of values, such as the names of the solvers."""
+
+    def __init__(self, *options: Any) -> None:
+        self.options = options
+        shown = ", ".join(repr(option) for option in options)
+        self.description = shown if len(options) == 1 else f"one of ({shown})"
+
+    def accepts(self, value: Any) -> bool:
+        return any(isinstance(value, type(option)) and value == option for option in self.options)
+
+
+class InstancesOf(Constraint):
+    """Instances of a type or of any of several types."""
+
+    def __init__(self, types: type | tuple[type, ...], description: str) -> None:
+        self.types = types
+        self.description = description
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, self.types)
+
+
+class Callables(Constraint):
+    """Any callable object."""
+
+    description = "a callable"
+
+    def accepts(self, value: Any) -> bool:
+        return callable(value)
+
+
+class ArrayLikes(Constraint):
+    """Arrays, lists, tuples: objects with a length, a shape or an array form, not scalars."""
+
+    description = "an array-like"
+
+    def accepts(self, value: Any) -> bool:
+        has_array_form = any(hasattr(value, name) for name in ("__len__", "shape", "__array__"))
+        return has_array_form and not np.isscalar(value)
+
+
+class _NoneValue(Constraint):
+    """The value None, written ``None`` in a table."""
+
+    description = "None"
+
+    def accepts(self, value: Any) -> bool:
+        return value is None
+
+
+_NONE = _NoneValue()
+
+
+#: What a hyper-parameter table maps each parameter name to: the constraints of its values.
+ParameterConstraints: TypeAlias = Mapping[str, Sequence[Constraint | None]]
+
+BOOLEAN = InstancesOf((bool, np.bool_), "a bool")
+PATH = InstancesOf((str, os.PathLike), "a path (str or os.PathLike)")
+#: The seeds :func:`sklearn.utils.check_random_state` accepts.
+RANDOM_STATE: tuple[Constraint | None, ...] = (
+    Interval(numbers.Integral, 0, 2**32 - 1, closed="both"),
+    InstancesOf(np.random.RandomState, "a numpy RandomState"),
+    None,
+)
+#: Numbers of workers in joblib's convention: None, or any integer but 0.
+N_JOBS: tuple[Constraint | None, ...] = (
+    Interval(numbers.Integral, None, -1, closed="right"),
+    Interval(numbers.Integral, 1, None, closed="left"),
+    None,
+)
+
+
+def validate_parameters(estimator: Any, *, only: Collection[str] | None = None) -> None:
+    """Check the hyper-parameters of ``estimator`` against its class's constraint table.
+
+    Parameters
+    ----------
+    estimator : estimator with ``get_params`` and a ``_parameter_constraints`` table
+        The estimator whose ``get_params(deep=False)`` values to check.
+    only : collection of str, optional
+        Check only these parameters (in the order of the table); default all in the table.
+
+    Raises
+    ------
+    InvalidParameterError
+        For the first parameter, in the order of the table, that satisfies none of its
+        constraints, naming the estimator, the parameter, what was expected and the value.
+    """
+    params = estimator.get_params(deep=False)
+    for name, constraints in estimator._parameter_constraints.items():
+        if only is None or name in only:
+            check_value(params[name], name, constraints, owner=type(estimator).__name__)
+
+
+def check_value(
+    value: Any, name: str, constraints: Sequence[Constraint | None], *, owner: str | None = None
+) -> None:
+    """Raise InvalidParameterError unless ``value`` satisfies one of ``constraints``.
+
+    The message says what ``name`` must be: for a number of the right kind outside its
+    interval, that interval's condition (``"C must be > 0, got -1"``); otherwise the
+    descriptions of all constraints. ``owner``, the estimator's name, prefixes it.
+    """
+    constraints = [_NONE if constraint is None else constraint for constraint in constraints]
+    if any(constraint.accepts(value) for constraint in constraints):
+        return
+    near_misses = [
+        miss for miss in (constraint.near_miss(value) for constraint in constraints) if miss
+    ]
+    expected = _either(near_misses or [constraint.description for constraint in constraints])
+    prefix = f"{owner}: " if owner else ""
+    raise InvalidParameterError(f"{prefix}{name} must be {expected}, got {_shown(value)}")
+
+
+def _is_finite(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) or math.isfinite(value)
+
+
+def _either(phrases: Sequence[str]) -> str:
+    """Return "a", "a or b", "a, b or c"."""
+    return phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} or {phrases[-1]}"
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+
+
+def _shown(value: Any) -> str:
+    """Return the repr of a rejected value, shortened if long."""
+    return _SHORT.repr(value)
 
 
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
@@ -103,24 +387,19 @@ def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` if it is an integer ``>= minimum``; raise ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    check_value(value, name, [Interval(numbers.Integral, minimum, None, closed="left")])
     return int(value)
 
 
 def check_positive_float(value: Any, name: str) -> float:
     """Return ``value`` as a float if it is finite and > 0; raise ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+    check_value(value, name, [Interval(numbers.Real, 0, None, closed="neither")])
     return float(value)
 
 
 def check_finite_float(value: Any, name: str) -> float:
     """Return ``value`` as a float if it is a finite real number; raise ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    check_value(value, name, [Interval(numbers.Real, None, None, closed="neither")])
     return float(value)
 
 

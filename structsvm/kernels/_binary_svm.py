@@ -15,17 +15,20 @@ The hard-margin SVM is the case C = ∞ (no slack, no upper bound on λ). At the
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 
 from structsvm._utils.validation import (
+    Interval,
+    Options,
+    ParameterConstraints,
     check_binary_labels,
     check_consistent_length,
-    check_positive_float,
 )
 from structsvm.kernels._kernels import Kernel, LinearKernel
-from structsvm.kernels._machine import BinaryKernelClassifier
+from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine
 from structsvm.qp._cvxopt import solve_qp
 
 FORMULATIONS = ("dual", "primal")
@@ -99,8 +102,16 @@ default="linear"
     C. Cortes and V. Vapnik, "Support-vector networks", Machine Learning 20(3), 1995.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+        **KernelMachine._parameter_constraints,
+        "formulation": [Options(*FORMULATIONS)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(
         self,
+        *,
         C: float | None = None,
         kernel: str | Kernel | Any = "linear",
         degree: int = 3,
@@ -125,11 +136,9 @@ default="linear"
         NotSeparableError
             For the hard margin (C=None) when the data are not separable.
         """
-        C = None if self.C is None else check_positive_float(self.C, "C")
-        tol = check_positive_float(self.tol, "tol")
-        if self.formulation not in FORMULATIONS:
-            raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
         inputs, gram = self._fit_gram(X)
+        C = None if self.C is None else float(self.C)
+        tol = float(self.tol)
         check_consistent_length(gram, y)
         self.classes_, signs = check_binary_labels(y)
         if self.formulation == "primal":

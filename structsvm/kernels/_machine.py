@@ -1,20 +1,29 @@
 """What estimators that see their inputs only through a kernel share.
 
 Such an estimator predicts with a kernel expansion ``f(x) = Σ_{i ∈ S} c_i k(x_i, x) + b`` over a
-set S of training inputs (its support). :class:`KernelMachine` turns the hyper-parameters
-``kernel``, ``degree``, ``gamma`` and ``coef0`` into a :class:`~structsvm.kernels.Kernel`,
+set S of training inputs (its support). :class:`KernelMachine` validates the hyper-parameters,
+turns ``kernel``, ``degree``, ``gamma`` and ``coef0`` into a :class:`~structsvm.kernels.Kernel`,
 computes the training Gram matrix, stores the expansion and evaluates it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from structsvm._utils.validation import check_positive_float, take
+from structsvm._utils.validation import (
+    Callables,
+    InstancesOf,
+    Interval,
+    Options,
+    ParameterConstraints,
+    take,
+    validate_parameters,
+)
 from structsvm.kernels._kernels import (
     CallableKernel,
     Kernel,
@@ -30,8 +39,11 @@ KERNEL_NAMES = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 class KernelMachine(BaseEstimator):
     """Base of kernel estimators: kernel hyper-parameters and the kernel expansion.
 
-    Subclasses store ``kernel``, ``degree``, ``gamma`` and ``coef0`` in ``__init__``, call
-    :meth:`_fit_gram` in ``fit`` and :meth:`_store_expansion` once the coefficients are known.
+    Subclasses store ``kernel``, ``degree``, ``gamma`` and ``coef0`` in ``__init__``, declare
+    their other hyper-parameters in a ``_parameter_constraints`` table merged with this class's
+    (see :mod:`structsvm._utils.validation`), call :meth:`_fit_gram` first in ``fit`` (it
+    validates every hyper-parameter of the table) and :meth:`_store_expansion` once the
+    coefficients are known.
 
     The hyper-parameters mean:
 
@@ -46,42 +58,43 @@ class KernelMachine(BaseEstimator):
         ``γ = 1 / (n_features · X.var())`` from the training inputs.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "kernel": [
+            Options(*KERNEL_NAMES),
+            InstancesOf(Kernel, "a structsvm Kernel"),
+            Callables(),
+        ],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), Options("scale")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+    }
+
     kernel: str | Kernel | Any
     degree: int
     gamma: float | str
     coef0: float
 
-    def _resolve_kernel(self, X: np.ndarray | None) -> Kernel | None:
-        """Return the kernel the hyper-parameters name (None for "precomputed")."""
+    def _resolve_kernel(self, X: np.ndarray) -> Kernel:
+        """Return the kernel the (validated) hyper-parameters name, other than "precomputed"."""
         kernel = self.kernel
         if isinstance(kernel, Kernel):
             return kernel
-        if isinstance(kernel, str):
-            if kernel not in KERNEL_NAMES:
-                raise ValueError(f"kernel must be one of {KERNEL_NAMES}, got {kernel!r}")
-            if kernel == "precomputed":
-                return None
-            if kernel == "linear":
-                return LinearKernel()
-            gamma = self._resolve_gamma(X)
-            if kernel == "rbf":
-                return RBFKernel(gamma)
-            if kernel == "poly":
-                return PolynomialKernel(self.degree, gamma, self.coef0)
-            return SigmoidKernel(gamma, self.coef0)
         if callable(kernel):
             return CallableKernel(kernel)
-        raise ValueError(
-            f"kernel must be one of {KERNEL_NAMES}, a Kernel or a callable, got {kernel!r}"
-        )
+        if kernel == "linear":
+            return LinearKernel()
+        gamma = self._resolve_gamma(X)
+        if kernel == "rbf":
+            return RBFKernel(gamma)
+        if kernel == "poly":
+            return PolynomialKernel(self.degree, gamma, self.coef0)
+        return SigmoidKernel(gamma, self.coef0)
 
     def _resolve_gamma(self, X: np.ndarray) -> float:
-        if isinstance(self.gamma, str):
-            if self.gamma != "scale":
-                raise ValueError(f"gamma must be a positive number or 'scale', got {self.gamma!r}")
+        if isinstance(self.gamma, str):  # "scale", the only name allowed
             variance = float(X.var())
             return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
-        return check_positive_float(self.gamma, "gamma")
+        return float(self.gamma)
 
     def _check_inputs(self, X: Any) -> Any:
         """Return X checked by the kernel object, or as a float array for the named kernels."""
@@ -92,7 +105,20 @@ class KernelMachine(BaseEstimator):
         )
 
     def _fit_gram(self, X: Any) -> tuple[Any, np.ndarray]:
-        """Check the training inputs, fix ``kernel_``; return the inputs and their Gram matrix."""
+        """Validate the hyper-parameters and the training inputs, fix ``kernel_``.
+
+        Returns
+        -------
+        inputs : the checked training inputs (None for kernel="precomputed")
+        gram : ndarray of shape (n_samples, n_samples)
+            Their Gram matrix.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a hyper-parameter breaks the class's ``_parameter_constraints`` table.
+        """
+        validate_parameters(self)
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             gram = _check_vectors(X)
             if gram.shape[0] != gram.shape[1]:

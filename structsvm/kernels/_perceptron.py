@@ -10,18 +10,22 @@ Schapire (1999).
 from __future__ import annotations
 
 import time
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from structsvm._utils.validation import (
+    BOOLEAN,
+    RANDOM_STATE,
+    Interval,
+    ParameterConstraints,
     check_binary_labels,
     check_consistent_length,
-    check_positive_int,
 )
 from structsvm.kernels._kernels import Kernel
-from structsvm.kernels._machine import BinaryKernelClassifier
+from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine
 
 
 class KernelPerceptron(BinaryKernelClassifier):
@@ -79,8 +83,17 @@ default="linear"
     Machine Learning 37(3), 1999.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        **KernelMachine._parameter_constraints,
+        "fit_intercept": [BOOLEAN],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": [BOOLEAN],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(
         self,
+        *,
         kernel: str | Kernel | Any = "linear",
         degree: int = 3,
         gamma: float | str = "scale",
@@ -101,7 +114,6 @@ default="linear"
 
     def fit(self, X: Any, y: Any) -> KernelPerceptron:
         """Train on inputs X and labels y (exactly two distinct values); return self."""
-        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         self.classes_, signs = check_binary_labels(y)
@@ -113,7 +125,7 @@ default="linear"
         self.converged_ = False
         self.history_: list[dict[str, float]] = []
         start = time.perf_counter()
-        for epoch in range(1, max_epochs + 1):
+        for epoch in range(1, self.max_epochs + 1):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             mistakes = 0
             for i in order:

@@ -8,13 +8,14 @@ predictions ``f(x) = Σ_i a_i k(x_i, x)`` need only the kernel (Saunders, Gammer
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.linalg import solve
 from sklearn.base import RegressorMixin
 
-from structsvm._utils.validation import check_consistent_length, check_positive_float
+from structsvm._utils.validation import Interval, ParameterConstraints, check_consistent_length
 from structsvm.kernels._kernels import Kernel
 from structsvm.kernels._machine import KernelMachine
 
@@ -45,8 +46,14 @@ default="linear"
         Always 0.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        **KernelMachine._parameter_constraints,
+    }
+
     def __init__(
         self,
+        *,
         alpha: float = 1.0,
         kernel: str | Kernel | Any = "linear",
         degree: int = 3,
@@ -61,7 +68,6 @@ default="linear"
 
     def fit(self, X: Any, y: Any) -> KernelRidge:
         """Fit to inputs X and real targets y of shape (n,) or (n, n_targets); return self."""
-        alpha = check_positive_float(self.alpha, "alpha")
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         try:
@@ -71,7 +77,7 @@ default="linear"
         if targets.ndim not in (1, 2) or not np.all(np.isfinite(targets)):
             raise ValueError(f"y must be a finite 1-D or 2-D array, got shape {targets.shape}")
         n = len(targets)
-        self.dual_coef_ = solve(gram + alpha * np.eye(n), targets, assume_a="sym")
+        self.dual_coef_ = solve(gram + self.alpha * np.eye(n), targets, assume_a="sym")
         self._store_expansion(inputs, n, np.arange(n), self.dual_coef_, 0.0)
         return self
 

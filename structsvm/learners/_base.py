@@ -5,28 +5,33 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structsvm._task import Task
+from structsvm._utils.validation import InstancesOf, ParameterConstraints, validate_parameters
 
 
 class StructuredEstimator(BaseEstimator):
     """Base of the learners: a task, a learned weight vector ``w_``, ``predict`` and ``score``.
 
-    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle.
+    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle. They
+    declare their hyper-parameters in a ``_parameter_constraints`` table merged with this
+    class's, which holds ``task`` (see :mod:`structsvm._utils.validation`).
     """
+
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "task": [InstancesOf(Task, "a structsvm.Task instance")],
+    }
 
     task: Task
 
     def _check_task(self) -> Task:
-        if not isinstance(self.task, Task):
-            raise TypeError(
-                f"task must be a structsvm.Task instance, got {type(self.task).__name__}"
-            )
+        """Return the task; raise InvalidParameterError (a TypeError) if it is not a Task."""
+        validate_parameters(self, only=("task",))
         return self.task
 
     def _check_fitted(self) -> None:

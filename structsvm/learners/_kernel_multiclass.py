@@ -9,17 +9,20 @@ loop of every structural SVM (:func:`~structsvm.solvers.joint_kernel_n_slack`).
 from __future__ import annotations
 
 import os
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassifierMixin
 
 from structsvm._utils.checkpoint import data_digest
 from structsvm._utils.validation import (
+    BOOLEAN,
+    PATH,
+    Interval,
+    ParameterConstraints,
     check_class_labels,
     check_consistent_length,
-    check_positive_float,
-    check_positive_int,
 )
 from structsvm.kernels._kernels import Kernel
 from structsvm.kernels._machine import KernelMachine
@@ -112,8 +115,22 @@ default="rbf"
         The solver's state after the last iteration, from which a warm start continues.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        **KernelMachine._parameter_constraints,
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "inactive_window": [Interval(Integral, 1, None, closed="left")],
+        "progress": [BOOLEAN],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+        "warm_start": [BOOLEAN],
+        "checkpoint": [PATH, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self,
+        *,
         C: float = 1.0,
         kernel: str | Kernel | Any = "rbf",
         degree: int = 3,
@@ -147,19 +164,17 @@ default="rbf"
 
         With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
         """
-        C = check_positive_float(self.C, "C")
-        options = {
-            "tol": check_positive_float(self.tol, "tol"),
-            "max_iter": check_positive_int(self.max_iter, "max_iter"),
-            "inactive_window": check_positive_int(self.inactive_window, "inactive_window"),
-        }
-        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
-        every = check_positive_int(self.checkpoint_every, "checkpoint_every")
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        inputs, gram = self._fit_gram(X)
+        inputs, gram = self._fit_gram(X)  # validates every hyper-parameter first
+        C = float(self.C)
+        options = {
+            "tol": float(self.tol),
+            "max_iter": self.max_iter,
+            "inactive_window": self.inactive_window,
+        }
         check_consistent_length(gram, y)
         y = check_class_labels(y)
         classes, labels = np.unique(y, return_inverse=True)
@@ -184,8 +199,8 @@ default="rbf"
                 initial_state=initial,
                 max_iter=options["max_iter"],
                 stopping_rule=f"tol={options['tol']:g}",
-                verbose=verbose,
-                checkpoint_every=every,
+                verbose=self.verbose,
+                checkpoint_every=self.checkpoint_every,
                 key=key,
             )
         finally:

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from structsvm._utils.validation import (
+    BOOLEAN,
+    N_JOBS,
+    RANDOM_STATE,
+    ArrayLikes,
+    Interval,
+    Options,
+    ParameterConstraints,
+    validate_parameters,
+)
 from structsvm.learners._ssvm import StructuredSVM
+from structsvm.solvers import SOLVERS
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -63,8 +75,22 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         The fitted structural SVM, with its ``history_``, ``converged_`` and duality gap.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "solver": [Options(*sorted(SOLVERS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "loss_matrix": [ArrayLikes(), None],
+        "fit_intercept": [BOOLEAN],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+        "progress": [BOOLEAN],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
+        *,
         C: float = 1.0,
         solver: str = "n-slack",
         tol: float = 1e-3,
@@ -93,9 +119,10 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If X or y are malformed, if y holds fewer than two classes, or if ``loss_matrix``
-            does not match the number of classes.
+            If a hyper-parameter is invalid, if X or y are malformed, if y holds fewer than
+            two classes, or if ``loss_matrix`` does not match the number of classes.
         """
+        validate_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)

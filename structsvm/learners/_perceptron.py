@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 
 from structsvm._task import Task
 from structsvm._utils.checkpoint import problem_key
-from structsvm._utils.validation import check_positive_int, check_targets_given
+from structsvm._utils.validation import (
+    BOOLEAN,
+    PATH,
+    RANDOM_STATE,
+    Interval,
+    ParameterConstraints,
+    check_targets_given,
+    validate_parameters,
+)
 from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator
 from structsvm.solvers import SolverState
@@ -86,9 +95,23 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
 
     _iteration_key = "epoch"
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        **StructuredEstimator._parameter_constraints,
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "averaged": [BOOLEAN],
+        "shuffle": [BOOLEAN],
+        "random_state": RANDOM_STATE,
+        "warm_start": [BOOLEAN],
+        "progress": [BOOLEAN],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+        "checkpoint": [PATH, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self,
         task: Task,
+        *,
         max_epochs: int = 100,
         averaged: bool = False,
         shuffle: bool = True,
@@ -115,10 +138,8 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
 
         With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
         """
-        task = self._check_task()
-        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
-        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
-        every = check_positive_int(self.checkpoint_every, "checkpoint_every")
+        validate_parameters(self)
+        task = self.task
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         key = problem_key("perceptron", self.task, X, Y)
@@ -134,17 +155,17 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
                 task,
                 X,
                 Y,
-                max_iter=max_epochs,
+                max_iter=self.max_epochs,
                 averaged=bool(self.averaged),
                 shuffle=bool(self.shuffle),
                 random_state=self.random_state,
                 initial_state=initial,
             ),
             initial_state=initial,
-            max_iter=max_epochs,
+            max_iter=self.max_epochs,
             stopping_rule="no mistake in an epoch",
-            verbose=verbose,
-            checkpoint_every=every,
+            verbose=self.verbose,
+            checkpoint_every=self.checkpoint_every,
             key=key,
         )
         return self

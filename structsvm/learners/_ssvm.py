@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -12,13 +13,28 @@ from structsvm._task import Task
 from structsvm._utils.checkpoint import problem_key
 from structsvm._utils.parallel import ParallelTask
 from structsvm._utils.validation import (
-    check_positive_float,
-    check_positive_int,
+    BOOLEAN,
+    N_JOBS,
+    PATH,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    ParameterConstraints,
     check_targets_given,
+    validate_parameters,
 )
 from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator
 from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
+
+_SOLVER_OPTIONS = {
+    "n-slack": ("inactive_window",),
+    "1-slack": ("inactive_window",),
+    "bcfw": ("averaging", "order", "random_state"),
+}
+"""The parameters that only some solvers take, by solver."""
+
+_SOLVER_SPECIFIC = {name for names in _SOLVER_OPTIONS.values() for name in names}
 
 
 class StructuredSVM(IterativeEstimator, StructuredEstimator):
@@ -136,9 +152,28 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     count over all the fits that continued one another.
     """
 
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        **StructuredEstimator._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "solver": [Options(*sorted(SOLVERS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "inactive_window": [Interval(Integral, 1, None, closed="left"), None],
+        "averaging": [BOOLEAN],
+        "order": [Options("random", "cyclic")],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+        "progress": [BOOLEAN],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+        "warm_start": [BOOLEAN],
+        "checkpoint": [PATH, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self,
         task: Task,
+        *,
         C: float = 1.0,
         solver: str = "n-slack",
         tol: float = 1e-3,
@@ -175,20 +210,19 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         return ParallelTask(super()._check_task(), n_jobs=self.n_jobs)
 
     def _solver_options(self) -> dict[str, Any]:
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {self.solver!r}")
-        options: dict[str, Any] = {"tol": check_positive_float(self.tol, "tol")}
-        if self.max_iter is not None:
-            options["max_iter"] = check_positive_int(self.max_iter, "max_iter")
-        if self.solver == "bcfw":
-            options.update(
-                averaging=bool(self.averaging), order=self.order, random_state=self.random_state
-            )
-        elif self.inactive_window is not None:
-            options["inactive_window"] = check_positive_int(
-                self.inactive_window, "inactive_window"
-            )
-        return options
+        """Validate the parameters (those of other solvers aside); return the solver's options."""
+        validate_parameters(self, only=("solver",))
+        options = _SOLVER_OPTIONS[self.solver]
+        validate_parameters(
+            self,
+            only=[
+                name
+                for name in self._parameter_constraints
+                if name in options or name not in _SOLVER_SPECIFIC
+            ],
+        )
+        given = {name: getattr(self, name) for name in ("tol", "max_iter", *options)}
+        return {name: value for name, value in given.items() if value is not None}
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredSVM:
         """Learn the weights from training inputs X and outputs Y; return self.
@@ -202,11 +236,9 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             For invalid parameters or data, or if ``warm_start`` continues a fit of a
             different problem (solver, C, task, data or bcfw's ``averaging``).
         """
-        task = self._check_task()
-        C = check_positive_float(self.C, "C")
         options = self._solver_options()
-        verbose = check_positive_int(self.verbose, "verbose", minimum=0)
-        every = check_positive_int(self.checkpoint_every, "checkpoint_every")
+        task = self._check_task()
+        C = float(self.C)
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         key = problem_key(
@@ -223,8 +255,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             initial_state=initial,
             max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
             stopping_rule=f"tol={options['tol']:g}",
-            verbose=verbose,
-            checkpoint_every=every,
+            verbose=self.verbose,
+            checkpoint_every=self.checkpoint_every,
             key=key,
         )
         if state is None and initial is None:

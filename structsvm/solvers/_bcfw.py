@@ -250,8 +250,6 @@ def bcfw(
     Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each; the blocks hold
     the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
     """
-    if order not in ("random", "cyclic"):
-        raise ValueError(f"order must be 'random' or 'cyclic', got {order!r}")
     n, size = len(X), task.size_joint_feature
     true_features = task.batch_joint_feature(X, Y)
     true_rows = _sparse_rows(true_features)
