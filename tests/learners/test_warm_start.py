@@ -10,8 +10,8 @@ import pytest
 import structsvm._utils.checkpoint
 from structsvm import StructuredPerceptron, StructuredSVM
 from tasks import ChainTask, MulticlassTask
-from tests.test_parallel import chain_problem
-from tests.test_ssvm import multiclass_problem
+from tests.learners.test_parallel import chain_problem
+from tests.learners.test_ssvm import multiclass_problem
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
 SETTINGS = {

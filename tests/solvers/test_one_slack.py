@@ -7,7 +7,7 @@ import pytest
 
 from structsvm.solvers._one_slack import one_slack
 from tests.full_qp import solve_full_primal
-from tests.test_ssvm import multiclass_problem, pair_problem
+from tests.learners.test_ssvm import multiclass_problem, pair_problem
 
 
 @pytest.mark.parametrize("problem", [multiclass_problem, pair_problem])

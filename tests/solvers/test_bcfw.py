@@ -13,7 +13,7 @@ from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from tasks import ChainTask
 from tests.full_qp import solve_full_primal
-from tests.test_ssvm import multiclass_problem, pair_problem
+from tests.learners.test_ssvm import multiclass_problem, pair_problem
 
 
 def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):

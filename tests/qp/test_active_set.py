@@ -6,7 +6,7 @@ import pytest
 import structsvm.qp._active_set as active_set
 from structsvm.qp import solve_simplex_dual
 from structsvm.qp._active_set import solve_on_active_set
-from tests.test_qp import assert_feasible, brute_force_dual, dual_objective, random_problem
+from tests.qp.test_qp import assert_feasible, brute_force_dual, dual_objective, random_problem
 
 
 def scaled_problem(seed, m, p, n_groups):
