@@ -11,13 +11,6 @@ from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
 from tasks import MulticlassTask
 
 
-def blobs(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
-    return X, Y
-
-
 def rings(n, seed):
     """Three concentric rings of radii 1, 2, 3 around the origin: no line separates them."""
     rng = np.random.default_rng(seed)
@@ -71,8 +64,8 @@ def full_dual_scores(kernel, X, Y, alpha, pairs, n_classes, X_new):
 
 
 @pytest.mark.parametrize("C", [0.1, 10.0])
-def test_linear_kernel_reproduces_the_linear_n_slack_solver(C):
-    X, Y = blobs()
+def test_linear_kernel_reproduces_the_linear_n_slack_solver(C, ordinal_classes):
+    X, Y = ordinal_classes()
     linear = StructuredSVM(MulticlassTask(3, 3), C=C, solver="n-slack", tol=1e-8).fit(X, Y)
 
     model = KernelMulticlassSVM(C=C, kernel="linear", tol=1e-8).fit(X, Y)
@@ -80,13 +73,13 @@ def test_linear_kernel_reproduces_the_linear_n_slack_solver(C):
     assert model.converged_
     np.testing.assert_allclose(model.primal_objective_, linear.primal_objective_, rtol=1e-6)
     W = linear.w_.reshape(3, 3)
-    X_new, _ = blobs(seed=1, n=20)
+    X_new, _ = ordinal_classes(seed=1, n=20)
     np.testing.assert_allclose(model.decision_function(X_new), X_new @ W.T, atol=1e-4)
 
 
 @pytest.mark.parametrize("C", [0.5, 5.0])
-def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C):
-    X, Y = blobs(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
+def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C, ordinal_classes):
+    X, Y = ordinal_classes(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
     kernel = RBFKernel(gamma=0.5)
     alpha, pairs, optimum = solve_full_dual(kernel, X, Y, 3, C)
 
@@ -95,7 +88,7 @@ def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C):
     assert model.converged_
     np.testing.assert_allclose(model.primal_objective_, optimum, rtol=1e-6)
     np.testing.assert_allclose(model.dual_objective_, optimum, rtol=1e-6)
-    X_new, _ = blobs(seed=3, n=10)
+    X_new, _ = ordinal_classes(seed=3, n=10)
     expected = full_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
     np.testing.assert_allclose(model.decision_function(X_new), expected, atol=1e-4)
 

@@ -13,7 +13,6 @@ from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from tasks import ChainTask
 from tests.full_qp import solve_full_primal
-from tests.learners.test_ssvm import multiclass_problem, pair_problem
 
 
 def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):
@@ -61,22 +60,7 @@ def sparse_chain_problem(seed=0, n=12, n_features=4):
     return task, X, Y
 
 
-PROBLEMS = {
-    "multiclass": multiclass_problem,
-    "pair labelling": pair_problem,
-    "sparse chain": sparse_chain_problem,
-}
-
-
-@pytest.mark.parametrize("problem", list(PROBLEMS))
-@pytest.mark.parametrize("averaging", [True, False])
-@pytest.mark.parametrize("order", ["random", "cyclic"])
-def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
-    problem, averaging, order
-):
-    task, X, Y = PROBLEMS[problem]()
-    if problem == "sparse chain":
-        X, Y = task.check_data([scipy.sparse.coo_matrix(x) for x in X], Y)
+def assert_sparse_steps_and_lazy_average_equal_dense_steps(task, X, Y, averaging, order):
     C, n_passes = 1.0, 15
     reference = list(dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, 3))
     states = bcfw(
@@ -94,6 +78,22 @@ def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
         np.testing.assert_allclose(state.w, w_ref, rtol=1e-10, atol=1e-12)
         dual_ref = loss_ref - 0.5 * w_ref @ w_ref
         assert state.history[-1]["dual"] == pytest.approx(dual_ref, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
+    full_qp_problem, averaging, order
+):
+    assert_sparse_steps_and_lazy_average_equal_dense_steps(*full_qp_problem, averaging, order)
+
+
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_sparse_steps_and_lazy_average_equal_dense_steps_on_sparse_chains(averaging, order):
+    task, X, Y = sparse_chain_problem()
+    X, Y = task.check_data([scipy.sparse.coo_matrix(x) for x in X], Y)
+    assert_sparse_steps_and_lazy_average_equal_dense_steps(task, X, Y, averaging, order)
 
 
 @pytest.mark.parametrize("averaging", [True, False])
@@ -118,7 +118,9 @@ def test_bcfw_on_sparse_chain_data_reaches_the_optimum_of_the_full_qp(averaging)
     np.testing.assert_allclose(model.w_, w_star, atol=1e-3)
 
 
-def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(monkeypatch):
+def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(
+    monkeypatch, multiclass_problem
+):
     # σ = 2 / (k (k + 1)) after k steps; the solver folds σ into z when σ gets tiny. Make that
     # happen every few steps: the average must not change.
     module = importlib.import_module("structsvm.solvers._bcfw")
