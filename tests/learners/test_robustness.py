@@ -1,6 +1,6 @@
 """Every solver copes with extreme C and degenerate training sets, and says so when it cannot.
 
-Against the full QP of :mod:`tests.full_qp`: a fit that converged is within its ``tol`` of the
+Against the full QP of :mod:`tests.references`: a fit that converged is within its ``tol`` of the
 optimum; one that did not warns with a ConvergenceWarning and keeps an exact history (finite
 weights, a recorded primal objective that is the one of the returned weights, a recorded dual
 objective below the optimum and a recorded gap above ``tol``).
@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from structsvm import StructuredSVM
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import ChainTask, MulticlassTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
 TOL = 1e-4

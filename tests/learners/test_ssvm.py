@@ -9,7 +9,7 @@ from sklearn.svm import LinearSVC
 from structsvm import StructuredSVM
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import MulticlassTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 CUTTING_PLANE = ["n-slack", "1-slack"]
 SOLVERS = [*CUTTING_PLANE, "bcfw"]

@@ -12,7 +12,7 @@ from sklearn.utils import check_random_state
 from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from tasks import ChainTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 
 def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):

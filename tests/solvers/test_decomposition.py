@@ -7,7 +7,7 @@ from structsvm.solvers import n_slack
 from structsvm.solvers._decomposition import example_blocks, example_gaps
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from structsvm.solvers._working_set import GramWorkingSet, WorkingSet
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 
 def run_to_convergence(task, X, Y, C, **options):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from structsvm.solvers._one_slack import one_slack
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 
 @pytest.mark.parametrize("smoothing", [0.3, 1.0])
