@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
-from cvxopt import matrix, solvers
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
 from tasks import MulticlassTask
+from tests.references import multiclass_dual_scores, solve_full_multiclass_dual
 
 
 def rings(n, seed):
@@ -18,49 +18,6 @@ def rings(n, seed):
     radius = 1.0 + y + rng.normal(scale=0.15, size=n)
     angle = rng.uniform(0.0, 2 * np.pi, n)
     return np.c_[radius * np.cos(angle), radius * np.sin(angle)], y
-
-
-def solve_full_dual(kernel, X, Y, n_classes, C):
-    """Solve the dual over every constraint (i, ȳ ≠ y_i) with cvxopt; return (α, pairs, D*).
-
-    The Gram matrix is written out from the joint kernel J((x, y), (x', y')) = k(x, x')[y = y']:
-    ⟨ψ_a, ψ_b⟩ = J(a_true, b_true) − J(a_true, b_bar) − J(a_bar, b_true) + J(a_bar, b_bar).
-    """
-    inputs = kernel(X)
-    pairs = [(i, ybar) for i in range(len(Y)) for ybar in range(n_classes) if ybar != Y[i]]
-    m = len(pairs)
-    gram = np.zeros((m, m))
-
-    def joint(i, y, j, y_other):
-        return inputs[i, j] * float(y == y_other)
-
-    for a, (i, ybar_i) in enumerate(pairs):
-        for b, (j, ybar_j) in enumerate(pairs):
-            gram[a, b] = (
-                joint(i, Y[i], j, Y[j])
-                - joint(i, Y[i], j, ybar_j)
-                - joint(i, ybar_i, j, Y[j])
-                + joint(i, ybar_i, j, ybar_j)
-            )
-    per_example = np.zeros((len(Y), m))
-    for a, (i, _) in enumerate(pairs):
-        per_example[i, a] = 1.0
-    G = np.vstack([-np.eye(m), per_example])
-    h = np.concatenate([np.zeros(m), np.full(len(Y), C)])
-    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
-    solution = solvers.qp(matrix(gram), matrix(-np.ones(m)), matrix(G), matrix(h), options=options)
-    alpha = np.array(solution["x"]).ravel()
-    return alpha, pairs, float(alpha.sum() - 0.5 * alpha @ gram @ alpha)
-
-
-def full_dual_scores(kernel, X, Y, alpha, pairs, n_classes, X_new):
-    """Score ``Σ_k α_k k(x_{i_k}, x)([y_{i_k} = y] − [ȳ_k = y])`` of every class y."""
-    to_new = kernel(X, X_new)
-    scores = np.zeros((len(X_new), n_classes))
-    for a, (i, ybar) in enumerate(pairs):
-        scores[:, Y[i]] += alpha[a] * to_new[i]
-        scores[:, ybar] -= alpha[a] * to_new[i]
-    return scores
 
 
 @pytest.mark.parametrize("C", [0.1, 10.0])
@@ -81,7 +38,7 @@ def test_linear_kernel_reproduces_the_linear_n_slack_solver(C, ordinal_classes):
 def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C, ordinal_classes):
     X, Y = ordinal_classes(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
     kernel = RBFKernel(gamma=0.5)
-    alpha, pairs, optimum = solve_full_dual(kernel, X, Y, 3, C)
+    alpha, pairs, optimum = solve_full_multiclass_dual(kernel, X, Y, 3, C)
 
     model = KernelMulticlassSVM(C=C, kernel=kernel, tol=1e-8).fit(X, Y)
 
@@ -89,7 +46,7 @@ def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C, ordinal
     np.testing.assert_allclose(model.primal_objective_, optimum, rtol=1e-6)
     np.testing.assert_allclose(model.dual_objective_, optimum, rtol=1e-6)
     X_new, _ = ordinal_classes(seed=3, n=10)
-    expected = full_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
+    expected = multiclass_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
     np.testing.assert_allclose(model.decision_function(X_new), expected, atol=1e-4)
 
 

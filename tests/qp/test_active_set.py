@@ -6,7 +6,7 @@ import pytest
 import structsvm.qp._active_set as active_set
 from structsvm.qp import solve_simplex_dual
 from structsvm.qp._active_set import solve_on_active_set
-from tests.qp.test_qp import assert_feasible, brute_force_dual, dual_objective
+from tests.references import assert_feasible, brute_force_dual, dual_objective
 
 
 @pytest.fixture

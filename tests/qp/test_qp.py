@@ -1,6 +1,5 @@
 """The working-set QP: structured KKT solvers against cvxopt's own and against brute force."""
 
-import itertools
 import warnings
 
 import numpy as np
@@ -8,53 +7,15 @@ import pytest
 import scipy.sparse as sp
 
 from structsvm.qp import solve_simplex_dual
+from tests.references import assert_feasible, brute_force_dual, dual_objective
 
 STRUCTURED = ["primal", "dual"]
-
-
-def dual_objective(alpha, vectors, offsets):
-    return offsets @ alpha - 0.5 * np.sum((vectors.T @ alpha) ** 2)
-
-
-def brute_force_dual(vectors, offsets, groups, C):
-    """Return the optimal dual value by enumerating supports and saturated groups.
-
-    For every choice of the constraints allowed to be positive (F) and the groups whose sum is
-    held at C (T), solve the stationarity equations of that face; the best feasible stationary
-    point is the optimum of the concave QP.
-    """
-    gram = vectors @ vectors.T
-    m = len(offsets)
-    labels = np.unique(groups)
-    best = 0.0
-    for free in itertools.product([False, True], repeat=m):
-        F = np.flatnonzero(free)
-        for saturated in itertools.product([False, True], repeat=len(labels)):
-            T = labels[np.asarray(saturated, dtype=bool)]
-            S = (groups[F][None, :] == T[:, None]).astype(float)
-            kkt = np.block([[gram[np.ix_(F, F)], S.T], [S, np.zeros((len(T), len(T)))]])
-            rhs = np.concatenate([offsets[F], np.full(len(T), C)])
-            solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
-            if not np.allclose(kkt @ solution, rhs, atol=1e-9):
-                continue
-            alpha = np.zeros(m)
-            alpha[F] = solution[: len(F)]
-            sums = np.array([alpha[groups == g].sum() for g in labels])
-            if alpha.min() >= -1e-12 and sums.max(initial=0.0) <= C + 1e-12:
-                best = max(best, dual_objective(alpha, vectors, offsets))
-    return best
 
 
 def solve(vectors, offsets, groups, C, method, **options):
     return solve_simplex_dual(
         vectors @ vectors.T, offsets, groups, C, vectors=vectors, method=method, **options
     )
-
-
-def assert_feasible(alpha, groups, C):
-    assert np.all(alpha >= 0)
-    for g in np.unique(groups):
-        assert alpha[groups == g].sum() <= C * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("method", STRUCTURED)

@@ -7,48 +7,11 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse
-from sklearn.utils import check_random_state
 
 from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from tasks import ChainTask
-from tests.references import solve_full_primal
-
-
-def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):
-    """Yield the reported (w, loss) after every pass of textbook BCFW with dense blocks."""
-    rng = check_random_state(random_state)
-    n, size = len(X), task.size_joint_feature
-    blocks, block_losses = np.zeros((n, size)), np.zeros(n)
-    w, total_loss = np.zeros(size), 0.0
-    iterates, losses = [], []
-    yield w.copy(), 0.0
-    for _ in range(n_passes):
-        for i in rng.permutation(n) if order == "random" else range(n):
-            y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
-            phi = [
-                np.ravel(scipy.sparse.csr_matrix(task.joint_feature(X[i], y)).toarray())
-                for y in (Y[i], y_hat)
-            ]
-            corner = C * (phi[0] - phi[1])
-            corner_loss = C * task.loss(Y[i], y_hat)
-            direction = corner - blocks[i]
-            curvature = direction @ direction
-            gap = corner_loss - block_losses[i] - w @ direction
-            step = 0.0 if curvature <= 0 else min(max(gap / curvature, 0.0), 1.0)
-            blocks[i] += step * direction
-            w = w + step * direction
-            total_loss += step * (corner_loss - block_losses[i])
-            block_losses[i] += step * (corner_loss - block_losses[i])
-            iterates.append(w)
-            losses.append(total_loss)
-        if averaging:
-            # w̄ after k steps is Σ_j j w_j / Σ_j j: the weights 2 / (k + 1) unrolled.
-            weights = np.arange(1, len(iterates) + 1, dtype=float)
-            weights /= weights.sum()
-            yield weights @ np.array(iterates), weights @ np.array(losses)
-        else:
-            yield w.copy(), total_loss
+from tests.references import dense_bcfw_passes, solve_full_primal
 
 
 def sparse_chain_problem(seed=0, n=12, n_features=4):
