@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
 from tasks import MulticlassTask
@@ -143,11 +142,6 @@ def test_two_classes_give_one_decision_value_per_input_as_in_scikit_learn():
     np.testing.assert_allclose(model.decision_function(X), scores[:, 1] - scores[:, 0])
     np.testing.assert_array_equal(model.predict(X), model.decision_function(X) > 0)
     assert model.score(X, binary) >= 0.95
-
-
-@parametrize_with_checks([KernelMulticlassSVM()])
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
 
 
 def test_clone_keeps_the_hyper_parameters_and_no_fitted_state():
