@@ -2,12 +2,10 @@
 
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from structsvm import StructuredPerceptron, StructuredSVM
 from structsvm.plotting import plot_convergence
-from tasks import MulticlassTask
 
 pytest.importorskip("matplotlib")
 
@@ -15,11 +13,8 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def problem():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 3, size=40)
-    X = np.hstack([np.eye(3)[y] + 0.8 * rng.normal(size=(40, 3)), np.ones((40, 1))])
-    return MulticlassTask(3, 4), X, y
+def problem(one_hot_multiclass):
+    return one_hot_multiclass(n=40, noise=0.8)
 
 
 def is_png(path):

@@ -8,10 +8,17 @@ itself when pandas is absent or ``SCIPY_ARRAY_API`` is unset.
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from structsvm import BinarySVM, KernelPerceptron, KernelRidge, MulticlassSVM
+from structsvm import (
+    BinarySVM,
+    KernelMulticlassSVM,
+    KernelPerceptron,
+    KernelRidge,
+    MulticlassSVM,
+)
 
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
     MulticlassSVM: {},
+    KernelMulticlassSVM: {},
     BinarySVM: {},
     KernelPerceptron: {},
     KernelRidge: {},
@@ -24,7 +31,7 @@ def expected_failures(estimator) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [MulticlassSVM(), BinarySVM(C=1.0), KernelPerceptron(), KernelRidge()],
+    [MulticlassSVM(), KernelMulticlassSVM(), BinarySVM(C=1.0), KernelPerceptron(), KernelRidge()],
     expected_failed_checks=expected_failures,
     xfail_strict=True,
 )

@@ -7,49 +7,11 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse
-from sklearn.utils import check_random_state
 
 from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from tasks import ChainTask
-from tests.full_qp import solve_full_primal
-from tests.test_ssvm import multiclass_problem, pair_problem
-
-
-def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):
-    """Yield the reported (w, loss) after every pass of textbook BCFW with dense blocks."""
-    rng = check_random_state(random_state)
-    n, size = len(X), task.size_joint_feature
-    blocks, block_losses = np.zeros((n, size)), np.zeros(n)
-    w, total_loss = np.zeros(size), 0.0
-    iterates, losses = [], []
-    yield w.copy(), 0.0
-    for _ in range(n_passes):
-        for i in rng.permutation(n) if order == "random" else range(n):
-            y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
-            phi = [
-                np.ravel(scipy.sparse.csr_matrix(task.joint_feature(X[i], y)).toarray())
-                for y in (Y[i], y_hat)
-            ]
-            corner = C * (phi[0] - phi[1])
-            corner_loss = C * task.loss(Y[i], y_hat)
-            direction = corner - blocks[i]
-            curvature = direction @ direction
-            gap = corner_loss - block_losses[i] - w @ direction
-            step = 0.0 if curvature <= 0 else min(max(gap / curvature, 0.0), 1.0)
-            blocks[i] += step * direction
-            w = w + step * direction
-            total_loss += step * (corner_loss - block_losses[i])
-            block_losses[i] += step * (corner_loss - block_losses[i])
-            iterates.append(w)
-            losses.append(total_loss)
-        if averaging:
-            # w̄ after k steps is Σ_j j w_j / Σ_j j: the weights 2 / (k + 1) unrolled.
-            weights = np.arange(1, len(iterates) + 1, dtype=float)
-            weights /= weights.sum()
-            yield weights @ np.array(iterates), weights @ np.array(losses)
-        else:
-            yield w.copy(), total_loss
+from tests.references import dense_bcfw_passes, solve_full_primal
 
 
 def sparse_chain_problem(seed=0, n=12, n_features=4):
@@ -61,22 +23,7 @@ def sparse_chain_problem(seed=0, n=12, n_features=4):
     return task, X, Y
 
 
-PROBLEMS = {
-    "multiclass": multiclass_problem,
-    "pair labelling": pair_problem,
-    "sparse chain": sparse_chain_problem,
-}
-
-
-@pytest.mark.parametrize("problem", list(PROBLEMS))
-@pytest.mark.parametrize("averaging", [True, False])
-@pytest.mark.parametrize("order", ["random", "cyclic"])
-def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
-    problem, averaging, order
-):
-    task, X, Y = PROBLEMS[problem]()
-    if problem == "sparse chain":
-        X, Y = task.check_data([scipy.sparse.coo_matrix(x) for x in X], Y)
+def assert_sparse_steps_and_lazy_average_equal_dense_steps(task, X, Y, averaging, order):
     C, n_passes = 1.0, 15
     reference = list(dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, 3))
     states = bcfw(
@@ -94,6 +41,22 @@ def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
         np.testing.assert_allclose(state.w, w_ref, rtol=1e-10, atol=1e-12)
         dual_ref = loss_ref - 0.5 * w_ref @ w_ref
         assert state.history[-1]["dual"] == pytest.approx(dual_ref, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_sparse_steps_and_lazy_average_equal_dense_steps_and_explicit_average(
+    full_qp_problem, averaging, order
+):
+    assert_sparse_steps_and_lazy_average_equal_dense_steps(*full_qp_problem, averaging, order)
+
+
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_sparse_steps_and_lazy_average_equal_dense_steps_on_sparse_chains(averaging, order):
+    task, X, Y = sparse_chain_problem()
+    X, Y = task.check_data([scipy.sparse.coo_matrix(x) for x in X], Y)
+    assert_sparse_steps_and_lazy_average_equal_dense_steps(task, X, Y, averaging, order)
 
 
 @pytest.mark.parametrize("averaging", [True, False])
@@ -118,7 +81,9 @@ def test_bcfw_on_sparse_chain_data_reaches_the_optimum_of_the_full_qp(averaging)
     np.testing.assert_allclose(model.w_, w_star, atol=1e-3)
 
 
-def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(monkeypatch):
+def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(
+    monkeypatch, multiclass_problem
+):
     # σ = 2 / (k (k + 1)) after k steps; the solver folds σ into z when σ gets tiny. Make that
     # happen every few steps: the average must not change.
     module = importlib.import_module("structsvm.solvers._bcfw")

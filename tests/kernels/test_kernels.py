@@ -21,22 +21,13 @@ from structsvm.kernels import (
     feature_space_distance,
     gram_matrix,
 )
+from tests.references import quadratic_features
 
 
 @pytest.fixture
 def points():
     rng = np.random.default_rng(0)
     return rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
-
-
-def quadratic_features(X):
-    """Explicit map of (⟨x, z⟩ + 1)²: 1, √2·x_i, x_i², √2·x_i·x_j (i < j)."""
-    d = X.shape[1]
-    columns = [np.ones(len(X))]
-    columns += [np.sqrt(2) * X[:, i] for i in range(d)]
-    columns += [X[:, i] ** 2 for i in range(d)]
-    columns += [np.sqrt(2) * X[:, i] * X[:, j] for i in range(d) for j in range(i + 1, d)]
-    return np.column_stack(columns)
 
 
 def test_linear_kernel_is_the_inner_product(points):

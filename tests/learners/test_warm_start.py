@@ -10,8 +10,6 @@ import pytest
 import structsvm._utils.checkpoint
 from structsvm import StructuredPerceptron, StructuredSVM
 from tasks import ChainTask, MulticlassTask
-from tests.test_parallel import chain_problem
-from tests.test_ssvm import multiclass_problem
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
 SETTINGS = {
@@ -56,7 +54,7 @@ def interrupting(task, at, error=KeyboardInterrupt):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_fit_continued_follows_the_same_iterates_as_one_fit(solver):
+def test_a_fit_continued_follows_the_same_iterates_as_one_fit(solver, multiclass_problem):
     task, X, Y = multiclass_problem()
     full = StructuredSVM(task, solver=solver, max_iter=40, **SETTINGS[solver]).fit(X, Y)
 
@@ -74,7 +72,9 @@ def test_a_fit_continued_follows_the_same_iterates_as_one_fit(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_keyboard_interrupt_then_a_warm_start_gives_the_uninterrupted_result(solver):
+def test_a_keyboard_interrupt_then_a_warm_start_gives_the_uninterrupted_result(
+    solver, multiclass_problem
+):
     task, X, Y = multiclass_problem()
     full = StructuredSVM(task, solver=solver, max_iter=40, **SETTINGS[solver]).fit(X, Y)
 
@@ -92,7 +92,9 @@ def test_a_keyboard_interrupt_then_a_warm_start_gives_the_uninterrupted_result(s
     np.testing.assert_allclose(primals(model), primals(full), rtol=1e-9)
 
 
-def test_a_warm_start_of_a_converged_fit_runs_no_iteration_unless_tol_is_tighter():
+def test_a_warm_start_of_a_converged_fit_runs_no_iteration_unless_tol_is_tighter(
+    multiclass_problem,
+):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, tol=1e-2, warm_start=True).fit(X, Y)
     n_iter, w = model.n_iter_, model.w_.copy()
@@ -107,14 +109,14 @@ def test_a_warm_start_of_a_converged_fit_runs_no_iteration_unless_tol_is_tighter
     np.testing.assert_allclose(model.primal_objective_, cold.primal_objective_, rtol=1e-6)
 
 
-def test_warm_start_on_an_unfitted_estimator_is_a_fresh_fit():
+def test_warm_start_on_an_unfitted_estimator_is_a_fresh_fit(multiclass_problem):
     task, X, Y = multiclass_problem()
     warm = StructuredSVM(task, warm_start=True).fit(X, Y)
     cold = StructuredSVM(task).fit(X, Y)
     np.testing.assert_array_equal(warm.w_, cold.w_)
 
 
-def test_without_warm_start_a_second_fit_starts_over():
+def test_without_warm_start_a_second_fit_starts_over(multiclass_problem):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task).fit(X, Y)
     n_iter = model.n_iter_
@@ -149,7 +151,7 @@ class ScaledFeatures(MulticlassTask):
         (lambda task, X, Y: ({"C": 2.0}, task, X, Y), "C changed: 1.0 before, 2.0 now"),
     ],
 )
-def test_a_warm_start_on_a_different_problem_is_refused(change, message):
+def test_a_warm_start_on_a_different_problem_is_refused(change, message, multiclass_problem):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, warm_start=True, max_iter=3)
     quietly(model.fit, X, Y)
@@ -163,7 +165,7 @@ def test_a_warm_start_on_a_different_problem_is_refused(change, message):
     assert model.converged_
 
 
-def test_a_task_of_the_same_type_with_other_features_is_refused():
+def test_a_task_of_the_same_type_with_other_features_is_refused(multiclass_problem):
     _, X, Y = multiclass_problem()
     task = ScaledFeatures(3, 3)
     model = StructuredSVM(task, warm_start=True, max_iter=3)
@@ -173,7 +175,7 @@ def test_a_task_of_the_same_type_with_other_features_is_refused():
         model.fit(X, Y)
 
 
-def test_bcfw_refuses_to_continue_with_averaging_switched():
+def test_bcfw_refuses_to_continue_with_averaging_switched(multiclass_problem):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, solver="bcfw", max_iter=3, warm_start=True, random_state=0)
     quietly(model.fit, X, Y)
@@ -181,7 +183,7 @@ def test_bcfw_refuses_to_continue_with_averaging_switched():
         model.set_params(averaging=False).fit(X, Y)
 
 
-def test_a_changed_tol_max_iter_or_inactive_window_is_allowed():
+def test_a_changed_tol_max_iter_or_inactive_window_is_allowed(multiclass_problem):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, solver="1-slack", max_iter=3, warm_start=True)
     quietly(model.fit, X, Y)
@@ -191,7 +193,9 @@ def test_a_changed_tol_max_iter_or_inactive_window_is_allowed():
 
 # ------------------------------------------------------------------------ checkpoint files
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(solver, tmp_path):
+def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(
+    solver, tmp_path, multiclass_problem
+):
     task, X, Y = multiclass_problem()
     full = StructuredSVM(task, solver=solver, max_iter=40, **SETTINGS[solver]).fit(X, Y)
     path = tmp_path / "fit.ckpt"
@@ -224,7 +228,9 @@ def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(solver, 
     assert [p.name for p in tmp_path.iterdir()] == ["fit.ckpt"]
 
 
-def test_a_checkpoint_is_written_every_n_iterations_and_at_the_end(tmp_path, monkeypatch):
+def test_a_checkpoint_is_written_every_n_iterations_and_at_the_end(
+    tmp_path, monkeypatch, multiclass_problem
+):
     task, X, Y = multiclass_problem()
     written = []
     original = structsvm._utils.checkpoint.write_checkpoint
@@ -243,7 +249,7 @@ def test_a_checkpoint_is_written_every_n_iterations_and_at_the_end(tmp_path, mon
     assert written == expected
 
 
-def test_an_interrupted_fit_writes_its_last_state_and_resumes_from_it(tmp_path):
+def test_an_interrupted_fit_writes_its_last_state_and_resumes_from_it(tmp_path, multiclass_problem):
     task, X, Y = multiclass_problem()
     full = StructuredSVM(task, solver="bcfw", max_iter=40, **SETTINGS["bcfw"]).fit(X, Y)
     path = tmp_path / "fit.ckpt"
@@ -258,7 +264,7 @@ def test_an_interrupted_fit_writes_its_last_state_and_resumes_from_it(tmp_path):
     np.testing.assert_allclose(primals(resumed), primals(full), rtol=1e-12)
 
 
-def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch):
+def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch, multiclass_problem):
     task, X, Y = multiclass_problem()
     path = tmp_path / "fit.ckpt"
     model = StructuredSVM(task, max_iter=2)
@@ -281,7 +287,7 @@ def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch):
     assert StructuredSVM.load_checkpoint(path).n_iter_ == 2
 
 
-def test_a_checkpoint_replaces_the_file_with_os_replace(tmp_path, monkeypatch):
+def test_a_checkpoint_replaces_the_file_with_os_replace(tmp_path, monkeypatch, multiclass_problem):
     task, X, Y = multiclass_problem()
     path = tmp_path / "fit.ckpt"
     path.write_bytes(b"an older file")
@@ -313,13 +319,13 @@ def test_saving_an_unfitted_estimator_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("every", [0, -1, 2.5, None])
-def test_bad_checkpoint_every_is_rejected(every, tmp_path):
+def test_bad_checkpoint_every_is_rejected(every, tmp_path, multiclass_problem):
     task, X, Y = multiclass_problem()
     with pytest.raises(ValueError, match="checkpoint_every must be an integer >= 1"):
         StructuredSVM(task, checkpoint=tmp_path / "f", checkpoint_every=every).fit(X, Y)
 
 
-def test_a_checkpoint_on_chains_resumes(tmp_path):
+def test_a_checkpoint_on_chains_resumes(tmp_path, chain_problem):
     task, X, Y = chain_problem(n_sequences=12)
     full = StructuredSVM(task, solver="n-slack", tol=1e-6).fit(X, Y)
     model = StructuredSVM(task, solver="n-slack", tol=1e-6, max_iter=3, checkpoint=tmp_path / "c")
@@ -330,7 +336,7 @@ def test_a_checkpoint_on_chains_resumes(tmp_path):
 
 # ------------------------------------------------------------------------ perceptron
 @pytest.mark.parametrize("averaged", [False, True])
-def test_a_perceptron_continued_gives_the_uninterrupted_result(averaged):
+def test_a_perceptron_continued_gives_the_uninterrupted_result(averaged, chain_problem):
     task, X, Y = chain_problem(n_sequences=20)
     full = StructuredPerceptron(task, max_epochs=6, averaged=averaged, random_state=0).fit(X, Y)
     model = StructuredPerceptron(task, max_epochs=2, averaged=averaged, random_state=0)
@@ -343,7 +349,7 @@ def test_a_perceptron_continued_gives_the_uninterrupted_result(averaged):
     assert model.n_updates_ == full.n_updates_ and model.n_iter_ == full.n_iter_
 
 
-def test_an_interrupted_perceptron_redoes_the_interrupted_epoch():
+def test_an_interrupted_perceptron_redoes_the_interrupted_epoch(chain_problem):
     task, X, Y = chain_problem(n_sequences=20)
     full = StructuredPerceptron(task, max_epochs=5, random_state=0).fit(X, Y)
 
@@ -365,7 +371,7 @@ def test_an_interrupted_perceptron_redoes_the_interrupted_epoch():
     assert model.n_updates_ == full.n_updates_
 
 
-def test_a_perceptron_refuses_a_warm_start_on_other_data():
+def test_a_perceptron_refuses_a_warm_start_on_other_data(chain_problem):
     task, X, Y = chain_problem(n_sequences=20)
     model = StructuredPerceptron(task, max_epochs=1, warm_start=True).fit(X, Y)
     with pytest.raises(ValueError, match="number of training examples changed"):

@@ -1,6 +1,5 @@
 """The working-set QP: structured KKT solvers against cvxopt's own and against brute force."""
 
-import itertools
 import warnings
 
 import numpy as np
@@ -8,54 +7,9 @@ import pytest
 import scipy.sparse as sp
 
 from structsvm.qp import solve_simplex_dual
+from tests.references import assert_feasible, brute_force_dual, dual_objective
 
 STRUCTURED = ["primal", "dual"]
-
-
-def random_problem(seed, m, p, n_groups, duplicates=0):
-    """Constraint vectors, losses and groups of a random working set (with repeated rows)."""
-    rng = np.random.default_rng(seed)
-    vectors = rng.normal(size=(m, p)) * rng.uniform(0.1, 3.0, size=(m, 1))
-    offsets = rng.uniform(0.5, 2.0, size=m)
-    groups = 2 * rng.integers(0, n_groups, size=m) + 1
-    if duplicates:
-        vectors = np.vstack([vectors, vectors[:duplicates]])
-        offsets = np.concatenate([offsets, offsets[:duplicates]])
-        groups = np.concatenate([groups, groups[:duplicates]])
-    return vectors, offsets, groups
-
-
-def dual_objective(alpha, vectors, offsets):
-    return offsets @ alpha - 0.5 * np.sum((vectors.T @ alpha) ** 2)
-
-
-def brute_force_dual(vectors, offsets, groups, C):
-    """Return the optimal dual value by enumerating supports and saturated groups.
-
-    For every choice of the constraints allowed to be positive (F) and the groups whose sum is
-    held at C (T), solve the stationarity equations of that face; the best feasible stationary
-    point is the optimum of the concave QP.
-    """
-    gram = vectors @ vectors.T
-    m = len(offsets)
-    labels = np.unique(groups)
-    best = 0.0
-    for free in itertools.product([False, True], repeat=m):
-        F = np.flatnonzero(free)
-        for saturated in itertools.product([False, True], repeat=len(labels)):
-            T = labels[np.asarray(saturated, dtype=bool)]
-            S = (groups[F][None, :] == T[:, None]).astype(float)
-            kkt = np.block([[gram[np.ix_(F, F)], S.T], [S, np.zeros((len(T), len(T)))]])
-            rhs = np.concatenate([offsets[F], np.full(len(T), C)])
-            solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
-            if not np.allclose(kkt @ solution, rhs, atol=1e-9):
-                continue
-            alpha = np.zeros(m)
-            alpha[F] = solution[: len(F)]
-            sums = np.array([alpha[groups == g].sum() for g in labels])
-            if alpha.min() >= -1e-12 and sums.max(initial=0.0) <= C + 1e-12:
-                best = max(best, dual_objective(alpha, vectors, offsets))
-    return best
 
 
 def solve(vectors, offsets, groups, C, method, **options):
@@ -64,19 +18,13 @@ def solve(vectors, offsets, groups, C, method, **options):
     )
 
 
-def assert_feasible(alpha, groups, C):
-    assert np.all(alpha >= 0)
-    for g in np.unique(groups):
-        assert alpha[groups == g].sum() <= C * (1 + 1e-12)
-
-
 @pytest.mark.parametrize("method", STRUCTURED)
 @pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
 @pytest.mark.parametrize(
     ("m", "p", "n_groups"),
     [(60, 8, 12), (60, 8, 1), (25, 70, 25), (120, 30, 40), (40, 40, 3)],
 )
-def test_structured_kkt_solvers_match_cvxopts_own(method, C, m, p, n_groups):
+def test_structured_kkt_solvers_match_cvxopts_own(method, C, m, p, n_groups, random_problem):
     vectors, offsets, groups = random_problem(m + p + n_groups, m, p, n_groups)
     reference = solve(vectors, offsets, groups, C, "generic")
 
@@ -91,7 +39,7 @@ def test_structured_kkt_solvers_match_cvxopts_own(method, C, m, p, n_groups):
 
 @pytest.mark.parametrize("method", [*STRUCTURED, "generic"])
 @pytest.mark.parametrize("seed", range(4))
-def test_tiny_problems_reach_the_brute_force_optimum(method, seed):
+def test_tiny_problems_reach_the_brute_force_optimum(method, seed, random_problem):
     rng = np.random.default_rng(seed)
     m, p = 5, int(rng.integers(2, 7))
     vectors, offsets, groups = random_problem(seed, m, p, n_groups=2)
@@ -106,7 +54,7 @@ def test_tiny_problems_reach_the_brute_force_optimum(method, seed):
 
 
 @pytest.mark.parametrize("method", STRUCTURED)
-def test_repeated_constraints_and_sparse_vectors(method):
+def test_repeated_constraints_and_sparse_vectors(method, random_problem):
     vectors, offsets, groups = random_problem(7, 50, 12, 10, duplicates=15)
     gram = vectors @ vectors.T
     reference = solve_simplex_dual(gram, offsets, groups, 1.0, method="generic")
@@ -118,7 +66,7 @@ def test_repeated_constraints_and_sparse_vectors(method):
     np.testing.assert_allclose(result.objective, reference.objective, rtol=1e-8)
 
 
-def test_losses_and_features_of_any_magnitude():
+def test_losses_and_features_of_any_magnitude(random_problem):
     vectors, offsets, groups = random_problem(3, 40, 10, 8)
     unit = solve(vectors, offsets, groups, 1.0, "primal")
     # Scaling ψ by s and Δ by t scales the optimal α by t/s² and C must scale alike.
@@ -129,7 +77,7 @@ def test_losses_and_features_of_any_magnitude():
 
 
 @pytest.mark.parametrize("method", STRUCTURED)
-def test_warm_start_reaches_the_same_optimum_in_fewer_iterations(method):
+def test_warm_start_reaches_the_same_optimum_in_fewer_iterations(method, random_problem):
     # A 1-slack working set that has just gained one constraint, started from the previous
     # solution.
     vectors, offsets, groups = random_problem(11, 200, 40, 1)
@@ -145,7 +93,7 @@ def test_warm_start_reaches_the_same_optimum_in_fewer_iterations(method):
 
 
 @pytest.mark.parametrize("method", STRUCTURED)
-def test_infeasible_starting_point_is_made_feasible(method):
+def test_infeasible_starting_point_is_made_feasible(method, random_problem):
     vectors, offsets, groups = random_problem(5, 30, 10, 6)
     cold = solve(vectors, offsets, groups, 0.5, method)
 
@@ -158,7 +106,7 @@ def test_infeasible_starting_point_is_made_feasible(method):
     ("m", "p", "given", "expected"),
     [(500, 20, True, "primal"), (20, 500, True, "dual"), (500, 20, False, "dual")],
 )
-def test_auto_solves_the_form_with_the_smaller_systems(m, p, given, expected):
+def test_auto_solves_the_form_with_the_smaller_systems(m, p, given, expected, random_problem):
     vectors, offsets, groups = random_problem(0, m, p, 30)
     result = solve_simplex_dual(
         vectors @ vectors.T, offsets, groups, 1.0, vectors=vectors if given else None
@@ -166,7 +114,7 @@ def test_auto_solves_the_form_with_the_smaller_systems(m, p, given, expected):
     assert result.method == expected
 
 
-def test_bad_method_is_rejected():
+def test_bad_method_is_rejected(random_problem):
     vectors, offsets, groups = random_problem(0, 5, 3, 2)
     gram = vectors @ vectors.T
     with pytest.raises(ValueError, match="method must be one of"):

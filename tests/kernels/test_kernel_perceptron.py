@@ -8,25 +8,11 @@ from sklearn.datasets import make_blobs, make_circles
 from structsvm.kernels._binary_svm import BinarySVM
 from structsvm.kernels._perceptron import KernelPerceptron
 from structsvm.kernels._string import AllSubsequencesKernel
+from tests.references import primal_perceptron
 
 
 def separable_blobs(seed=0):
     return make_blobs(n_samples=40, centers=[[-2, 1], [2, -1]], cluster_std=0.7, random_state=seed)
-
-
-def primal_perceptron(X, signs, fit_intercept, max_epochs=100):
-    """The textbook perceptron: on y_i(⟨w, x_i⟩ + b) <= 0 add y_i x_i to w and y_i to b."""
-    w, b = np.zeros(X.shape[1]), 0.0
-    for _ in range(max_epochs):
-        mistakes = 0
-        for x, s in zip(X, signs, strict=True):
-            if s * (w @ x + b) <= 0:
-                w += s * x
-                b += s if fit_intercept else 0.0
-                mistakes += 1
-        if mistakes == 0:
-            break
-    return w, b
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])

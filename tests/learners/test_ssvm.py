@@ -1,75 +1,24 @@
 """StructuredSVM: both cutting-plane solvers reach the optimum of the full QP and certify it."""
 
-import itertools
 import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
-from structsvm import StructuredSVM, Task
+from structsvm import StructuredSVM
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import MulticlassTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 CUTTING_PLANE = ["n-slack", "1-slack"]
 SOLVERS = [*CUTTING_PLANE, "bcfw"]
 
 
-class PairLabelling(Task):
-    """Two binary labels per input, scored jointly: a user task known only by enumeration.
-
-    x is a (2, d) array; φ(x, y) stacks x[t] into the block of label y[t], plus an indicator
-    of the label pair. Loss: Hamming. Only ``outputs`` is given, so both oracles are the base
-    class's brute force.
-    """
-
-    def __init__(self, d):
-        self.d = d
-        self.size_joint_feature = 2 * d + 4
-
-    def joint_feature(self, x, y):
-        phi = np.zeros(self.size_joint_feature)
-        for t in range(2):
-            phi[y[t] * self.d : (y[t] + 1) * self.d] += x[t]
-        phi[2 * self.d + 2 * y[0] + y[1]] = 1.0
-        return phi
-
-    def loss(self, y_true, y):
-        return float(np.sum(np.asarray(y_true) != np.asarray(y)))
-
-    def max_loss(self, y_true):
-        return 2.0
-
-    def outputs(self, x):
-        return [np.array(y) for y in itertools.product([0, 1], repeat=2)]
-
-
-def multiclass_problem(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
-    losses = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
-    return MulticlassTask(3, 3, loss_matrix=losses), X, Y
-
-
-def pair_problem(seed=0, n=25):
-    rng = np.random.default_rng(seed)
-    X = [rng.normal(size=(2, 3)) for _ in range(n)]
-    Y = [np.array([int(x[0, 0] > 0), int(x[1, 0] + x[0, 1] > 0)]) for x in X]
-    return PairLabelling(3), X, Y
-
-
-PROBLEMS = {"multiclass": multiclass_problem, "pair labelling": pair_problem}
-
-
 @pytest.mark.parametrize("C", [0.1, 10.0])
-@pytest.mark.parametrize("problem", list(PROBLEMS))
 @pytest.mark.parametrize("solver", CUTTING_PLANE)
-def test_cutting_plane_solvers_reach_the_optimum_of_the_full_qp(problem, solver, C):
-    task, X, Y = PROBLEMS[problem]()
+def test_cutting_plane_solvers_reach_the_optimum_of_the_full_qp(full_qp_problem, solver, C):
+    task, X, Y = full_qp_problem
     w_star, _, objective_star = solve_full_primal(task, X, Y, C)
 
     model = StructuredSVM(task, C=C, solver=solver, tol=1e-8).fit(X, Y)
@@ -81,9 +30,8 @@ def test_cutting_plane_solvers_reach_the_optimum_of_the_full_qp(problem, solver,
 
 
 @pytest.mark.parametrize("averaging", [True, False])
-@pytest.mark.parametrize("problem", list(PROBLEMS))
-def test_bcfw_reaches_the_optimum_of_the_full_qp(problem, averaging):
-    task, X, Y = PROBLEMS[problem]()
+def test_bcfw_reaches_the_optimum_of_the_full_qp(full_qp_problem, averaging):
+    task, X, Y = full_qp_problem
     w_star, _, objective_star = solve_full_primal(task, X, Y, 0.1)
 
     model = StructuredSVM(
@@ -97,7 +45,7 @@ def test_bcfw_reaches_the_optimum_of_the_full_qp(problem, averaging):
 
 
 @pytest.mark.parametrize("order", ["random", "cyclic"])
-def test_bcfw_gap_certifies_the_objective_while_it_converges(order):
+def test_bcfw_gap_certifies_the_objective_while_it_converges(order, multiclass_problem):
     task, X, Y = multiclass_problem()
     _, _, objective_star = solve_full_primal(task, X, Y, 10.0)
     model = StructuredSVM(task, C=10.0, solver="bcfw", max_iter=200, order=order).fit(X, Y)
@@ -107,9 +55,8 @@ def test_bcfw_gap_certifies_the_objective_while_it_converges(order):
     assert model.history_[-1]["relative_gap"] < model.history_[1]["relative_gap"] / 10
 
 
-@pytest.mark.parametrize("problem", list(PROBLEMS))
-def test_n_slack_solution_satisfies_the_kkt_conditions(problem):
-    task, X, Y = PROBLEMS[problem]()
+def test_n_slack_solution_satisfies_the_kkt_conditions(full_qp_problem):
+    task, X, Y = full_qp_problem
     C = 1.0
     model = StructuredSVM(task, C=C, solver="n-slack", tol=1e-9).fit(X, Y)
     working_set = model.working_set_
@@ -132,7 +79,7 @@ def test_n_slack_solution_satisfies_the_kkt_conditions(problem):
 
 
 @pytest.mark.parametrize("solver", CUTTING_PLANE)
-def test_history_records_a_certified_convergence(solver):
+def test_history_records_a_certified_convergence(solver, multiclass_problem):
     task, X, Y = multiclass_problem()
     model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-6).fit(X, Y)
     history = model.history_
@@ -152,11 +99,8 @@ def test_history_records_a_certified_convergence(solver):
 
 
 @pytest.mark.parametrize("solver", CUTTING_PLANE)
-def test_multiclass_special_case_is_the_crammer_singer_svm(solver):
-    digits = load_digits()
-    X_train, X_test, y_train, y_test = train_test_split(
-        digits.data / 16, digits.target, test_size=0.3, random_state=0
-    )
+def test_multiclass_special_case_is_the_crammer_singer_svm(solver, digits_split):
+    X_train, X_test, y_train, y_test = digits_split
     task = MulticlassTask(n_classes=10, n_features=64)
     reference = LinearSVC(
         multi_class="crammer_singer", fit_intercept=False, C=1.0, tol=1e-8, max_iter=100_000
@@ -186,13 +130,13 @@ def test_multiclass_special_case_is_the_crammer_singer_svm(solver):
         ({"solver": "bcfw", "order": "sorted"}, "order must be"),
     ],
 )
-def test_bad_parameters_are_rejected(params, message):
+def test_bad_parameters_are_rejected(params, message, multiclass_problem):
     task, X, Y = multiclass_problem()
     with pytest.raises(ValueError, match=message):
         StructuredSVM(task, **params).fit(X, Y)
 
 
-def test_keyboard_interrupt_keeps_the_last_iteration():
+def test_keyboard_interrupt_keeps_the_last_iteration(multiclass_problem):
     task, X, Y = multiclass_problem()
 
     class InterruptedTask(MulticlassTask):
@@ -259,7 +203,9 @@ class NaNFeatures(MulticlassTask):
     ],
 )
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_a_task_that_breaks_its_contract_during_fit_is_named(broken, message, solver):
+def test_a_task_that_breaks_its_contract_during_fit_is_named(
+    broken, message, solver, multiclass_problem
+):
     from structsvm import TaskContractViolation
 
     _, X, Y = multiclass_problem()

@@ -18,20 +18,14 @@ from structsvm import (
 from tasks import ChainTask, MulticlassTask
 
 
-def sequences():
-    rng = np.random.default_rng(0)
-    X, Y = [], []
-    for _ in range(20):
-        labels = rng.integers(0, 3, size=rng.integers(1, 6))
-        X.append(np.eye(3)[labels] + 0.5 * rng.normal(size=(len(labels), 3)))
-        Y.append(labels)
-    return X, Y
-
-
-def flat(n_classes):
-    rng = np.random.default_rng(1)
-    y = rng.integers(0, n_classes, size=40)
-    return np.eye(3)[y] + 0.5 * rng.normal(size=(40, 3)), y
+@pytest.fixture
+def data(label_sequences, points_around):
+    """Training sets by name: label sequences, and flat data of three or of two classes."""
+    return {
+        "sequences": label_sequences(20, 3, (1, 5), 0.5, seed=0),
+        "3 classes": points_around(np.eye(3), 40, 0.5, seed=1),
+        "2 classes": points_around(np.eye(3)[:2], 40, 0.5, seed=1),
+    }
 
 
 def pickle_round_trip(model):
@@ -46,28 +40,31 @@ def joblib_round_trip(model):
 
 
 FITTED = {
-    "perceptron on chains": lambda: (
+    "perceptron on chains": lambda data: (
         StructuredPerceptron(ChainTask(3, 3), max_epochs=5, random_state=0),
-        *sequences(),
+        *data["sequences"],
     ),
     **{
-        f"ssvm {solver} on chains": lambda solver=solver: (
+        f"ssvm {solver} on chains": lambda data, solver=solver: (
             StructuredSVM(ChainTask(3, 3), solver=solver, random_state=0),
-            *sequences(),
+            *data["sequences"],
         )
         for solver in ("n-slack", "1-slack", "bcfw")
     },
-    "ssvm on multiclass": lambda: (StructuredSVM(MulticlassTask(3, 3)), *flat(3)),
-    "MulticlassSVM": lambda: (MulticlassSVM(), *flat(3)),
-    "BinarySVM": lambda: (BinarySVM(C=1.0, kernel="rbf"), *flat(2)),
-    "KernelPerceptron": lambda: (KernelPerceptron(kernel="poly", random_state=0), *flat(2)),
+    "ssvm on multiclass": lambda data: (StructuredSVM(MulticlassTask(3, 3)), *data["3 classes"]),
+    "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
+    "BinarySVM": lambda data: (BinarySVM(C=1.0, kernel="rbf"), *data["2 classes"]),
+    "KernelPerceptron": lambda data: (
+        KernelPerceptron(kernel="poly", random_state=0),
+        *data["2 classes"],
+    ),
 }
 
 
 @pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
 @pytest.mark.parametrize("name", FITTED)
-def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip):
-    model, X, Y = FITTED[name]()
+def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip, data):
+    model, X, Y = FITTED[name](data)
     model.fit(X, Y)
     restored = round_trip(model)
     assert type(restored) is type(model)

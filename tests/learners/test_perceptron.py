@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from structsvm import StructuredPerceptron, margin, mistake_bound, radius
 from structsvm.datasets import make_separable
 from tasks import MulticlassTask
+from tests.references import perceptron_iterates
 
 
 @pytest.mark.parametrize("min_margin", [0.3, 0.6, 1.0])
@@ -47,13 +48,7 @@ def test_averaged_weights_are_the_mean_of_all_intermediate_weight_vectors():
     X, Y = rng.normal(size=(30, 4)), rng.integers(0, 3, 30)
     epochs = 3
 
-    w, snapshots = np.zeros(12), [np.zeros(12)]
-    for _ in range(epochs):
-        for x, y in zip(X, Y):
-            y_hat = task.argmax(x, w)
-            if y_hat != y:
-                w = w + task.joint_feature(x, y) - task.joint_feature(x, y_hat)
-            snapshots.append(w)
+    snapshots = perceptron_iterates(task, X, Y, epochs)
 
     plain = StructuredPerceptron(task, max_epochs=epochs, shuffle=False).fit(X, Y)
     averaged = StructuredPerceptron(task, max_epochs=epochs, shuffle=False, averaged=True)

@@ -1,6 +1,6 @@
 """Every solver copes with extreme C and degenerate training sets, and says so when it cannot.
 
-Against the full QP of :mod:`tests.full_qp`: a fit that converged is within its ``tol`` of the
+Against the full QP of :mod:`tests.references`: a fit that converged is within its ``tol`` of the
 optimum; one that did not warns with a ConvergenceWarning and keeps an exact history (finite
 weights, a recorded primal objective that is the one of the returned weights, a recorded dual
 objective below the optimum and a recorded gap above ``tol``).
@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from structsvm import StructuredSVM
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from tasks import ChainTask, MulticlassTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
 TOL = 1e-4
@@ -23,24 +23,19 @@ TOL = 1e-4
 ABSOLUTE = 1e-9
 
 
-def small_multiclass(n=12):
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(n, 3))
-    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
-    return MulticlassTask(3, 3), X, Y
+@pytest.fixture
+def small_multiclass(ordinal_classes):
+    return MulticlassTask(3, 3), *ordinal_classes(n=12)
 
 
-def small_chain(n=8, max_length=3):
-    rng = np.random.default_rng(3)
-    X, Y = [], []
-    for _ in range(n):
-        labels = rng.integers(0, 3, size=rng.integers(1, max_length + 1))
-        X.append(np.eye(3)[labels] + 0.7 * rng.normal(size=(len(labels), 3)))
-        Y.append(labels)
-    return ChainTask(3, 3), X, Y
+@pytest.fixture
+def small_chain(label_sequences):
+    return ChainTask(3, 3), *label_sequences(8, 3, (1, 3), 0.7, seed=3)
 
 
-PROBLEMS = {"multiclass": small_multiclass, "chain": small_chain}
+@pytest.fixture(params=["multiclass", "chain"])
+def problem(request, small_multiclass, small_chain):
+    return {"multiclass": small_multiclass, "chain": small_chain}[request.param]
 
 
 def fit(task, X, Y, solver, C, **params):
@@ -75,9 +70,8 @@ def assert_matches_the_full_qp(model, warned, task, X, Y, C):
 
 @pytest.mark.parametrize("C", [1e-6, 1e-3, 1.0, 1e3, 1e6])
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("problem", list(PROBLEMS))
 def test_extreme_C_is_solved_or_reported(problem, solver, C):
-    task, X, Y = PROBLEMS[problem]()
+    task, X, Y = problem
     model, warned = fit(task, X, Y, solver, C)
     assert_matches_the_full_qp(model, warned, task, X, Y, C)
     if solver != "bcfw":
@@ -86,33 +80,39 @@ def test_extreme_C_is_solved_or_reported(problem, solver, C):
         assert model.converged_ or (solver == "1-slack" and C == 1e6)
 
 
-def test_bcfw_at_a_huge_C_warns_that_max_iter_ran_out():
-    task, X, Y = small_multiclass()
+def test_bcfw_at_a_huge_C_warns_that_max_iter_ran_out(small_multiclass):
+    task, X, Y = small_multiclass
     with pytest.warns(ConvergenceWarning, match="stopped after max_iter=20 iterations"):
         model = StructuredSVM(task, C=1e6, solver="bcfw", max_iter=20, random_state=0).fit(X, Y)
     assert not model.converged_ and model.n_iter_ == 20
 
 
-def degenerate(kind):
-    task, X, Y = small_multiclass()
-    if kind == "constant features":
-        return task, np.full_like(X, 0.7), Y
-    if kind == "all-zero features":
-        return task, np.zeros_like(X), Y
-    if kind == "a single class in Y":
-        return task, X, np.zeros_like(Y)
-    if kind == "a single example":
-        return task, X[:1], Y[:1]
-    if kind == "duplicate examples":
-        return task, np.vstack([X, X, X[:3]]), np.concatenate([Y, Y, Y[:3]])
-    chain, X, Y = small_chain()
-    if kind == "sequences of length 1":
-        return chain, [x[:1] for x in X], [y[:1] for y in Y]
-    if kind == "one sequence of length 1":
-        return chain, [X[0][:1]], [Y[0][:1]]
-    if kind == "duplicate sequences":
-        return chain, X + X, Y + Y
-    raise ValueError(kind)
+@pytest.fixture
+def degenerate(small_multiclass, small_chain):
+    """Factory ``(kind) -> (task, X, Y)`` of the degenerate training set named ``kind``."""
+
+    def make(kind):
+        task, X, Y = small_multiclass
+        if kind == "constant features":
+            return task, np.full_like(X, 0.7), Y
+        if kind == "all-zero features":
+            return task, np.zeros_like(X), Y
+        if kind == "a single class in Y":
+            return task, X, np.zeros_like(Y)
+        if kind == "a single example":
+            return task, X[:1], Y[:1]
+        if kind == "duplicate examples":
+            return task, np.vstack([X, X, X[:3]]), np.concatenate([Y, Y, Y[:3]])
+        chain, X, Y = small_chain
+        if kind == "sequences of length 1":
+            return chain, [x[:1] for x in X], [y[:1] for y in Y]
+        if kind == "one sequence of length 1":
+            return chain, [X[0][:1]], [Y[0][:1]]
+        if kind == "duplicate sequences":
+            return chain, X + X, Y + Y
+        raise ValueError(kind)
+
+    return make
 
 
 DEGENERATE = [
@@ -129,7 +129,7 @@ DEGENERATE = [
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("kind", DEGENERATE)
-def test_degenerate_training_sets_are_solved(kind, solver):
+def test_degenerate_training_sets_are_solved(kind, solver, degenerate):
     task, X, Y = degenerate(kind)
     C = 1.0
     model, warned = fit(task, X, Y, solver, C, **({"max_iter": 300} if solver == "bcfw" else {}))
@@ -139,7 +139,7 @@ def test_degenerate_training_sets_are_solved(kind, solver):
     model.predict(X)
 
 
-def test_bcfw_certifies_the_optimum_in_one_pass_when_the_features_vanish():
+def test_bcfw_certifies_the_optimum_in_one_pass_when_the_features_vanish(degenerate):
     # Every direction is zero: the line search takes the full step to the most violating
     # output, so the blocks' losses reach the primal objective in a single pass.
     task, X, Y = degenerate("all-zero features")
@@ -148,7 +148,7 @@ def test_bcfw_certifies_the_optimum_in_one_pass_when_the_features_vanish():
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-def test_all_zero_features_give_zero_weights_and_the_whole_loss(solver):
+def test_all_zero_features_give_zero_weights_and_the_whole_loss(solver, degenerate):
     task, X, Y = degenerate("all-zero features")
     model, _ = fit(task, X, Y, solver, 1.0)
     np.testing.assert_array_equal(model.w_, 0.0)
@@ -157,8 +157,8 @@ def test_all_zero_features_give_zero_weights_and_the_whole_loss(solver):
 
 
 @pytest.mark.parametrize("solver", ["n-slack", "1-slack"])
-def test_duplicate_examples_double_the_dual_variables_not_the_weights(solver):
-    task, X, Y = small_multiclass()
+def test_duplicate_examples_double_the_dual_variables_not_the_weights(solver, small_multiclass):
+    task, X, Y = small_multiclass
     once, _ = fit(task, X, Y, solver, 1.0, tol=1e-8)
     twice, _ = fit(task, np.vstack([X, X]), np.concatenate([Y, Y]), solver, 0.5, tol=1e-8)
     # Two copies at C/2: ½‖w‖² + (C/2)·2·Σξ is ½‖w‖² + C·Σξ, the same problem, though each

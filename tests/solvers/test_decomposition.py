@@ -7,8 +7,7 @@ from structsvm.solvers import n_slack
 from structsvm.solvers._decomposition import example_blocks, example_gaps
 from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
 from structsvm.solvers._working_set import FeatureSpace, GramWorkingSet, WorkingSet
-from tests.full_qp import solve_full_primal
-from tests.test_ssvm import PROBLEMS, multiclass_problem
+from tests.references import solve_full_primal
 
 
 def run_to_convergence(task, X, Y, C, **options):
@@ -17,9 +16,8 @@ def run_to_convergence(task, X, Y, C, **options):
 
 
 @pytest.mark.parametrize("max_block_constraints", [1, 4])
-@pytest.mark.parametrize("problem", list(PROBLEMS))
-def test_small_blocks_reach_the_optimum_of_the_full_qp(problem, max_block_constraints):
-    task, X, Y = PROBLEMS[problem]()
+def test_small_blocks_reach_the_optimum_of_the_full_qp(full_qp_problem, max_block_constraints):
+    task, X, Y = full_qp_problem
     w_star, _, objective_star = solve_full_primal(task, X, Y, 1.0)
 
     state = run_to_convergence(task, X, Y, 1.0, max_block_constraints=max_block_constraints)
@@ -31,7 +29,7 @@ def test_small_blocks_reach_the_optimum_of_the_full_qp(problem, max_block_constr
     assert last["dual"] <= objective_star * (1 + 1e-9)
 
 
-def test_blocks_and_a_single_full_solve_agree():
+def test_blocks_and_a_single_full_solve_agree(multiclass_problem):
     task, X, Y = multiclass_problem(seed=3)
     blocks = run_to_convergence(task, X, Y, 0.5, max_block_constraints=2)
     whole = run_to_convergence(task, X, Y, 0.5, max_block_constraints=10**6)
@@ -39,14 +37,14 @@ def test_blocks_and_a_single_full_solve_agree():
     np.testing.assert_allclose(blocks.w, whole.w, atol=1e-4)
 
 
-def test_small_blocks_never_lower_the_dual_beyond_the_qp_accuracy():
+def test_small_blocks_never_lower_the_dual_beyond_the_qp_accuracy(multiclass_problem):
     task, X, Y = multiclass_problem(seed=1)
     state = run_to_convergence(task, X, Y, 10.0, max_block_constraints=3)
     duals = [record["dual"] for record in state.history]
     assert np.all(np.diff(duals) >= -1e-8 * np.abs(duals[1:]))  # interior-point accuracy
 
 
-def test_example_gaps_split_the_duality_gap():
+def test_example_gaps_split_the_duality_gap(multiclass_problem):
     task, X, Y = multiclass_problem()
     C = 1.0
     *_, state = n_slack(task, X, Y, C, max_iter=2, max_block_constraints=5)

@@ -6,27 +6,14 @@ import pytest
 
 from structsvm import StructuredSVM
 from structsvm._utils.parallel import ParallelTask
-from tasks import ChainTask, MulticlassTask
 
 
-def chain_problem(n_sequences=30, seed=0):
-    rng = np.random.default_rng(seed)
-    X, Y = [], []
-    for _ in range(n_sequences):
-        labels = rng.integers(0, 3, size=rng.integers(1, 7))
-        X.append(np.eye(3)[labels] + 0.6 * rng.normal(size=(len(labels), 3)))
-        Y.append(labels)
-    return ChainTask(3, 3), X, Y
-
-
-def multiclass_problem(n=60, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, size=n)
-    X = np.hstack([np.eye(3)[y] + 0.7 * rng.normal(size=(n, 3)), np.ones((n, 1))])
-    return MulticlassTask(3, 4), X, y
-
-
-PROBLEMS = {"chain": chain_problem, "multiclass": multiclass_problem}
+@pytest.fixture(params=["chain", "multiclass"])
+def problem(request, chain_problem, one_hot_multiclass):
+    """(task, X, Y) of a chain problem and of a multiclass one."""
+    if request.param == "chain":
+        return chain_problem()
+    return one_hot_multiclass(n=60, noise=0.7)
 
 
 def assert_same_outputs(parallel, serial):
@@ -36,10 +23,9 @@ def assert_same_outputs(parallel, serial):
         np.testing.assert_array_equal(mine, theirs)
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
 @pytest.mark.parametrize("n_jobs", [2, 3, -1])
 def test_parallel_oracles_return_the_serial_outputs_in_order(problem, n_jobs):
-    task, X, Y = PROBLEMS[problem]()
+    task, X, Y = problem
     w = np.random.default_rng(1).normal(size=task.size_joint_feature)
     parallel = ParallelTask(task, n_jobs=n_jobs, backend="threading")
     assert_same_outputs(parallel.batch_argmax(X, w), task.batch_argmax(X, w))
@@ -48,7 +34,7 @@ def test_parallel_oracles_return_the_serial_outputs_in_order(problem, n_jobs):
     )
 
 
-def test_more_workers_than_examples_and_a_single_example_are_handled():
+def test_more_workers_than_examples_and_a_single_example_are_handled(chain_problem):
     task, X, _ = chain_problem(n_sequences=2)
     w = np.random.default_rng(2).normal(size=task.size_joint_feature)
     parallel = ParallelTask(task, n_jobs=8, backend="threading")
@@ -56,7 +42,7 @@ def test_more_workers_than_examples_and_a_single_example_are_handled():
     assert_same_outputs(parallel.batch_argmax(X[:1], w), task.batch_argmax(X[:1], w))
 
 
-def test_the_wrapper_answers_the_rest_of_the_contract_with_the_wrapped_task():
+def test_the_wrapper_answers_the_rest_of_the_contract_with_the_wrapped_task(chain_problem):
     task, X, Y = chain_problem(n_sequences=4)
     parallel = ParallelTask(task, n_jobs=2)
     assert parallel.size_joint_feature == task.size_joint_feature
@@ -70,17 +56,16 @@ def test_the_wrapper_answers_the_rest_of_the_contract_with_the_wrapped_task():
 
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
-def test_n_jobs_must_be_a_non_zero_integer_or_none(n_jobs):
-    task, X, Y = multiclass_problem()
+def test_n_jobs_must_be_a_non_zero_integer_or_none(n_jobs, one_hot_multiclass):
+    task, X, Y = one_hot_multiclass(n=60, noise=0.7)
     with pytest.raises(ValueError, match="n_jobs"):
         ParallelTask(task, n_jobs=n_jobs)
     with pytest.raises(ValueError, match="n_jobs"):
         StructuredSVM(task, n_jobs=n_jobs).fit(X, Y)
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
 def test_structural_svm_on_two_local_processes_learns_the_serial_weights(problem):
-    task, X, Y = PROBLEMS[problem]()
+    task, X, Y = problem
     serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
     parallel = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=2).fit(X, Y)
     np.testing.assert_allclose(parallel.w_, serial.w_, rtol=1e-12, atol=1e-12)
@@ -104,9 +89,8 @@ def dask_client():
         yield client
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
 def test_structural_svm_on_a_dask_cluster_learns_the_serial_weights(dask_client, problem):
-    task, X, Y = PROBLEMS[problem]()
+    task, X, Y = problem
     serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
     with joblib.parallel_backend("dask"):
         assert joblib.effective_n_jobs(-1) == 2

@@ -10,30 +10,7 @@ from hypothesis import strategies as st
 
 from structsvm import Task
 from tasks import ChainTask, split_sequences
-
-
-def all_labelings(n_labels, length):
-    return np.array(list(itertools.product(range(n_labels), repeat=length)), dtype=np.int64)
-
-
-def reference_scores(task, x, labelings, w):
-    """Score every row of ``labelings`` straight from the documented layout of w."""
-    L, d = task.n_labels, task.n_features
-    emissions, rest = w[: L * d].reshape(L, d), w[L * d :]
-    scores = (x @ emissions.T)[np.arange(len(x)), labelings].sum(axis=1)
-    if task.transitions:
-        transitions, rest = rest[: L * L].reshape(L, L), rest[L * L :]
-        scores += transitions[labelings[:, :-1], labelings[:, 1:]].sum(axis=1)
-    if task.start_end:
-        start, end, rest = rest[:L], rest[L : 2 * L], rest[2 * L :]
-        scores += start[labelings[:, 0]] + end[labelings[:, -1]]
-    if task.bias:
-        scores += rest[labelings].sum(axis=1)
-    return scores
-
-
-def reference_losses(task, y_true, labelings):
-    return (task.label_weights[y_true] * (labelings != y_true)).sum(axis=1)
+from tests.references import all_labelings, chain_losses, chain_scores
 
 
 def random_task(rng, n_labels, n_features, transitions, start_end, bias):
@@ -67,8 +44,8 @@ def test_oracles_reach_the_enumerated_maximum(
     y_true = rng.integers(0, n_labels, length)
     w = rng.normal(size=task.size_joint_feature)
     labelings = all_labelings(n_labels, length)
-    scores = reference_scores(task, x, labelings, w)
-    augmented = reference_losses(task, y_true, labelings) + scores
+    scores = chain_scores(task, x, labelings, w)
+    augmented = chain_losses(task, y_true, labelings) + scores
 
     y_hat = task.argmax(x, w)
     assert y_hat.shape == (length,)
@@ -89,7 +66,7 @@ def test_score_of_joint_feature_matches_the_documented_layout(start_end, bias):
     labelings = all_labelings(3, 4)
     w = rng.normal(size=task.size_joint_feature)
     by_features = np.array([task.joint_feature(x, y) @ w for y in labelings])
-    np.testing.assert_allclose(by_features, reference_scores(task, x, labelings, w))
+    np.testing.assert_allclose(by_features, chain_scores(task, x, labelings, w))
 
 
 def test_ties_go_to_the_lexicographically_first_labelling_like_enumeration():

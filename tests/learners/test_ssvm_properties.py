@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from structsvm import StructuredSVM
 from tasks import ChainTask, MulticlassTask
-from tests.full_qp import solve_full_primal
+from tests.references import solve_full_primal
 
 
 @st.composite

@@ -2,19 +2,14 @@
 
 import logging
 
-import numpy as np
 import pytest
 
 from structsvm import StructuredSVM
-from tasks import MulticlassTask
 
 
 @pytest.fixture
-def problem():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 3, size=40)
-    X = np.hstack([np.eye(3)[y] + 0.8 * rng.normal(size=(40, 3)), np.ones((40, 1))])
-    return MulticlassTask(3, 4), X, y
+def problem(one_hot_multiclass):
+    return one_hot_multiclass(n=40, noise=0.8)
 
 
 def test_a_default_fit_prints_and_logs_nothing(problem, capsys, caplog):

@@ -6,16 +6,24 @@ import pytest
 import structsvm.qp._active_set as active_set
 from structsvm.qp import solve_simplex_dual
 from structsvm.qp._active_set import solve_on_active_set
-from tests.test_qp import assert_feasible, brute_force_dual, dual_objective, random_problem
+from tests.references import assert_feasible, brute_force_dual, dual_objective
 
 
-def scaled_problem(seed, m, p, n_groups):
-    """A random working set scaled as the QP module scales it: diag(G) <= 1, max offset 1."""
-    vectors, offsets, groups = random_problem(seed, m, p, n_groups)
-    vectors /= np.sqrt((vectors**2).sum(axis=1).max())
-    offsets /= offsets.max()
-    _, group_index = np.unique(groups, return_inverse=True)
-    return vectors, offsets, group_index.reshape(-1), int(group_index.max()) + 1
+@pytest.fixture
+def scaled_problem(random_problem):
+    """Factory ``(seed, m, p, n_groups) -> (vectors, offsets, group_index, n_groups)``.
+
+    A random working set scaled as the QP module scales it: diag(G) <= 1, max offset 1.
+    """
+
+    def make(seed, m, p, n_groups):
+        vectors, offsets, groups = random_problem(seed, m, p, n_groups)
+        vectors /= np.sqrt((vectors**2).sum(axis=1).max())
+        offsets /= offsets.max()
+        _, group_index = np.unique(groups, return_inverse=True)
+        return vectors, offsets, group_index.reshape(-1), int(group_index.max()) + 1
+
+    return make
 
 
 def solve_from(alpha, vectors, offsets, group_index, n_groups, C):
@@ -40,7 +48,9 @@ def assert_kkt(alpha, vectors, offsets, group_index, n_groups, C, tol=1e-8):
 
 @pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
 @pytest.mark.parametrize(("m", "p", "n_groups"), [(40, 30, 1), (60, 20, 12), (30, 50, 30)])
-def test_adding_constraints_to_a_solved_working_set_is_solved_exactly(C, m, p, n_groups):
+def test_adding_constraints_to_a_solved_working_set_is_solved_exactly(
+    C, m, p, n_groups, scaled_problem
+):
     """The cutting-plane situation: the optimum of all but the last constraints, plus zeros."""
     vectors, offsets, group_index, n_groups = scaled_problem(m + p, m, p, n_groups)
     known = m - 3
@@ -65,7 +75,7 @@ def test_adding_constraints_to_a_solved_working_set_is_solved_exactly(C, m, p, n
     )
 
 
-def test_an_answer_from_any_start_is_the_brute_force_optimum():
+def test_an_answer_from_any_start_is_the_brute_force_optimum(scaled_problem):
     """From random starts on problems with dependent vectors it may give up, but never errs."""
     answered = 0
     for seed in range(30):
@@ -85,7 +95,7 @@ def test_an_answer_from_any_start_is_the_brute_force_optimum():
     assert answered >= 10
 
 
-def test_it_gives_up_when_the_corrections_run_out(monkeypatch):
+def test_it_gives_up_when_the_corrections_run_out(monkeypatch, scaled_problem):
     vectors, offsets, group_index, n_groups = scaled_problem(3, 60, 20, 12)
     start = np.zeros(60)
     monkeypatch.setattr(active_set, "MAX_ROUNDS", 1)
@@ -94,7 +104,7 @@ def test_it_gives_up_when_the_corrections_run_out(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_duplicated_constraints_sharing_the_optimum_are_solved(seed):
+def test_duplicated_constraints_sharing_the_optimum_are_solved(seed, scaled_problem):
     """Two copies of a support constraint, each with half its α, make the face singular."""
     vectors, offsets, group_index, n_groups = scaled_problem(seed, 20, 8, 1)
     optimum = solve_simplex_dual(vectors @ vectors.T, offsets, group_index, 1.0, method="generic")
@@ -114,7 +124,7 @@ def test_duplicated_constraints_sharing_the_optimum_are_solved(seed):
     )
 
 
-def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt():
+def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt(random_problem):
     vectors, offsets, groups = random_problem(11, 50, 30, 10)
     gram = vectors @ vectors.T
     earlier = solve_simplex_dual(gram[:-2, :-2], offsets[:-2], groups[:-2], 1.0)
@@ -130,21 +140,31 @@ def test_warm_started_working_set_qps_use_it_and_agree_with_cvxopt():
     np.testing.assert_allclose(result.objective, reference.objective, rtol=1e-9)
 
 
-def dependent_problem(seed):
-    """Constraint vectors with many linear dependencies (sums of other constraints' vectors)."""
-    vectors, offsets, group_index, n_groups = scaled_problem(seed, 12, 10, 3)
-    rng = np.random.default_rng(seed)
-    mixes = rng.integers(0, 2, size=(18, 12)) * rng.choice([-1.0, 1.0], size=(18, 12))
-    combined = mixes @ vectors
-    combined /= np.sqrt((combined**2).sum(axis=1).max())
-    vectors = np.vstack([vectors, combined])
-    offsets = np.concatenate([offsets, rng.uniform(0.2, 1.0, size=18)])
-    group_index = np.concatenate([group_index, rng.integers(0, n_groups, size=18)])
-    return vectors, offsets, group_index, n_groups
+@pytest.fixture
+def dependent_problem(scaled_problem):
+    """Factory ``(seed) -> (vectors, offsets, group_index, n_groups)``.
+
+    Constraint vectors with many linear dependencies (sums of other constraints' vectors).
+    """
+
+    def make(seed):
+        vectors, offsets, group_index, n_groups = scaled_problem(seed, 12, 10, 3)
+        rng = np.random.default_rng(seed)
+        mixes = rng.integers(0, 2, size=(18, 12)) * rng.choice([-1.0, 1.0], size=(18, 12))
+        combined = mixes @ vectors
+        combined /= np.sqrt((combined**2).sum(axis=1).max())
+        vectors = np.vstack([vectors, combined])
+        offsets = np.concatenate([offsets, rng.uniform(0.2, 1.0, size=18)])
+        group_index = np.concatenate([group_index, rng.integers(0, n_groups, size=18)])
+        return vectors, offsets, group_index, n_groups
+
+    return make
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_basic_solution_keeps_w_and_the_group_sums_on_an_independent_support(seed):
+def test_a_basic_solution_keeps_w_and_the_group_sums_on_an_independent_support(
+    seed, dependent_problem
+):
     vectors, offsets, group_index, n_groups = dependent_problem(seed)
     alpha = np.random.default_rng(seed).uniform(0.1, 1.0, size=len(offsets))
 
@@ -161,7 +181,7 @@ def test_a_basic_solution_keeps_w_and_the_group_sums_on_an_independent_support(s
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_basic_point_of_an_interior_point_optimum_is_optimal(seed):
+def test_the_basic_point_of_an_interior_point_optimum_is_optimal(seed, dependent_problem):
     vectors, offsets, group_index, n_groups = dependent_problem(seed)
     gram = vectors @ vectors.T
     optimum = solve_simplex_dual(gram, offsets, group_index, 1.0, method="generic", tol=1e-12)

@@ -2,20 +2,12 @@
 
 import numpy as np
 import pytest
-from cvxopt import matrix, solvers
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import KernelMulticlassSVM, RBFKernel, StructuredSVM
 from tasks import MulticlassTask
-
-
-def blobs(seed=0, n=40):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    Y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 0.5)
-    return X, Y
+from tests.references import multiclass_dual_scores, solve_full_multiclass_dual
 
 
 def rings(n, seed):
@@ -27,52 +19,9 @@ def rings(n, seed):
     return np.c_[radius * np.cos(angle), radius * np.sin(angle)], y
 
 
-def solve_full_dual(kernel, X, Y, n_classes, C):
-    """Solve the dual over every constraint (i, ȳ ≠ y_i) with cvxopt; return (α, pairs, D*).
-
-    The Gram matrix is written out from the joint kernel J((x, y), (x', y')) = k(x, x')[y = y']:
-    ⟨ψ_a, ψ_b⟩ = J(a_true, b_true) − J(a_true, b_bar) − J(a_bar, b_true) + J(a_bar, b_bar).
-    """
-    inputs = kernel(X)
-    pairs = [(i, ybar) for i in range(len(Y)) for ybar in range(n_classes) if ybar != Y[i]]
-    m = len(pairs)
-    gram = np.zeros((m, m))
-
-    def joint(i, y, j, y_other):
-        return inputs[i, j] * float(y == y_other)
-
-    for a, (i, ybar_i) in enumerate(pairs):
-        for b, (j, ybar_j) in enumerate(pairs):
-            gram[a, b] = (
-                joint(i, Y[i], j, Y[j])
-                - joint(i, Y[i], j, ybar_j)
-                - joint(i, ybar_i, j, Y[j])
-                + joint(i, ybar_i, j, ybar_j)
-            )
-    per_example = np.zeros((len(Y), m))
-    for a, (i, _) in enumerate(pairs):
-        per_example[i, a] = 1.0
-    G = np.vstack([-np.eye(m), per_example])
-    h = np.concatenate([np.zeros(m), np.full(len(Y), C)])
-    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
-    solution = solvers.qp(matrix(gram), matrix(-np.ones(m)), matrix(G), matrix(h), options=options)
-    alpha = np.array(solution["x"]).ravel()
-    return alpha, pairs, float(alpha.sum() - 0.5 * alpha @ gram @ alpha)
-
-
-def full_dual_scores(kernel, X, Y, alpha, pairs, n_classes, X_new):
-    """Score ``Σ_k α_k k(x_{i_k}, x)([y_{i_k} = y] − [ȳ_k = y])`` of every class y."""
-    to_new = kernel(X, X_new)
-    scores = np.zeros((len(X_new), n_classes))
-    for a, (i, ybar) in enumerate(pairs):
-        scores[:, Y[i]] += alpha[a] * to_new[i]
-        scores[:, ybar] -= alpha[a] * to_new[i]
-    return scores
-
-
 @pytest.mark.parametrize("C", [0.1, 10.0])
-def test_linear_kernel_reproduces_the_linear_n_slack_solver(C):
-    X, Y = blobs()
+def test_linear_kernel_reproduces_the_linear_n_slack_solver(C, ordinal_classes):
+    X, Y = ordinal_classes()
     linear = StructuredSVM(MulticlassTask(3, 3), C=C, solver="n-slack", tol=1e-8).fit(X, Y)
 
     model = KernelMulticlassSVM(C=C, kernel="linear", tol=1e-8).fit(X, Y)
@@ -80,23 +29,23 @@ def test_linear_kernel_reproduces_the_linear_n_slack_solver(C):
     assert model.converged_
     np.testing.assert_allclose(model.primal_objective_, linear.primal_objective_, rtol=1e-6)
     W = linear.w_.reshape(3, 3)
-    X_new, _ = blobs(seed=1, n=20)
+    X_new, _ = ordinal_classes(seed=1, n=20)
     np.testing.assert_allclose(model.decision_function(X_new), X_new @ W.T, atol=1e-4)
 
 
 @pytest.mark.parametrize("C", [0.5, 5.0])
-def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C):
-    X, Y = blobs(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
+def test_rbf_objective_matches_the_full_dual_qp_over_every_constraint(C, ordinal_classes):
+    X, Y = ordinal_classes(seed=2, n=15)  # overlapping classes: some examples keep a positive slack
     kernel = RBFKernel(gamma=0.5)
-    alpha, pairs, optimum = solve_full_dual(kernel, X, Y, 3, C)
+    alpha, pairs, optimum = solve_full_multiclass_dual(kernel, X, Y, 3, C)
 
     model = KernelMulticlassSVM(C=C, kernel=kernel, tol=1e-8).fit(X, Y)
 
     assert model.converged_
     np.testing.assert_allclose(model.primal_objective_, optimum, rtol=1e-6)
     np.testing.assert_allclose(model.dual_objective_, optimum, rtol=1e-6)
-    X_new, _ = blobs(seed=3, n=10)
-    expected = full_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
+    X_new, _ = ordinal_classes(seed=3, n=10)
+    expected = multiclass_dual_scores(kernel, X, Y, alpha, pairs, 3, X_new)
     np.testing.assert_allclose(model.decision_function(X_new), expected, atol=1e-4)
 
 
@@ -195,11 +144,6 @@ def test_two_classes_give_one_decision_value_per_input_as_in_scikit_learn():
     assert model.score(X, binary) >= 0.95
 
 
-@parametrize_with_checks([KernelMulticlassSVM()])
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
-
-
 def test_clone_keeps_the_hyper_parameters_and_no_fitted_state():
     model = KernelMulticlassSVM(C=3.0, kernel="poly", degree=2, tol=1e-4).fit(*rings(30, seed=1))
 
@@ -261,19 +205,19 @@ def test_a_tolerance_below_the_qp_precision_stops_with_a_warning_not_a_loop():
 
 # ------------------------------------------- one cutting-plane loop: what it brings the kernel SVM
 
-# Ten iterations on blobs(n=80): enough to stop, continue and resume in between.
+# Ten iterations on ordinal_classes(n=80): enough to stop, continue and resume in between.
 SLOW_SETTINGS = {"C": 10.0, "kernel": "poly", "degree": 2, "tol": 1e-6}
 
 
-def test_a_fit_that_runs_out_of_max_iter_warns():
-    X, Y = blobs(n=80)
+def test_a_fit_that_runs_out_of_max_iter_warns(ordinal_classes):
+    X, Y = ordinal_classes(n=80)
     with pytest.warns(ConvergenceWarning, match=r"KernelMulticlassSVM stopped after max_iter=2"):
         model = KernelMulticlassSVM(**SLOW_SETTINGS, max_iter=2).fit(X, Y)
     assert not model.converged_ and model.n_iter_ == 2
 
 
-def test_a_warm_start_follows_the_iterates_of_one_uninterrupted_fit():
-    X, Y = blobs(n=80)
+def test_a_warm_start_follows_the_iterates_of_one_uninterrupted_fit(ordinal_classes):
+    X, Y = ordinal_classes(n=80)
     settings = SLOW_SETTINGS
     full = KernelMulticlassSVM(**settings).fit(X, Y)
     model = KernelMulticlassSVM(**settings, max_iter=3)
@@ -289,15 +233,15 @@ def test_a_warm_start_follows_the_iterates_of_one_uninterrupted_fit():
     np.testing.assert_allclose(model.dual_coef_, full.dual_coef_, rtol=1e-9, atol=1e-12)
 
 
-def test_a_warm_start_on_other_labels_is_refused():
-    X, Y = blobs()
+def test_a_warm_start_on_other_labels_is_refused(ordinal_classes):
+    X, Y = ordinal_classes()
     model = KernelMulticlassSVM(kernel="rbf", gamma=1.0, warm_start=True).fit(X, Y)
     with pytest.raises(ValueError, match=r"training data \(X, Y\) changed"):
         model.fit(X, np.roll(Y, 1))
 
 
-def test_a_checkpoint_resumes_the_fit_and_predicts_as_saved(tmp_path):
-    X, Y = blobs(n=80)
+def test_a_checkpoint_resumes_the_fit_and_predicts_as_saved(ordinal_classes, tmp_path):
+    X, Y = ordinal_classes(n=80)
     settings = SLOW_SETTINGS
     full = KernelMulticlassSVM(**settings).fit(X, Y)
     path = tmp_path / "kernel.ckpt"
@@ -311,8 +255,8 @@ def test_a_checkpoint_resumes_the_fit_and_predicts_as_saved(tmp_path):
     np.testing.assert_allclose(loaded.primal_objective_, full.primal_objective_, rtol=1e-9)
 
 
-def test_progress_draws_a_bar(capsys):
-    X, Y = blobs()
+def test_progress_draws_a_bar(ordinal_classes, capsys):
+    X, Y = ordinal_classes()
     model = KernelMulticlassSVM(kernel="rbf", gamma=1.0, progress=True).fit(X, Y)
     final_line = capsys.readouterr().err.strip().split("\r")[-1]
     assert "KernelMulticlassSVM" in final_line and f"iteration={model.n_iter_}" in final_line

@@ -1,0 +1,257 @@
+"""Independent ground truth for the tests: slow computations written from the definitions.
+
+Nothing here calls the library's solvers or QP code. QPs with every constraint go to cvxopt
+directly, optima and kernel values are found by enumeration or explicit feature maps, and the
+learners are their textbook loops. Tasks and kernels come from the tests, which ask them only for
+features, losses, oracles and kernel values.
+"""
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import scipy.sparse
+from cvxopt import matrix, solvers
+from sklearn.utils import check_random_state
+
+
+# ------------------------------------------------------------------------ structural SVM
+def solve_full_primal(task, X, Y, C):
+    """Return (w, ξ, objective) of the structural SVM with all constraints enumerated.
+
+    The primal QP in the variables (w, ξ): objective ½‖w‖² + C Σ ξ_i, one constraint
+    w · ψ_i(y) >= Δ(y_i, y) − ξ_i for every example i and every output y ≠ y_i, and ξ >= 0.
+    """
+    n, p = len(X), task.size_joint_feature
+    rows, offsets = [], []
+    for i, (x, y_true) in enumerate(zip(X, Y)):
+        phi_true = task.joint_feature(x, y_true)
+        for y in task.outputs(x):
+            if task.outputs_equal(y, y_true):
+                continue
+            row = np.zeros(p + n)
+            row[:p] = -(phi_true - task.joint_feature(x, y))
+            row[p + i] = -1.0
+            rows.append(row)
+            offsets.append(-task.loss(y_true, y))
+    nonnegative_slacks = np.hstack([np.zeros((n, p)), -np.eye(n)])
+    G = np.vstack([np.array(rows), nonnegative_slacks])
+    h = np.concatenate([offsets, np.zeros(n)])
+    P = np.zeros((p + n, p + n))
+    P[:p, :p] = np.eye(p)
+    q = np.concatenate([np.zeros(p), np.full(n, C)])
+    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
+    solution = solvers.qp(matrix(P), matrix(q), matrix(G), matrix(h), options=options)
+    z = np.array(solution["x"]).ravel()
+    w, xi = z[:p], z[p:]
+    return w, xi, 0.5 * w @ w + C * xi.sum()
+
+
+# ------------------------------------------------------------------------ kernel multiclass SVM
+def solve_full_multiclass_dual(kernel, X, Y, n_classes, C):
+    """Solve the kernel Crammer–Singer dual over every constraint (i, ȳ ≠ y_i) with cvxopt.
+
+    Return (α, pairs, D*): the multipliers, the constraint (i, ȳ) of each, the optimum.
+
+    The Gram matrix is written out from the joint kernel J((x, y), (x', y')) = k(x, x')[y = y']:
+    ⟨ψ_a, ψ_b⟩ = J(a_true, b_true) − J(a_true, b_bar) − J(a_bar, b_true) + J(a_bar, b_bar).
+    """
+    inputs = kernel(X)
+    pairs = [(i, ybar) for i in range(len(Y)) for ybar in range(n_classes) if ybar != Y[i]]
+    m = len(pairs)
+    gram = np.zeros((m, m))
+
+    def joint(i, y, j, y_other):
+        return inputs[i, j] * float(y == y_other)
+
+    for a, (i, ybar_i) in enumerate(pairs):
+        for b, (j, ybar_j) in enumerate(pairs):
+            gram[a, b] = (
+                joint(i, Y[i], j, Y[j])
+                - joint(i, Y[i], j, ybar_j)
+                - joint(i, ybar_i, j, Y[j])
+                + joint(i, ybar_i, j, ybar_j)
+            )
+    per_example = np.zeros((len(Y), m))
+    for a, (i, _) in enumerate(pairs):
+        per_example[i, a] = 1.0
+    G = np.vstack([-np.eye(m), per_example])
+    h = np.concatenate([np.zeros(m), np.full(len(Y), C)])
+    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
+    solution = solvers.qp(matrix(gram), matrix(-np.ones(m)), matrix(G), matrix(h), options=options)
+    alpha = np.array(solution["x"]).ravel()
+    return alpha, pairs, float(alpha.sum() - 0.5 * alpha @ gram @ alpha)
+
+
+def multiclass_dual_scores(kernel, X, Y, alpha, pairs, n_classes, X_new):
+    """Score ``Σ_k α_k k(x_{i_k}, x)([y_{i_k} = y] − [ȳ_k = y])`` of every class y."""
+    to_new = kernel(X, X_new)
+    scores = np.zeros((len(X_new), n_classes))
+    for a, (i, ybar) in enumerate(pairs):
+        scores[:, Y[i]] += alpha[a] * to_new[i]
+        scores[:, ybar] -= alpha[a] * to_new[i]
+    return scores
+
+
+# ------------------------------------------------------------------------ working-set QP
+def dual_objective(alpha, vectors, offsets):
+    """Return Σ_k α_k Δ_k − ½‖Σ_k α_k ψ_k‖², the objective of the working-set QP."""
+    return offsets @ alpha - 0.5 * np.sum((vectors.T @ alpha) ** 2)
+
+
+def assert_feasible(alpha, groups, C):
+    """Assert α >= 0 with every group's sum at most C: the feasible set of the QP."""
+    assert np.all(alpha >= 0)
+    for g in np.unique(groups):
+        assert alpha[groups == g].sum() <= C * (1 + 1e-12)
+
+
+def brute_force_dual(vectors, offsets, groups, C):
+    """Return the optimal dual value by enumerating supports and saturated groups.
+
+    For every choice of the constraints allowed to be positive (F) and the groups whose sum is
+    held at C (T), solve the stationarity equations of that face; the best feasible stationary
+    point is the optimum of the concave QP.
+    """
+    gram = vectors @ vectors.T
+    m = len(offsets)
+    labels = np.unique(groups)
+    best = 0.0
+    for free in itertools.product([False, True], repeat=m):
+        F = np.flatnonzero(free)
+        for saturated in itertools.product([False, True], repeat=len(labels)):
+            T = labels[np.asarray(saturated, dtype=bool)]
+            S = (groups[F][None, :] == T[:, None]).astype(float)
+            kkt = np.block([[gram[np.ix_(F, F)], S.T], [S, np.zeros((len(T), len(T)))]])
+            rhs = np.concatenate([offsets[F], np.full(len(T), C)])
+            solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+            if not np.allclose(kkt @ solution, rhs, atol=1e-9):
+                continue
+            alpha = np.zeros(m)
+            alpha[F] = solution[: len(F)]
+            sums = np.array([alpha[groups == g].sum() for g in labels])
+            if alpha.min() >= -1e-12 and sums.max(initial=0.0) <= C + 1e-12:
+                best = max(best, dual_objective(alpha, vectors, offsets))
+    return best
+
+
+# ------------------------------------------------------------------------ learners
+def dense_bcfw_passes(task, X, Y, C, n_passes, averaging, order, random_state):
+    """Yield the reported (w, loss) after every pass of textbook BCFW with dense blocks."""
+    rng = check_random_state(random_state)
+    n, size = len(X), task.size_joint_feature
+    blocks, block_losses = np.zeros((n, size)), np.zeros(n)
+    w, total_loss = np.zeros(size), 0.0
+    iterates, losses = [], []
+    yield w.copy(), 0.0
+    for _ in range(n_passes):
+        for i in rng.permutation(n) if order == "random" else range(n):
+            y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
+            phi = [
+                np.ravel(scipy.sparse.csr_matrix(task.joint_feature(X[i], y)).toarray())
+                for y in (Y[i], y_hat)
+            ]
+            corner = C * (phi[0] - phi[1])
+            corner_loss = C * task.loss(Y[i], y_hat)
+            direction = corner - blocks[i]
+            curvature = direction @ direction
+            gap = corner_loss - block_losses[i] - w @ direction
+            step = 0.0 if curvature <= 0 else min(max(gap / curvature, 0.0), 1.0)
+            blocks[i] += step * direction
+            w = w + step * direction
+            total_loss += step * (corner_loss - block_losses[i])
+            block_losses[i] += step * (corner_loss - block_losses[i])
+            iterates.append(w)
+            losses.append(total_loss)
+        if averaging:
+            # w̄ after k steps is Σ_j j w_j / Σ_j j: the weights 2 / (k + 1) unrolled.
+            weights = np.arange(1, len(iterates) + 1, dtype=float)
+            weights /= weights.sum()
+            yield weights @ np.array(iterates), weights @ np.array(losses)
+        else:
+            yield w.copy(), total_loss
+
+
+def perceptron_iterates(task, X, Y, epochs):
+    """Return w = 0 and w after every example of ``epochs`` in-order passes of the perceptron.
+
+    The textbook structured perceptron: on a mistake ŷ = argmax_y w · φ(x, y) ≠ y, add
+    φ(x, y) − φ(x, ŷ) to w.
+    """
+    w = np.zeros(task.size_joint_feature)
+    iterates = [w]
+    for _ in range(epochs):
+        for x, y in zip(X, Y, strict=True):
+            y_hat = task.argmax(x, w)
+            if not task.outputs_equal(y_hat, y):
+                w = w + task.joint_feature(x, y) - task.joint_feature(x, y_hat)
+            iterates.append(w)
+    return iterates
+
+
+def primal_perceptron(X, signs, fit_intercept, max_epochs=100):
+    """The textbook perceptron: on y_i(⟨w, x_i⟩ + b) <= 0 add y_i x_i to w and y_i to b."""
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(max_epochs):
+        mistakes = 0
+        for x, s in zip(X, signs, strict=True):
+            if s * (w @ x + b) <= 0:
+                w += s * x
+                b += s if fit_intercept else 0.0
+                mistakes += 1
+        if mistakes == 0:
+            break
+    return w, b
+
+
+# ------------------------------------------------------------------------ chain task
+def all_labelings(n_labels, length):
+    """Every labelling of a sequence of ``length``, one per row, in lexicographic order."""
+    return np.array(list(itertools.product(range(n_labels), repeat=length)), dtype=np.int64)
+
+
+def chain_scores(task, x, labelings, w):
+    """Score every row of ``labelings`` straight from the documented layout of w."""
+    L, d = task.n_labels, task.n_features
+    emissions, rest = w[: L * d].reshape(L, d), w[L * d :]
+    scores = (x @ emissions.T)[np.arange(len(x)), labelings].sum(axis=1)
+    if task.transitions:
+        transitions, rest = rest[: L * L].reshape(L, L), rest[L * L :]
+        scores += transitions[labelings[:, :-1], labelings[:, 1:]].sum(axis=1)
+    if task.start_end:
+        start, end, rest = rest[:L], rest[L : 2 * L], rest[2 * L :]
+        scores += start[labelings[:, 0]] + end[labelings[:, -1]]
+    if task.bias:
+        scores += rest[labelings].sum(axis=1)
+    return scores
+
+
+def chain_losses(task, y_true, labelings):
+    """Weighted Hamming loss of every row of ``labelings`` against ``y_true``."""
+    return (task.label_weights[y_true] * (labelings != y_true)).sum(axis=1)
+
+
+# ------------------------------------------------------------------------ kernels
+def quadratic_features(X):
+    """Explicit map of (⟨x, z⟩ + 1)²: 1, √2·x_i, x_i², √2·x_i·x_j (i < j)."""
+    d = X.shape[1]
+    columns = [np.ones(len(X))]
+    columns += [np.sqrt(2) * X[:, i] for i in range(d)]
+    columns += [X[:, i] ** 2 for i in range(d)]
+    columns += [np.sqrt(2) * X[:, i] * X[:, j] for i in range(d) for j in range(i + 1, d)]
+    return np.column_stack(columns)
+
+
+def subsequence_counts(s):
+    """How often each subsequence occurs in s, over all index sets (the empty one included)."""
+    return Counter(
+        "".join(s[i] for i in indices)
+        for size in range(len(s) + 1)
+        for indices in itertools.combinations(range(len(s)), size)
+    )
+
+
+def brute_force_subsequence_kernel(s, t):
+    """The all-subsequences kernel of s and t: pairs of equal subsequences, counted."""
+    counts_s, counts_t = subsequence_counts(s), subsequence_counts(t)
+    return sum(count * counts_t[u] for u, count in counts_s.items())
