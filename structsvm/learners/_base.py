@@ -12,15 +12,18 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structsvm._task import Task
+from structsvm._utils.parallel import map_chunks
 
 
 class StructuredEstimator(BaseEstimator):
     """Base of the learners: a task, a learned weight vector ``w_``, ``predict`` and ``score``.
 
-    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle.
+    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle, on
+    ``n_jobs`` joblib workers for learners with that parameter and serially for the others.
     """
 
     task: Task
+    n_jobs: int | None = 1
 
     def _check_task(self) -> Task:
         if not isinstance(self.task, Task):
@@ -40,7 +43,7 @@ class StructuredEstimator(BaseEstimator):
         task = self._check_task()
         self._check_fitted()
         X, _ = task.check_data(X)
-        return task.batch_argmax(X, self.w_)
+        return map_chunks(task.batch_argmax, (X,), self.w_, n_jobs=self.n_jobs)
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Return ``1 - Σ Δ(Y[i], ŷ_i) / Σ max_loss(Y[i])``.

@@ -20,7 +20,7 @@ from structsvm._utils.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from structsvm._utils.parallel import ParallelTask
+from structsvm._utils.parallel import check_n_jobs
 from structsvm._utils.validation import (
     check_positive_float,
     check_positive_int,
@@ -78,7 +78,7 @@ class StructuredSVM(StructuredEstimator):
         bcfw: seed of the random order.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score), through joblib; see
-        :class:`~structsvm._utils.parallel.ParallelTask`. None means 1 unless a
+        :func:`~structsvm._utils.parallel.map_chunks`. None means 1 unless a
         ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
         inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
         steps are sequential; only its gap evaluation after each pass is parallel.
@@ -182,14 +182,13 @@ class StructuredSVM(StructuredEstimator):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
 
-    def _check_task(self) -> Task:
-        """Return the task, wrapped to run its batch oracles on ``n_jobs`` joblib workers."""
-        return ParallelTask(super()._check_task(), n_jobs=self.n_jobs)
-
     def _solver_options(self) -> dict[str, Any]:
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {sorted(SOLVERS)}, got {self.solver!r}")
-        options: dict[str, Any] = {"tol": check_positive_float(self.tol, "tol")}
+        options: dict[str, Any] = {
+            "tol": check_positive_float(self.tol, "tol"),
+            "n_jobs": check_n_jobs(self.n_jobs),
+        }
         if self.max_iter is not None:
             options["max_iter"] = check_positive_int(self.max_iter, "max_iter")
         if self.solver == "bcfw":

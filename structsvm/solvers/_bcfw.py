@@ -207,6 +207,7 @@ def bcfw(
     order: str = "random",
     random_state: int | np.random.RandomState | None = None,
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -234,6 +235,10 @@ def bcfw(
         for up to ``max_iter`` further passes, numbering them on from its history, exactly as
         the earlier run would have gone on. A state that already meets ``tol`` is yielded
         back, marked converged, without a new pass. ``initial_state`` is left unchanged.
+    n_jobs : int or None, default=None
+        joblib workers for the duality-gap evaluation after each pass, one chunk of examples
+        each (None: 1 unless a joblib context says otherwise). The steps themselves are
+        sequential; the iterates do not depend on ``n_jobs``.
 
     Yields
     ------
@@ -327,7 +332,7 @@ def bcfw(
         if averaging and steps:
             reported_w += average_scale * average_offset
             reported_loss = average_loss
-        oracle = loss_augmented_pass(task, X, Y, true_features, reported_w)
+        oracle = loss_augmented_pass(task, X, Y, true_features, reported_w, n_jobs=n_jobs)
         oracle_calls += n
         primal = primal_objective(reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w

@@ -226,6 +226,7 @@ def cutting_plane(
     inactive_window: int,
     smoothing: float = 1.0,
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
@@ -247,6 +248,9 @@ def cutting_plane(
     iterations on from its history, and ``formulation`` and ``optimiser`` are not used; up to
     ``max_iter`` further iterations run. A state that already meets ``tol`` is yielded back,
     marked converged, without a new iteration. ``initial_state`` itself is left unchanged.
+
+    Each oracle pass runs on ``n_jobs`` joblib workers (see
+    :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
     """
     n = len(X)
     true_features = task.batch_joint_feature(X, Y)
@@ -299,7 +303,7 @@ def cutting_plane(
             at_solution = step == 1.0
             query = solution if at_solution else state.w + step * (solution - state.w)
         oracle = loss_augmented_pass(
-            task, X, Y, true_features, query, true_feature_sum=true_feature_sum
+            task, X, Y, true_features, query, true_feature_sum=true_feature_sum, n_jobs=n_jobs
         )
         oracle_calls += n
         query_primal = primal_objective(query, oracle.slacks, C)

@@ -56,6 +56,7 @@ def n_slack(
     inactive_window: int = 1,
     max_block_constraints: int = 150,
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -82,6 +83,9 @@ def n_slack(
         A state yielded by an earlier run on the same task, data and C: continue from it for
         up to ``max_iter`` further iterations (see
         :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
+    n_jobs : int or None, default=None
+        joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
+        joblib context says otherwise); the iterates do not depend on it.
 
     Yields
     ------
@@ -100,4 +104,5 @@ def n_slack(
         max_iter=max_iter,
         inactive_window=inactive_window,
         initial_state=initial_state,
+        n_jobs=n_jobs,
     )

@@ -59,6 +59,7 @@ def one_slack(
     inactive_window: int = 50,
     smoothing: float = 0.3,
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
@@ -89,4 +90,5 @@ def one_slack(
         inactive_window=inactive_window,
         smoothing=smoothing,
         initial_state=initial_state,
+        n_jobs=n_jobs,
     )
