@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import check_same_problem, problem_key
+from structsvm._utils.fingerprint import check_same_problem, problem_key
 from structsvm._utils.validation import check_positive_int, check_targets_given
 from structsvm.learners._base import StructuredEstimator, interruptible
 
@@ -44,8 +44,9 @@ class StructuredPerceptron(StructuredEstimator):
         continues from the end of the last completed epoch: its weights, the averaging sums and
         the shuffling generator, for up to ``max_epochs`` further epochs numbered on from
         ``history_``, as one uninterrupted fit would have gone on. A different task, number
-        of examples or training data raises ValueError; ``random_state`` is then not used. A
-        fit that has converged stays as it is.
+        of examples or training data raises ValueError (the data only if the earlier fit ran
+        with ``warm_start=True`` and so recorded their digest); ``random_state`` is then not
+        used. A fit that has converged stays as it is.
 
     Attributes
     ----------
@@ -91,7 +92,9 @@ class StructuredPerceptron(StructuredEstimator):
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         n = len(X)
-        key = problem_key("perceptron", self.task, X, Y)
+        # The data are fingerprinted only for a continuation to check.
+        features = task.batch_joint_feature(X, Y) if self.warm_start else None
+        key = problem_key("perceptron", self.task, X, Y, features)
         resume = getattr(self, "_epoch_state", None) if self.warm_start else None
         if resume is not None:
             check_same_problem(self._problem_key, key, type(self).__name__)

@@ -14,12 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import (
-    check_same_problem,
-    problem_key,
-    read_checkpoint,
-    write_checkpoint,
-)
+from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
+from structsvm._utils.fingerprint import check_same_problem, problem_key
 from structsvm._utils.parallel import check_n_jobs
 from structsvm._utils.validation import (
     check_positive_float,
@@ -101,7 +97,10 @@ class StructuredSVM(StructuredEstimator):
         ``verbose`` and the checkpoint settings may change between the fits; a different
         solver, C, number of examples or training data, task (its type, size or joint features
         of the training data; a task that differs only in its loss is not detected), or
-        (bcfw) ``averaging`` raises ValueError. ``random_state`` is not used when continuing.
+        (bcfw) ``averaging`` raises ValueError. The training data and joint features are
+        compared only if the earlier fit recorded their digests, which a fit does when it runs
+        with ``warm_start=True`` or ``checkpoint``. ``random_state`` is not used when
+        continuing.
         A fit that already meets ``tol`` returns without a new iteration.
     checkpoint : str or path-like, optional
         File to which the estimator, with everything needed to continue the fit, is written
@@ -220,11 +219,15 @@ class StructuredSVM(StructuredEstimator):
         every = check_positive_int(self.checkpoint_every, "checkpoint_every")
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
+        if self.warm_start or self.checkpoint is not None:
+            # The data are fingerprinted for a continuation to check; the solver reuses φ(x, y).
+            options["true_features"] = task.batch_joint_feature(X, Y)
         key = problem_key(
             self.solver,
             self.task,
             X,
             Y,
+            options.get("true_features"),
             C=C,
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )

@@ -208,6 +208,7 @@ def bcfw(
     random_state: int | np.random.RandomState | None = None,
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -239,6 +240,8 @@ def bcfw(
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
         each (None: 1 unless a joblib context says otherwise). The steps themselves are
         sequential; the iterates do not depend on ``n_jobs``.
+    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
+        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
 
     Yields
     ------
@@ -254,7 +257,8 @@ def bcfw(
     if order not in ("random", "cyclic"):
         raise ValueError(f"order must be 'random' or 'cyclic', got {order!r}")
     n, size = len(X), task.size_joint_feature
-    true_features = task.batch_joint_feature(X, Y)
+    if true_features is None:
+        true_features = task.batch_joint_feature(X, Y)
     true_rows = _sparse_rows(true_features)
     true_indptr = true_rows.indptr
     true_indices = true_rows.indices.astype(np.int64, copy=False)

@@ -227,6 +227,7 @@ def cutting_plane(
     smoothing: float = 1.0,
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
@@ -251,9 +252,11 @@ def cutting_plane(
 
     Each oracle pass runs on ``n_jobs`` joblib workers (see
     :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
+    ``true_features``, the rows φ(x_i, y_i), are computed here unless the caller has them.
     """
     n = len(X)
-    true_features = task.batch_joint_feature(X, Y)
+    if true_features is None:
+        true_features = task.batch_joint_feature(X, Y)
     true_feature_sum = column_sums(true_features)
     oracle: OraclePass | None = None
     if initial_state is None:

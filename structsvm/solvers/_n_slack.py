@@ -21,7 +21,7 @@ from structsvm.solvers._cutting_plane import (
     output_key,
 )
 from structsvm.solvers._decomposition import BlockDecomposition
-from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass
 from structsvm.solvers._working_set import WorkingSet
 
 
@@ -57,6 +57,7 @@ def n_slack(
     max_block_constraints: int = 150,
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -86,6 +87,8 @@ def n_slack(
     n_jobs : int or None, default=None
         joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
         joblib context says otherwise); the iterates do not depend on it.
+    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
+        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
 
     Yields
     ------
@@ -105,4 +108,5 @@ def n_slack(
         inactive_window=inactive_window,
         initial_state=initial_state,
         n_jobs=n_jobs,
+        true_features=true_features,
     )

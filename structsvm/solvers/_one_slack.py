@@ -20,7 +20,7 @@ from structsvm.solvers._cutting_plane import (
     SolverState,
     cutting_plane,
 )
-from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass
 from structsvm.solvers._working_set import WorkingSet
 
 
@@ -60,6 +60,7 @@ def one_slack(
     smoothing: float = 0.3,
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
@@ -91,4 +92,5 @@ def one_slack(
         smoothing=smoothing,
         initial_state=initial_state,
         n_jobs=n_jobs,
+        true_features=true_features,
     )
