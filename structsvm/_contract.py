@@ -67,6 +67,10 @@ def check_violations(violations: np.ndarray, score_gaps: np.ndarray) -> None:
 
 
 def _class_name(task: Task) -> str:
-    """Return the name of the user's task class, looking through a wrapper's ``task``."""
+    """Return the name of the user's task class, looking through a wrapper's ``task``.
+
+    Learners call the user's task itself; a user may still hand them a wrapped task, such as a
+    :class:`~structsvm.ParallelTask`.
+    """
     inner = getattr(task, "task", None)
     return type(inner if isinstance(inner, Task) else task).__name__

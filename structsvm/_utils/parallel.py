@@ -1,9 +1,12 @@
-"""Oracle calls spread over workers with joblib: a task wrapper that splits batches into chunks.
+"""Oracle calls spread over workers with joblib: a batch oracle run on one chunk per worker.
 
-:class:`ParallelTask` is a :class:`~structsvm.Task` that answers every call with the task
-it wraps, except the two batch oracles, which it splits into one contiguous chunk per worker,
-runs through :class:`joblib.Parallel` and reassembles in order. The outputs equal the wrapped
-task's, so a learner trained through the wrapper learns the same weights.
+:func:`map_chunks` calls a task's batch method on contiguous chunks of its per-example
+arguments, one chunk per worker, and joins the results in the order of the examples; the
+result equals the one call on the whole batch. Solvers and learners call it with their
+``n_jobs`` on the decoding oracles (``batch_loss_augmented_argmax`` in every oracle pass,
+``batch_argmax`` in ``predict``), so any task runs in parallel without being wrapped.
+:class:`ParallelTask` is the same map behind the :class:`~structsvm.Task` interface, for code
+that only takes a task.
 
 joblib takes the backend from the surrounding context, so the same code uses local processes
 (joblib's default "loky" backend) or a Dask cluster::
@@ -15,25 +18,40 @@ joblib takes the backend from the surrounding context, so the same code uses loc
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 
 from structsvm._task import Task
 from structsvm._utils.validation import N_JOBS, check_value
 
+Result = TypeVar("Result")
 
-class ParallelTask(Task):
-    """Run the batch oracles of a task in parallel chunks; delegate everything else.
+
+def map_chunks(
+    batch_method: Callable[..., Result],
+    batches: Sequence[Sequence[Any]],
+    *shared: Any,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> Result:
+    """Return ``batch_method(*batches, *shared)``, computed in one chunk of examples per worker.
 
     Parameters
     ----------
-    task : Task
-        The task whose oracles to run. It is pickled to every worker, so it must pickle
-        (tasks defined in importable modules do).
+    batch_method : callable
+        A batch method of a task, such as ``task.batch_argmax``. With more than one worker it
+        is pickled to them with its task, so the task must pickle (tasks defined in
+        importable modules do).
+    batches : sequence of sequences
+        The per-example arguments (``(X,)`` or ``(X, Y)``), all of the same length; each
+        chunk passes the same contiguous slice of every one.
+    *shared
+        Arguments passed whole to every chunk (the weights ``w``).
     n_jobs : int or None, default=None
         Number of workers, in joblib's convention: None means 1 unless a
         ``joblib.parallel_config`` context says otherwise, -1 means all CPUs (or all workers
@@ -41,12 +59,99 @@ class ParallelTask(Task):
     backend : str or None, default=None
         joblib backend ("loky", "threading", "dask", ...); None takes it from the context.
 
+    Returns
+    -------
+    The chunks' results joined in order: ndarrays are concatenated along their first axis,
+    sparse matrices stacked as rows, any other results (lists of outputs) chained into a list.
+
+    Notes
+    -----
+    With one worker (``n_jobs=1``, or None outside a joblib context) or one example,
+    ``batch_method`` is called directly, without joblib. The result is exactly that of the
+    direct call as long as the method treats every example independently of the others in
+    the batch.
+    """
+    n_jobs = check_n_jobs(n_jobs)
+    n_examples = len(batches[0])
+    if n_jobs == 1 or n_examples <= 1:
+        return batch_method(*batches, *shared)
+    context = nullcontext() if backend is None else parallel_config(backend)
+    with context:
+        n_chunks = min(n_examples, effective_n_jobs(n_jobs))
+        if n_chunks <= 1:
+            return batch_method(*batches, *shared)
+        bounds = np.linspace(0, n_examples, n_chunks + 1).astype(int)
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(batch_method)(*(batch[begin:stop] for batch in batches), *shared)
+            for begin, stop in itertools.pairwise(bounds)
+        )
+    return _joined(results)
+
+
+def _joined(results: list[Any]) -> Any:
+    """Join the results of consecutive chunks into the result of the whole batch."""
+    if all(isinstance(result, np.ndarray) for result in results):
+        return np.concatenate(results)
+    if all(sp.issparse(result) for result in results):
+        return sp.vstack(results, format=results[0].format)
+    return [output for result in results for output in result]
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """Return ``n_jobs`` if it is None or a non-zero integer; raise ValueError otherwise."""
+    check_value(n_jobs, "n_jobs", N_JOBS)
+    return None if n_jobs is None else int(n_jobs)
+
+
+def _answered_by_the_wrapped_task(cls: type[ParallelTask]) -> type[ParallelTask]:
+    """Give ``cls`` every public method of Task it does not define, answered by ``self.task``.
+
+    The methods are taken from :class:`~structsvm.Task` itself, so a method added to the task
+    contract is forwarded without being listed here.
+    """
+    for name, member in vars(Task).items():
+        if not name.startswith("_") and callable(member) and name not in vars(cls):
+            setattr(cls, name, _forwarded(cls, name))
+    return cls
+
+
+def _forwarded(cls: type[ParallelTask], name: str) -> Callable[..., Any]:
+    """Return a method of ``cls`` that calls the wrapped task's method ``name``."""
+
+    def forward(self: ParallelTask, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self.task, name)(*args, **kwargs)
+
+    forward.__name__ = name
+    forward.__qualname__ = f"{cls.__name__}.{name}"
+    forward.__doc__ = f"Return the wrapped task's ``{name}``."
+    return forward
+
+
+@_answered_by_the_wrapped_task
+class ParallelTask(Task):
+    """A task whose decoding oracles run in parallel chunks; the wrapped task answers the rest.
+
+    Learners need no wrapper: ``StructuredSVM(task, n_jobs=...)`` runs the batch oracles of
+    any task through :func:`map_chunks`. ParallelTask puts the same map behind the
+    :class:`~structsvm.Task` interface for code that only takes a task.
+
+    Parameters
+    ----------
+    task : Task
+        The task whose oracles to run. It is pickled to every worker, so it must pickle
+        (tasks defined in importable modules do).
+    n_jobs : int or None, default=None
+        Number of workers, as in :func:`map_chunks` (None: 1 unless a joblib context says
+        otherwise).
+    backend : str or None, default=None
+        joblib backend, as in :func:`map_chunks`.
+
     Notes
     -----
     Only ``batch_argmax`` and ``batch_loss_augmented_argmax`` are split: they hold the decoding
-    work. Joint features, losses and scores are cheap vectorised sums and stay in the calling
-    process. Batches run serially when there is one worker or one example. Results are in the
-    order of the inputs and are exactly the wrapped task's results, as long as its oracles
+    work. Every other method of the task contract, and any other attribute of the wrapped
+    task (``size_joint_feature``, its own parameters), is the wrapped task's. Results are in
+    the order of the inputs and are exactly the wrapped task's results, as long as its oracles
     treat every example independently of the others in the batch.
     """
 
@@ -60,102 +165,26 @@ class ParallelTask(Task):
     def __repr__(self) -> str:
         return f"ParallelTask({self.task!r}, n_jobs={self.n_jobs}, backend={self.backend!r})"
 
-    @property
-    def size_joint_feature(self) -> int:
-        """Length of φ(x, y), that of the wrapped task."""
-        return self.task.size_joint_feature
+    def __getattr__(self, name: str) -> Any:
+        # Called only for names the wrapper lacks. Special names stay the wrapper's own, so
+        # that copying and pickling see the wrapper, not the wrapped task.
+        task = self.__dict__.get("task")
+        if task is None or name.startswith("__"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(task, name)
 
-    # ----------------------------------------------------------------- delegated as they are
-    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
-        """Return the wrapped task's φ(x, y)."""
-        return self.task.joint_feature(x, y)
-
-    def loss(self, y_true: Any, y: Any) -> float:
-        """Return the wrapped task's Δ(y_true, y)."""
-        return self.task.loss(y_true, y)
-
-    def outputs(self, x: Any) -> Iterable[Any]:
-        """Enumerate the wrapped task's outputs of x."""
-        return self.task.outputs(x)
-
-    def argmax(self, x: Any, w: np.ndarray) -> Any:
-        """Return the wrapped task's ``argmax(x, w)``."""
-        return self.task.argmax(x, w)
-
-    def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
-        """Return the wrapped task's ``loss_augmented_argmax(x, y_true, w)``."""
-        return self.task.loss_augmented_argmax(x, y_true, w)
-
-    def score(self, x: Any, y: Any, w: np.ndarray) -> float:
-        """Return the wrapped task's ``w · φ(x, y)``."""
-        return self.task.score(x, y, w)
-
-    def max_loss(self, y_true: Any) -> float:
-        """Return the wrapped task's largest loss against ``y_true``."""
-        return self.task.max_loss(y_true)
-
-    def outputs_equal(self, y: Any, other: Any) -> bool:
-        """Tell whether the wrapped task considers two outputs equal."""
-        return self.task.outputs_equal(y, other)
-
-    def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
-        """Validate a data set with the wrapped task's checks."""
-        return self.task.check_data(X, Y)
-
-    def batch_joint_feature(self, X: Sequence[Any], Y: Sequence[Any]) -> Any:
-        """Return the wrapped task's joint features of many examples."""
-        return self.task.batch_joint_feature(X, Y)
-
-    def sparse_joint_feature(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Return the wrapped task's non-zero entries of φ(x, y)."""
-        return self.task.sparse_joint_feature(x, y)
-
-    def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
-        """Return the wrapped task's losses of many examples."""
-        return self.task.batch_loss(Y_true, Y)
-
-    def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
-        """Return the wrapped task's scores of many examples."""
-        return self.task.batch_score(X, Y, w)
-
-    # ----------------------------------------------------------------- run in parallel
     def batch_argmax(self, X: Sequence[Any], w: np.ndarray) -> Sequence[Any]:
         """Return ``argmax(x, w)`` for every input, computed in chunks by the workers."""
-        return self._map_chunks(self.task.batch_argmax, len(X), lambda part: (X[part], w))
+        return map_chunks(self.task.batch_argmax, (X,), w, n_jobs=self.n_jobs, backend=self.backend)
 
     def batch_loss_augmented_argmax(
         self, X: Sequence[Any], Y_true: Sequence[Any], w: np.ndarray
     ) -> Sequence[Any]:
         """Return ``loss_augmented_argmax(x, y_true, w)`` for every example, in chunks."""
-        return self._map_chunks(
+        return map_chunks(
             self.task.batch_loss_augmented_argmax,
-            len(X),
-            lambda part: (X[part], Y_true[part], w),
+            (X, Y_true),
+            w,
+            n_jobs=self.n_jobs,
+            backend=self.backend,
         )
-
-    def _map_chunks(
-        self,
-        batch_method: Callable[..., Sequence[Any]],
-        n_examples: int,
-        chunk_arguments: Callable[[slice], tuple[Any, ...]],
-    ) -> Sequence[Any]:
-        """Call ``batch_method`` on contiguous chunks in parallel and join the results in order."""
-        backend = nullcontext() if self.backend is None else parallel_config(self.backend)
-        with backend:
-            n_chunks = min(n_examples, effective_n_jobs(self.n_jobs))
-            if n_chunks <= 1:
-                return batch_method(*chunk_arguments(slice(0, n_examples)))
-            bounds = np.linspace(0, n_examples, n_chunks + 1).astype(int)
-            parts = [slice(begin, stop) for begin, stop in itertools.pairwise(bounds)]
-            results = Parallel(n_jobs=self.n_jobs)(
-                delayed(batch_method)(*chunk_arguments(part)) for part in parts
-            )
-        if all(isinstance(result, np.ndarray) for result in results):
-            return np.concatenate(results)
-        return [output for result in results for output in result]
-
-
-def check_n_jobs(n_jobs: Any) -> int | None:
-    """Return ``n_jobs`` if it is None or a non-zero integer; raise ValueError otherwise."""
-    check_value(n_jobs, "n_jobs", N_JOBS)
-    return None if n_jobs is None else int(n_jobs)

@@ -12,14 +12,16 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from structsvm._task import Task
+from structsvm._utils.parallel import map_chunks
 from structsvm._utils.validation import InstancesOf, ParameterConstraints, validate_parameters
 
 
 class StructuredEstimator(BaseEstimator):
     """Base of the learners: a task, a learned weight vector ``w_``, ``predict`` and ``score``.
 
-    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle. They
-    declare their hyper-parameters in a ``_parameter_constraints`` table merged with this
+    Subclasses set ``w_`` in ``fit``; ``predict`` then runs the task's argmax oracle, on
+    ``n_jobs`` joblib workers for learners with that parameter and serially for the others.
+    They declare their hyper-parameters in a ``_parameter_constraints`` table merged with this
     class's, which holds ``task`` (see :mod:`structsvm._utils.validation`).
     """
 
@@ -28,6 +30,7 @@ class StructuredEstimator(BaseEstimator):
     }
 
     task: Task
+    n_jobs: int | None = 1
 
     def _check_task(self) -> Task:
         """Return the task; raise InvalidParameterError (a TypeError) if it is not a Task."""
@@ -45,7 +48,7 @@ class StructuredEstimator(BaseEstimator):
         task = self._check_task()
         self._check_fitted()
         X, _ = task.check_data(X)
-        return task.batch_argmax(X, self.w_)
+        return map_chunks(task.batch_argmax, (X,), self.w_, n_jobs=self.n_jobs)
 
     def score(self, X: Sequence[Any], Y: Sequence[Any]) -> float:
         """Return ``1 - Σ Δ(Y[i], ŷ_i) / Σ max_loss(Y[i])``.

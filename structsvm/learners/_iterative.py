@@ -20,7 +20,8 @@ from typing import Any
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from tqdm.auto import tqdm
 
-from structsvm._utils.checkpoint import check_same_problem, read_checkpoint, write_checkpoint
+from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
+from structsvm._utils.fingerprint import check_same_problem
 from structsvm.learners._base import interruptible
 from structsvm.solvers import SolverState
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import ClassifierMixin
 
-from structsvm._utils.checkpoint import data_digest
+from structsvm._utils.fingerprint import data_digest
 from structsvm._utils.validation import (
     BOOLEAN,
     PATH,
@@ -76,7 +76,9 @@ default="rbf"
         If True and the estimator is already fitted (also after an interrupted fit, or when
         loaded by :meth:`load_checkpoint`), ``fit`` continues the earlier optimisation from its
         working set for up to ``max_iter`` further iterations, as one uninterrupted fit would
-        have gone on. Other training data, labels, kernel or C raise ValueError.
+        have gone on. Another number of examples or classes, or another C, raises ValueError, and
+        so do other training data, labels or kernel if the earlier fit ran with
+        ``warm_start=True`` or a ``checkpoint`` (which record a digest of its Gram matrix).
     checkpoint : str or path-like, optional
         File to which the estimator is written atomically every ``checkpoint_every``
         iterations and when fit ends; resume with
@@ -183,12 +185,13 @@ default="rbf"
         labels = labels.reshape(-1)
         key = {
             "solver": "n-slack",
-            # The Gram matrix stands for the inputs and the kernel.
             "task": f"multiclass, {len(classes)} classes",
             "n_examples": len(labels),
-            "data": data_digest([gram, labels]),
             "C": C,
         }
+        if self.warm_start or self.checkpoint is not None:
+            # Only a continuation checks the data: the Gram matrix stands for inputs and kernel.
+            key["data"] = data_digest([gram, labels])
         initial = self._continued_state(key)
         self.classes_ = classes
         problem = MulticlassJointKernel(gram, labels, len(classes))

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import problem_key
+from structsvm._utils.fingerprint import problem_key
 from structsvm._utils.validation import (
     BOOLEAN,
     PATH,
@@ -55,7 +55,9 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         completed epoch: its weights, the averaging sums and the shuffling generator, for up
         to ``max_epochs`` further epochs numbered on from ``history_``, as one uninterrupted
         fit would have gone on. A different task, number of examples or training data raises
-        ValueError; ``random_state`` is then not used. A fit that has converged stays as it is.
+        ValueError (the data only if the earlier fit ran with ``warm_start=True`` or a
+        ``checkpoint`` and so recorded their digest); ``random_state`` is then not used. A fit
+        that has converged stays as it is.
     progress : bool, default=False
         Show a tqdm progress bar over the epochs.
     verbose : int, default=0
@@ -142,7 +144,10 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         task = self.task
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
-        key = problem_key("perceptron", self.task, X, Y)
+        # The data are fingerprinted only for a continuation to check.
+        recorded = self.warm_start or self.checkpoint is not None
+        features = task.batch_joint_feature(X, Y) if recorded else None
+        key = problem_key("perceptron", self.task, X, Y, features)
         initial = self._continued_state(key)
         if initial is None:
             self.w_ = np.zeros(task.size_joint_feature)

@@ -10,8 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from structsvm._task import Task
-from structsvm._utils.checkpoint import problem_key
-from structsvm._utils.parallel import ParallelTask
+from structsvm._utils.fingerprint import problem_key
 from structsvm._utils.validation import (
     BOOLEAN,
     N_JOBS,
@@ -82,7 +81,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         bcfw: seed of the random order.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score), through joblib; see
-        :class:`~structsvm._utils.parallel.ParallelTask`. None means 1 unless a
+        :func:`~structsvm._utils.parallel.map_chunks`. None means 1 unless a
         ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
         inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
         steps are sequential; only its gap evaluation after each pass is parallel.
@@ -105,7 +104,10 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ``verbose`` and the checkpoint settings may change between the fits; a different
         solver, C, number of examples or training data, task (its type, size or joint features
         of the training data; a task that differs only in its loss is not detected), or
-        (bcfw) ``averaging`` raises ValueError. ``random_state`` is not used when continuing.
+        (bcfw) ``averaging`` raises ValueError. The training data and joint features are
+        compared only if the earlier fit recorded their digests, which a fit does when it runs
+        with ``warm_start=True`` or ``checkpoint``. ``random_state`` is not used when
+        continuing.
         A fit that already meets ``tol`` returns without a new iteration.
     checkpoint : str or path-like, optional
         File to which the estimator, with everything needed to continue the fit, is written
@@ -205,10 +207,6 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
 
-    def _check_task(self) -> Task:
-        """Return the task, wrapped to run its batch oracles on ``n_jobs`` joblib workers."""
-        return ParallelTask(super()._check_task(), n_jobs=self.n_jobs)
-
     def _solver_options(self) -> dict[str, Any]:
         """Validate the parameters (those of other solvers aside); return the solver's options."""
         validate_parameters(self, only=("solver",))
@@ -221,7 +219,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
                 if name in options or name not in _SOLVER_SPECIFIC
             ],
         )
-        given = {name: getattr(self, name) for name in ("tol", "max_iter", *options)}
+        given = {name: getattr(self, name) for name in ("tol", "max_iter", "n_jobs", *options)}
         return {name: value for name, value in given.items() if value is not None}
 
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredSVM:
@@ -241,11 +239,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         C = float(self.C)
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
+        if self.warm_start or self.checkpoint is not None:
+            # The data are fingerprinted for a continuation to check; the solver reuses φ(x, y).
+            options["true_features"] = task.batch_joint_feature(X, Y)
         key = problem_key(
             self.solver,
             self.task,
             X,
             Y,
+            options.get("true_features"),
             C=C,
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )

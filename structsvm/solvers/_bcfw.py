@@ -211,6 +211,8 @@ def bcfw(
     order: str = SOLVER_DEFAULTS["bcfw"]["order"],
     random_state: int | np.random.RandomState | None = None,
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -238,6 +240,12 @@ def bcfw(
         for up to ``max_iter`` further passes, numbering them on from its history, exactly as
         the earlier run would have gone on. A state that already meets ``tol`` is yielded
         back, marked converged, without a new pass. ``initial_state`` is left unchanged.
+    n_jobs : int or None, default=None
+        joblib workers for the duality-gap evaluation after each pass, one chunk of examples
+        each (None: 1 unless a joblib context says otherwise). The steps themselves are
+        sequential; the iterates do not depend on ``n_jobs``.
+    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
+        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
 
     Yields
     ------
@@ -251,7 +259,8 @@ def bcfw(
     the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
     """
     n, size = len(X), task.size_joint_feature
-    true_features = task.batch_joint_feature(X, Y)
+    if true_features is None:
+        true_features = task.batch_joint_feature(X, Y)
     true_rows = _sparse_rows(true_features)
     true_indptr = true_rows.indptr
     true_indices = true_rows.indices.astype(np.int64, copy=False)
@@ -326,7 +335,7 @@ def bcfw(
         if averaging and steps:
             reported_w += average_scale * average_offset
             reported_loss = average_loss
-        oracle = loss_augmented_pass(task, X, Y, true_features, reported_w)
+        oracle = loss_augmented_pass(task, X, Y, true_features, reported_w, n_jobs=n_jobs)
         counters.oracle_calls += n
         primal = primal_objective(reported_w @ reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w

@@ -27,7 +27,13 @@ import numpy as np
 
 from structsvm._task import Task
 from structsvm.qp import solve_simplex_dual
-from structsvm.solvers._oracle import OraclePass, column_sums, loss_augmented_pass, primal_objective
+from structsvm.solvers._oracle import (
+    FeatureMatrix,
+    OraclePass,
+    column_sums,
+    loss_augmented_pass,
+    primal_objective,
+)
 from structsvm.solvers._state import (
     RunCounters,
     SolverState,
@@ -95,20 +101,36 @@ class ConstraintSource(Protocol):
 class TaskConstraints:
     """A task's training set with explicit constraint vectors ``ψ_i(ȳ) = φ(x_i, y_i) − φ(x_i, ȳ)``.
 
-    The true joint features are computed once, here, for the whole fit.
+    The true joint features are computed once for the whole fit, here unless given.
 
     Parameters
     ----------
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
+    n_jobs : int or None, default=None
+        Joblib workers of each oracle pass (see
+        :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
+    true_features : ndarray or sparse matrix, optional
+        The rows φ(x_i, y_i), if the caller has them.
     """
 
-    def __init__(self, task: Task, X: Sequence[Any], Y: Sequence[Any]) -> None:
+    def __init__(
+        self,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        *,
+        n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None,
+    ) -> None:
         self.task, self.X, self.Y = task, X, Y
+        self.n_jobs = n_jobs
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
-        self.true_features = task.batch_joint_feature(X, Y)
-        self.true_feature_sum = column_sums(self.true_features)
+        if true_features is None:
+            true_features = task.batch_joint_feature(X, Y)
+        self.true_features = true_features
+        self.true_feature_sum = column_sums(true_features)
 
     def zero_weights(self) -> np.ndarray:
         """Return ``w = 0``."""
@@ -123,6 +145,7 @@ class TaskConstraints:
             self.true_features,
             w,
             true_feature_sum=self.true_feature_sum,
+            n_jobs=self.n_jobs,
         )
 
 

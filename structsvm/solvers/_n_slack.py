@@ -25,6 +25,7 @@ from structsvm.solvers._cutting_plane import (
 from structsvm.solvers._decomposition import BlockDecomposition
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._joint_kernel import JointKernelProblem
+from structsvm.solvers._oracle import FeatureMatrix
 from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
@@ -60,6 +61,8 @@ def n_slack(
     inactive_window: int = SOLVER_DEFAULTS["n-slack"]["inactive_window"],
     max_block_constraints: int = SOLVER_DEFAULTS["n-slack"]["max_block_constraints"],
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -86,6 +89,11 @@ def n_slack(
         A state yielded by an earlier run on the same task, data and C: continue from it for
         up to ``max_iter`` further iterations (see
         :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
+    n_jobs : int or None, default=None
+        joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
+        joblib context says otherwise); the iterates do not depend on it.
+    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
+        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
 
     Yields
     ------
@@ -94,7 +102,7 @@ def n_slack(
         a later run can continue from).
     """
     yield from cutting_plane(
-        TaskConstraints(task, X, Y),
+        TaskConstraints(task, X, Y, n_jobs=n_jobs, true_features=true_features),
         C,
         PerExampleConstraints(),
         BlockDecomposition(max_block_constraints),

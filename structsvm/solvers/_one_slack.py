@@ -21,7 +21,7 @@ from structsvm.solvers._cutting_plane import (
     cutting_plane,
 )
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
-from structsvm.solvers._oracle import OraclePass
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass
 from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
@@ -61,6 +61,8 @@ def one_slack(
     inactive_window: int = SOLVER_DEFAULTS["1-slack"]["inactive_window"],
     smoothing: float = SOLVER_DEFAULTS["1-slack"]["smoothing"],
     initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
@@ -80,7 +82,7 @@ def one_slack(
         a later run can continue from).
     """
     yield from cutting_plane(
-        TaskConstraints(task, X, Y),
+        TaskConstraints(task, X, Y, n_jobs=n_jobs, true_features=true_features),
         C,
         AggregatedConstraint(),
         FullQP(warm_start=True),

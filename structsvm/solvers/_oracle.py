@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from structsvm._contract import check_oracle_results, check_violations
 from structsvm._task import Task
+from structsvm._utils.parallel import map_chunks
 
 FeatureMatrix = np.ndarray | sp.csr_matrix
 
@@ -77,13 +78,16 @@ def loss_augmented_pass(
     w: np.ndarray,
     *,
     true_feature_sum: np.ndarray | None = None,
+    n_jobs: int | None = None,
 ) -> OraclePass:
     """Call the loss-augmented oracle on every example at weights ``w``.
 
     ``true_features`` are the rows φ(x_i, y_i), computed once per fit by the caller, and
-    ``true_feature_sum`` optionally their sum.
+    ``true_feature_sum`` optionally their sum. The oracle runs on ``n_jobs`` joblib workers,
+    one chunk of examples each (:func:`~structsvm._utils.parallel.map_chunks`); losses and
+    joint features of its outputs are computed here.
     """
-    outputs = task.batch_loss_augmented_argmax(X, Y, w)
+    outputs = map_chunks(task.batch_loss_augmented_argmax, (X, Y), w, n_jobs=n_jobs)
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
     features = task.batch_joint_feature(X, outputs)
     check_oracle_results(task, true_features, features, losses)

@@ -3,9 +3,12 @@
 import joblib
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from structsvm import StructuredSVM
-from structsvm._utils.parallel import ParallelTask
+import structsvm._utils.parallel
+from structsvm import StructuredSVM, TaskContractViolation
+from structsvm._utils.parallel import ParallelTask, map_chunks
+from tasks import MulticlassTask
 
 
 @pytest.fixture(params=["chain", "multiclass"])
@@ -53,6 +56,64 @@ def test_the_wrapper_answers_the_rest_of_the_contract_with_the_wrapped_task(chai
     )
     with pytest.raises(ValueError, match=r"Y\[1\] has"):
         parallel.check_data(X, [Y[0], Y[0][:0], Y[2], Y[3]])
+
+
+def test_the_map_joins_arrays_sparse_rows_and_lists_in_order(chain_problem):
+    task, X, Y = chain_problem(n_sequences=7)
+    w = np.random.default_rng(3).normal(size=task.size_joint_feature)
+    with joblib.parallel_config(backend="threading"):
+        features = map_chunks(task.batch_joint_feature, (X, Y), n_jobs=3)
+        scores = map_chunks(task.batch_score, (X, Y), w, n_jobs=3)
+        outputs = map_chunks(task.batch_argmax, (X,), w, n_jobs=3)
+    assert sp.issparse(features)
+    np.testing.assert_array_equal(features.toarray(), task.batch_joint_feature(X, Y).toarray())
+    np.testing.assert_array_equal(scores, task.batch_score(X, Y, w))
+    assert_same_outputs(outputs, task.batch_argmax(X, w))
+
+
+@pytest.mark.parametrize("n_jobs", [None, 1])
+def test_one_worker_calls_the_task_directly(n_jobs, monkeypatch, one_hot_multiclass):
+    task, X, Y = one_hot_multiclass(n=60, noise=0.7)
+    w = np.random.default_rng(4).normal(size=task.size_joint_feature)
+
+    def no_joblib(*args, **kwargs):
+        raise AssertionError("joblib.Parallel was used for one worker")
+
+    monkeypatch.setattr(structsvm._utils.parallel, "Parallel", no_joblib)
+    serial = task.batch_argmax(X, w)
+    assert_same_outputs(map_chunks(task.batch_argmax, (X,), w, n_jobs=n_jobs), serial)
+    for solver in ("n-slack", "bcfw"):
+        StructuredSVM(task, solver=solver, max_iter=3, n_jobs=n_jobs).fit(X, Y).score(X, Y)
+
+
+def test_the_wrapper_forwards_the_wrapped_tasks_own_attributes_and_stays_itself(chain_problem):
+    import copy
+    import pickle
+
+    task, _, _ = chain_problem(n_sequences=2)
+    parallel = ParallelTask(task, n_jobs=2)
+    assert parallel.n_labels == task.n_labels
+    with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
+        parallel.no_such_thing  # noqa: B018
+    for copied in (copy.deepcopy(parallel), pickle.loads(pickle.dumps(parallel))):
+        assert type(copied) is ParallelTask and copied.n_jobs == 2
+        assert copied.size_joint_feature == task.size_joint_feature
+
+
+class NegativeLoss(MulticlassTask):
+    def batch_loss(self, Y_true, Y):
+        return super().batch_loss(Y_true, Y) - 2.0
+
+
+@pytest.mark.parametrize("wrap", [False, True])
+def test_a_contract_violation_on_workers_names_the_users_task(wrap, one_hot_multiclass):
+    _, X, Y = one_hot_multiclass(n=60, noise=0.7)
+    task = NegativeLoss(3, 4)
+    with (
+        joblib.parallel_config(backend="threading"),
+        pytest.raises(TaskContractViolation, match=r"NegativeLoss\.batch_loss"),
+    ):
+        StructuredSVM(ParallelTask(task, n_jobs=2) if wrap else task, n_jobs=2).fit(X, Y)
 
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])

@@ -75,7 +75,7 @@ def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip,
 
 
 def test_the_data_digest_tells_sparse_dense_and_other_data_apart():
-    from structsvm._utils.checkpoint import data_digest
+    from structsvm._utils.fingerprint import data_digest
 
     sentences = [scipy.sparse.csr_matrix(np.eye(3)), np.arange(4.0), np.int64(2), "label"]
     assert data_digest(sentences) == data_digest([s.copy() for s in sentences[:2]] + sentences[2:])

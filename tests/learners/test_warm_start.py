@@ -9,6 +9,7 @@ import pytest
 
 import structsvm._utils.checkpoint
 from structsvm import StructuredPerceptron, StructuredSVM
+from structsvm.solvers import SOLVERS as SOLVER_FUNCTIONS
 from tasks import ChainTask, MulticlassTask
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
@@ -173,6 +174,51 @@ def test_a_task_of_the_same_type_with_other_features_is_refused(multiclass_probl
     task.scale = 3.0
     with pytest.raises(ValueError, match="task's joint features of the training data changed"):
         model.fit(X, Y)
+
+
+class CountingFeatures(MulticlassTask):
+    calls = 0
+
+    def batch_joint_feature(self, X, Y):
+        CountingFeatures.calls += 1
+        return super().batch_joint_feature(X, Y)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_fingerprinting_the_data_costs_no_second_pass_of_joint_features(
+    solver, tmp_path, multiclass_problem
+):
+    _, X, Y = multiclass_problem()
+    CountingFeatures.calls = 0
+    for _ in SOLVER_FUNCTIONS[solver](CountingFeatures(3, 3), X, Y, 1.0, max_iter=2):
+        pass
+    by_the_solver = CountingFeatures.calls
+    for settings in [{}, {"warm_start": True}, {"checkpoint": tmp_path / "fit.ckpt"}]:
+        CountingFeatures.calls = 0
+        model = StructuredSVM(CountingFeatures(3, 3), solver=solver, max_iter=2, **settings)
+        quietly(model.fit, X, Y)
+        assert CountingFeatures.calls == by_the_solver
+
+
+def test_a_fit_without_warm_start_or_checkpoint_digests_no_data(monkeypatch, multiclass_problem):
+    task, X, Y = multiclass_problem()
+
+    def no_digest(items):
+        raise AssertionError("the data were digested")
+
+    monkeypatch.setattr("structsvm._utils.fingerprint.data_digest", no_digest)
+    quietly(StructuredSVM(task, max_iter=2).fit, X, Y)
+    StructuredPerceptron(task, max_epochs=1).fit(X, Y)
+
+
+def test_a_checkpointed_fit_records_its_data_for_a_later_warm_start(
+    tmp_path, multiclass_problem
+):
+    task, X, Y = multiclass_problem()
+    model = StructuredSVM(task, max_iter=3, checkpoint=tmp_path / "fit.ckpt")
+    quietly(model.fit, X, Y)
+    with pytest.raises(ValueError, match=r"training data \(X, Y\) changed"):
+        model.set_params(warm_start=True).fit(X + 1.0, Y)
 
 
 def test_bcfw_refuses_to_continue_with_averaging_switched(multiclass_problem):
