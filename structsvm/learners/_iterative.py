@@ -15,13 +15,15 @@ import logging
 import os
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from tqdm.auto import tqdm
 
 from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
 from structsvm._utils.fingerprint import check_same_problem
+from structsvm._utils.validation import BOOLEAN, PATH, Interval, ParameterConstraints
 from structsvm.learners._base import interruptible
 from structsvm.solvers import SolverState
 
@@ -32,13 +34,23 @@ class IterativeEstimator:
     """Mixin of the estimators trained by a solver generator.
 
     A subclass has the parameters ``warm_start``, ``progress``, ``verbose``, ``checkpoint``
-    and ``checkpoint_every``, calls :meth:`_run_solver` from ``fit`` and implements
-    :meth:`_keep` to set its own fitted attributes from a state. It sets, on every state:
+    and ``checkpoint_every`` (their table entries are merged into its own), calls
+    :meth:`_run_solver` from ``fit`` and implements :meth:`_keep` to set its own fitted
+    attributes from a state. It sets, on every state:
     ``history_``, ``n_iter_``, ``converged_``, ``dual_state_`` and ``interrupted_``.
     """
 
     _iteration_key = "iteration"
     """The key of a history record that numbers it."""
+
+    _parameter_constraints: ClassVar[ParameterConstraints] = {
+        "progress": [BOOLEAN],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+        "warm_start": [BOOLEAN],
+        "checkpoint": [PATH, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+    }
+    """The parameters every iterative estimator has, merged into its own table."""
 
     warm_start: bool
     progress: bool

@@ -17,8 +17,6 @@ from sklearn.base import ClassifierMixin
 
 from structsvm._utils.fingerprint import data_digest
 from structsvm._utils.validation import (
-    BOOLEAN,
-    PATH,
     Interval,
     ParameterConstraints,
     check_class_labels,
@@ -123,11 +121,7 @@ default="rbf"
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "inactive_window": [Interval(Integral, 1, None, closed="left")],
-        "progress": [BOOLEAN],
-        "verbose": [Interval(Integral, 0, None, closed="left")],
-        "warm_start": [BOOLEAN],
-        "checkpoint": [PATH, None],
-        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+        **IterativeEstimator._parameter_constraints,
     }
 
     def __init__(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,16 +11,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm._utils.validation import (
     BOOLEAN,
-    N_JOBS,
-    RANDOM_STATE,
     ArrayLikes,
-    Interval,
-    Options,
     ParameterConstraints,
     validate_parameters,
 )
 from structsvm.learners._ssvm import StructuredSVM
-from structsvm.solvers import SOLVERS
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -76,16 +70,16 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "solver": [Options(*sorted(SOLVERS))],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        **{
+            name: StructuredSVM._parameter_constraints[name]
+            for name in ("C", "solver", "tol", "max_iter")
+        },
         "loss_matrix": [ArrayLikes(), None],
         "fit_intercept": [BOOLEAN],
-        "random_state": RANDOM_STATE,
-        "n_jobs": N_JOBS,
-        "progress": [BOOLEAN],
-        "verbose": [Interval(Integral, 0, None, closed="left")],
+        **{
+            name: StructuredSVM._parameter_constraints[name]
+            for name in ("random_state", "n_jobs", "progress", "verbose")
+        },
     }
 
     def __init__(

@@ -13,7 +13,6 @@ from structsvm._task import Task
 from structsvm._utils.fingerprint import problem_key
 from structsvm._utils.validation import (
     BOOLEAN,
-    PATH,
     RANDOM_STATE,
     Interval,
     ParameterConstraints,
@@ -103,11 +102,7 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         "averaged": [BOOLEAN],
         "shuffle": [BOOLEAN],
         "random_state": RANDOM_STATE,
-        "warm_start": [BOOLEAN],
-        "progress": [BOOLEAN],
-        "verbose": [Interval(Integral, 0, None, closed="left")],
-        "checkpoint": [PATH, None],
-        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+        **IterativeEstimator._parameter_constraints,
     }
 
     def __init__(

@@ -14,7 +14,6 @@ from structsvm._utils.fingerprint import problem_key
 from structsvm._utils.validation import (
     BOOLEAN,
     N_JOBS,
-    PATH,
     RANDOM_STATE,
     Interval,
     Options,
@@ -165,11 +164,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "order": [Options("random", "cyclic")],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
-        "progress": [BOOLEAN],
-        "verbose": [Interval(Integral, 0, None, closed="left")],
-        "warm_start": [BOOLEAN],
-        "checkpoint": [PATH, None],
-        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+        **IterativeEstimator._parameter_constraints,
     }
 
     def __init__(
