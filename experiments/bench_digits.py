@@ -37,7 +37,7 @@ def load_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 def exact_objective(task: MulticlassTask, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     """Return the structural SVM primal objective at ``w``, with slacks from the exact oracle."""
     oracle = loss_augmented_pass(task, X, y, task.batch_joint_feature(X, y), w)
-    return primal_objective(w, oracle.slacks, C)
+    return primal_objective(w @ w, oracle.slacks, C)
 
 
 def accuracy(task: MulticlassTask, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:

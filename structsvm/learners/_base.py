@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -61,22 +59,3 @@ class StructuredEstimator(BaseEstimator):
         losses = task.batch_loss(Y, self.predict(X))
         worst = sum(task.max_loss(y) for y in Y)
         return float(1.0 - np.sum(losses) / worst) if worst > 0 else 1.0
-
-
-@contextmanager
-def interruptible(estimator: BaseEstimator) -> Iterator[None]:
-    """Turn a KeyboardInterrupt inside a fit loop into a clean stop that keeps the model.
-
-    The estimator's ``interrupted_`` attribute records whether the fit was cut short; the
-    fit leaves the weights learned so far in place, so the model can be used or resumed.
-    """
-    estimator.interrupted_ = False
-    try:
-        yield
-    except KeyboardInterrupt:
-        estimator.interrupted_ = True
-        warnings.warn(
-            f"{type(estimator).__name__}.fit was interrupted: keeping the model learned so far",
-            RuntimeWarning,
-            stacklevel=3,
-        )

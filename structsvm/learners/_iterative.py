@@ -15,19 +15,39 @@ import logging
 import os
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from numbers import Integral
 from typing import Any, ClassVar
 
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from tqdm.auto import tqdm
 
 from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
 from structsvm._utils.fingerprint import check_same_problem
 from structsvm._utils.validation import BOOLEAN, PATH, Interval, ParameterConstraints
-from structsvm.learners._base import interruptible
 from structsvm.solvers import SolverState
 
 logger = logging.getLogger("structsvm")
+
+
+@contextmanager
+def interruptible(estimator: BaseEstimator) -> Iterator[None]:
+    """Turn a KeyboardInterrupt inside a fit loop into a clean stop that keeps the model.
+
+    The estimator's ``interrupted_`` attribute records whether the fit was cut short; the
+    fit leaves the weights learned so far in place, so the model can be used or resumed.
+    """
+    estimator.interrupted_ = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        estimator.interrupted_ = True
+        warnings.warn(
+            f"{type(estimator).__name__}.fit was interrupted: keeping the model learned so far",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 class IterativeEstimator:
