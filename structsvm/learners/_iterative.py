@@ -63,6 +63,9 @@ class IterativeEstimator:
     _iteration_key = "iteration"
     """The key of a history record that numbers it."""
 
+    _budget = ("max_iter", "iterations")
+    """The parameter that bounds the iterations, and what they are called."""
+
     _parameter_constraints: ClassVar[ParameterConstraints] = {
         "progress": [BOOLEAN],
         "verbose": [Interval(Integral, 0, None, closed="left")],
@@ -74,6 +77,7 @@ class IterativeEstimator:
 
     warm_start: bool
     progress: bool
+    tol: float
     checkpoint: str | os.PathLike[str] | None
 
     def _solver_name(self) -> str:
@@ -107,7 +111,7 @@ class IterativeEstimator:
 
     def _shortfall(self, record: dict[str, float]) -> str:
         """Return how far the last record is from the stopping rule, for the budget warning."""
-        return f"a relative duality gap of {record['relative_gap']:.2e}"
+        return f"at a relative duality gap of {record['relative_gap']:.2e}, above tol={self.tol:g}"
 
     def _continued_state(self, key: dict[str, Any]) -> SolverState | None:
         """Return the state a warm start continues from, or None for a fresh fit.
@@ -126,7 +130,6 @@ class IterativeEstimator:
         *,
         initial_state: SolverState | None,
         max_iter: int,
-        stopping_rule: str,
         verbose: int,
         checkpoint_every: int,
         key: dict[str, Any],
@@ -141,8 +144,6 @@ class IterativeEstimator:
             The state it continues from (see :meth:`_continued_state`).
         max_iter : int
             The iterations it may make; the budget warning names it.
-        stopping_rule : str
-            The stopping rule as the budget warning states it, e.g. ``"tol=0.001"``.
         verbose : int
             Log every iteration and a summary at INFO level if positive.
         checkpoint_every : int
@@ -183,10 +184,11 @@ class IterativeEstimator:
             return None
         last = state.history[-1]
         if not self.interrupted_ and not self.converged_ and self.n_iter_ >= first + max_iter:
+            budget, unit = self._budget
             warnings.warn(
-                f"{self._solver_name()} stopped after max_iter={max_iter} iterations at "
-                f"{self._shortfall(last)}, above {stopping_rule}; raise max_iter, or continue "
-                "the fit with warm_start=True",
+                f"{self._solver_name()} stopped after {budget}={max_iter} {unit} "
+                f"{self._shortfall(last)}; raise {budget}, or continue the fit with "
+                "warm_start=True",
                 ConvergenceWarning,
                 stacklevel=3,
             )

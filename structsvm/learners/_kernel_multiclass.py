@@ -195,7 +195,6 @@ default="rbf"
                 joint_kernel_n_slack(problem, C, initial_state=initial, **options),
                 initial_state=initial,
                 max_iter=options["max_iter"],
-                stopping_rule=f"tol={options['tol']:g}",
                 verbose=self.verbose,
                 checkpoint_every=self.checkpoint_every,
                 key=key,

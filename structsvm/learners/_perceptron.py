@@ -95,6 +95,7 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
     """
 
     _iteration_key = "epoch"
+    _budget = ("max_epochs", "epochs")
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
         **StructuredEstimator._parameter_constraints,
@@ -163,7 +164,6 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
             ),
             initial_state=initial,
             max_iter=self.max_epochs,
-            stopping_rule="no mistake in an epoch",
             verbose=self.verbose,
             checkpoint_every=self.checkpoint_every,
             key=key,
@@ -187,4 +187,4 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         return f"{record['n_updates']} updates"
 
     def _shortfall(self, record: dict[str, float]) -> str:
-        return f"{record['mistakes']} mistakes in the last epoch"
+        return f"with {record['mistakes']} mistakes in the last epoch"

@@ -251,7 +251,6 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
             initial_state=initial,
             max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
-            stopping_rule=f"tol={options['tol']:g}",
             verbose=self.verbose,
             checkpoint_every=self.checkpoint_every,
             key=key,

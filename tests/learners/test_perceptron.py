@@ -126,7 +126,8 @@ def test_no_warning_on_a_normal_fit():
 def test_a_fit_that_runs_out_of_epochs_warns():
     X = np.array([[1.0], [1.0]])
     Y = np.array([0, 1])  # the same input with two labels: never separated
-    with pytest.warns(ConvergenceWarning, match="StructuredPerceptron stopped after max_iter=3"):
+    expected = r"StructuredPerceptron stopped after max_epochs=3 epochs with \d mistakes in the"
+    with pytest.warns(ConvergenceWarning, match=expected):
         model = StructuredPerceptron(MulticlassTask(2, 1), max_epochs=3).fit(X, Y)
     assert not model.converged_ and model.n_iter_ == 3
 
