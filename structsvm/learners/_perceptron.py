@@ -138,7 +138,7 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
         """
         validate_parameters(self)
-        task = self.task
+        task = self._check_task()
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         # The data are fingerprinted only for a continuation to check.
