@@ -7,6 +7,7 @@ must predict and score (or be cleanly unfitted if no iteration completed), and a
 ``warm_start=True`` must reach exactly the result of one uninterrupted fit.
 """
 
+import os
 import signal
 import threading
 import time
@@ -19,7 +20,8 @@ from sklearn.exceptions import NotFittedError
 from structsvm import KernelMulticlassSVM, StructuredPerceptron, StructuredSVM
 from tasks import ChainTask, MulticlassTask
 
-TRIALS = 6
+# Faults injected per estimator; raise it to search harder (the outcomes print with -s).
+TRIALS = int(os.environ.get("STRUCTSVM_FAULT_TRIALS", "6"))
 
 
 def quietly(fit, *args):
@@ -65,6 +67,10 @@ CASES = {
         StructuredSVM(p["chain"][0], solver="1-slack", tol=1e-5, max_iter=300),
         "chain",
     ),
+    "n-slack on chains, two worker processes": lambda p: (
+        StructuredSVM(p["chain"][0], tol=1e-5, max_iter=200, n_jobs=2),
+        "chain",
+    ),
     "bcfw on chains": lambda p: (
         StructuredSVM(p["chain"][0], solver="bcfw", tol=1e-3, max_iter=100, random_state=0),
         "chain",
@@ -78,6 +84,10 @@ CASES = {
         "ordinal",
     ),
 }
+
+
+# Cases that start worker processes on every fit get fewer faults.
+SLOW_CASES = {"n-slack on chains, two worker processes"}
 
 
 @pytest.fixture
@@ -118,7 +128,8 @@ def test_a_sigint_at_a_random_moment_keeps_a_usable_model_that_resumes_exactly(
     duration = time.perf_counter() - start
     rng = np.random.default_rng(sum(map(ord, case)))
     outcomes = {"finished": 0, "interrupted": 0, "unfitted": 0}
-    for trial in range(TRIALS):
+    trials = max(2, TRIALS // 3) if case in SLOW_CASES else TRIALS
+    for trial in range(trials):
         model, _ = CASES[case](problems)
         if trial % 2:  # interrupts also land in checkpoint writes
             model.set_params(checkpoint=tmp_path / f"{trial}.ckpt", checkpoint_every=1)
@@ -142,7 +153,8 @@ def test_a_sigint_at_a_random_moment_keeps_a_usable_model_that_resumes_exactly(
         resumed = resume(model, X, Y, budget)
         assert not resumed.interrupted_
         same_model(resumed, reference)
-    assert sum(outcomes.values()) == TRIALS
+    print(f"{case}: {outcomes}")
+    assert sum(outcomes.values()) == trials
 
 
 class SystemErrorFromInterrupt(MulticlassTask):
