@@ -2,16 +2,10 @@ r"""Ranking by pairwise preferences as a structured task (the ranking SVM of Joa
 
 A query is an (m, d) array x of its documents' features and its output is how the documents
 are ordered. The training output of a query with relevance grades g is its set of preference
-pairs ``P(g) = {(i, j) : g_i > g_j}`` with each pair kept in order or swapped; the counting
-here computes the joint feature and the loss of such an output in O(m log m) without ever
-listing the O(m²) pairs, as Joachims (2006) does for ordinal regression.
-
-Every output is described by three arrays of length m: grades ``g`` that define the pairs,
-and two keys, ``upper`` (used when a document is the better-graded one of a pair) and
-``lower`` (when it is the worse-graded one). A pair (i, j) of ``P(g)`` is in order when
-``upper[i] > lower[j]`` and swapped otherwise. :func:`swap_counts` counts, for every
-document, the swapped pairs it belongs to by sorting the keys once and sweeping them with a
-Fenwick tree over the grades.
+pairs ``P(g) = {(i, j) : g_i > g_j}`` with each pair kept in order or swapped; the joint
+feature and the loss of such an output come from per-document counts of swapped pairs
+(:func:`~structsvm._utils.pair_counts.swap_counts`, O(m log m)) without ever listing the
+O(m²) pairs, as Joachims (2006) does for ordinal regression.
 """
 
 from __future__ import annotations
@@ -19,89 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
 from structsvm._task import Task
+from structsvm._utils.pair_counts import count_pairs, pairs_below_above, swap_counts
 from structsvm._utils.validation import check_feature_array, check_positive_int
-
-
-@numba.njit(cache=True)
-def _sweep_counts(
-    grade_rank: np.ndarray, n_grades: int, order: np.ndarray, below: bool
-) -> np.ndarray:
-    """Count, for every query event of a sorted sweep, the inserted documents on one side.
-
-    ``order`` lists 2m events: an index ``k < m`` inserts document k's grade, an index
-    ``k >= m`` asks for document ``k - m`` how many inserted documents have a lower grade
-    (``below``) or a higher grade (not ``below``).
-    """
-    m = grade_rank.shape[0]
-    tree = np.zeros(n_grades + 1, dtype=np.int64)
-    counts = np.zeros(m, dtype=np.int64)
-    inserted = 0
-    for k in order:
-        if k < m:
-            position = grade_rank[k] + 1
-            while position <= n_grades:
-                tree[position] += 1
-                position += position & -position
-            inserted += 1
-            continue
-        i = k - m
-        # Documents inserted so far with grade rank < grade_rank[i] (below) or <= (above).
-        position = grade_rank[i] if below else grade_rank[i] + 1
-        total = 0
-        while position > 0:
-            total += tree[position]
-            position -= position & -position
-        counts[i] = total if below else inserted - total
-    return counts
-
-
-def swap_counts(
-    grades: np.ndarray, upper: np.ndarray, lower: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return, per document, its swapped pairs as the better and as the worse-graded member.
-
-    A pair (i, j) with ``grades[i] > grades[j]`` is swapped when ``upper[i] <= lower[j]``.
-
-    Returns
-    -------
-    as_upper : ndarray of int64, shape (m,)
-        ``as_upper[i] = #{j : grades[j] < grades[i], lower[j] >= upper[i]}``.
-    as_lower : ndarray of int64, shape (m,)
-        ``as_lower[j] = #{i : grades[i] > grades[j], upper[i] <= lower[j]}``.
-
-    Both sum to the number of swapped pairs. Cost: two stable sorts of the 2m keys and two
-    sweeps with a Fenwick tree over the grades, O(m log m).
-    """
-    levels, grade_rank = np.unique(grades, return_inverse=True)
-    grade_rank = grade_rank.astype(np.int64).ravel()
-    # Descending keys, a lower key before an equal upper key: lower[j] >= upper[i] is counted.
-    by_key_down = np.argsort(-np.concatenate([lower, upper]), kind="stable")
-    as_upper = _sweep_counts(grade_rank, len(levels), by_key_down, True)
-    # Ascending keys, an upper key before an equal lower key: upper[i] <= lower[j] is counted.
-    by_key_up = np.argsort(np.concatenate([upper, lower]), kind="stable")
-    as_lower = _sweep_counts(grade_rank, len(levels), by_key_up, False)
-    return as_upper, as_lower
-
-
-def _pairs_below_above(grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return, per document, how many documents have a lower and a higher grade."""
-    _, grade_rank, sizes = np.unique(grades, return_inverse=True, return_counts=True)
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    grade_rank = grade_rank.ravel()
-    below = starts[grade_rank]
-    above = len(grades) - starts[grade_rank + 1]
-    return below, above
-
-
-def count_pairs(grades: np.ndarray) -> int:
-    """Return the number of preference pairs ``#{(i, j) : grades[i] > grades[j]}``."""
-    _, sizes = np.unique(grades, return_counts=True)
-    return int((len(grades) ** 2 - np.sum(sizes.astype(np.int64) ** 2)) // 2)
 
 
 class RankingTask(Task):
@@ -184,7 +101,7 @@ class RankingTask(Task):
     def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
         """Return φ(x, ȳ) = ½ Σ_{(i, j) ∈ P} ȳ_ij (x_i − x_j), shape (n_features,)."""
         grades, upper, lower = _keys(y)
-        below, above = _pairs_below_above(grades)
+        below, above = pairs_below_above(grades)
         as_upper, as_lower = swap_counts(grades, upper, lower)
         # Document i gains ȳ_ij over its worse-graded partners j and loses ȳ_ji over its
         # better-graded ones: (below − 2·as_upper) − (above − 2·as_lower), halved.
@@ -268,7 +185,10 @@ class RankingTask(Task):
 
 
 def _keys(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return (grades, upper, lower) of an output in either form (see :class:`RankingTask`)."""
+    """Return (grades, upper, lower) of an output in either form (see :class:`RankingTask`).
+
+    A pair (i, j) of the grades' pairs is in order when ``upper[i] > lower[j]``.
+    """
     array = np.asarray(y, dtype=np.float64)
     if array.ndim == 1:
         return array, array, array
