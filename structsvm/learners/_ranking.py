@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm._utils.validation import ParameterConstraints, validate_parameters
@@ -110,6 +111,11 @@ class RankingSVM(BaseEstimator):
         self.n_jobs = n_jobs
         self.progress = progress
         self.verbose = verbose
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def fit(self, X: Any, y: Any, qid: Any = None) -> RankingSVM:
         """Train on documents X (n, n_features), grades y (n,) and query ids qid (n,).
