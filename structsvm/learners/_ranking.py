@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm._utils.validation import ParameterConstraints, validate_parameters
 from structsvm.learners._ranking_metrics import pairwise_accuracy, query_rows
-from structsvm.learners._ssvm import StructuredSVM
+from structsvm.learners._ssvm import flat_parameter_constraints, structural_svm_for
 
 
 class RankingSVM(BaseEstimator):
@@ -42,14 +42,9 @@ class RankingSVM(BaseEstimator):
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, optional
         Most solver iterations; the solver's default when None.
-    random_state : int, RandomState or None, default=None
-        Seed of the "bcfw" solver's random order.
-    n_jobs : int or None, default=None
-        Workers for the oracle calls, as in :class:`~structsvm.StructuredSVM`.
-    progress : bool, default=False
-        Show a progress bar during fit.
-    verbose : int, default=0
-        Log every solver iteration to the ``structsvm`` logger when >= 1.
+    random_state, n_jobs, progress, verbose
+        As in :class:`~structsvm.StructuredSVM`: the seed of the "bcfw" solver's random order,
+        the joblib workers of the oracle calls, a progress bar, and logging of the iterations.
 
     Attributes
     ----------
@@ -77,19 +72,7 @@ class RankingSVM(BaseEstimator):
     1.0
     """
 
-    _parameter_constraints: ClassVar[ParameterConstraints] = {
-        name: StructuredSVM._parameter_constraints[name]
-        for name in (
-            "C",
-            "solver",
-            "tol",
-            "max_iter",
-            "random_state",
-            "n_jobs",
-            "progress",
-            "verbose",
-        )
-    }
+    _parameter_constraints: ClassVar[ParameterConstraints] = flat_parameter_constraints()
 
     def __init__(
         self,
@@ -136,17 +119,9 @@ class RankingSVM(BaseEstimator):
         # lives in the top-level ``tasks`` package, which itself imports structsvm.
         from tasks import RankingTask
 
-        self.svm_ = StructuredSVM(
-            RankingTask(X.shape[1]),
-            C=self.C,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-            progress=self.progress,
-            verbose=self.verbose,
-        ).fit([X[rows] for rows in queries], [y[rows] for rows in queries])
+        self.svm_ = structural_svm_for(self, RankingTask(X.shape[1])).fit(
+            [X[rows] for rows in queries], [y[rows] for rows in queries]
+        )
         self.coef_ = self.svm_.w_
         self.n_iter_ = self.svm_.n_iter_
         return self
