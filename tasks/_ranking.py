@@ -39,6 +39,9 @@ class RankingTask(Task):
       ``s_i − ½ > s_j + ½`` (``s_i − s_j > 1`` up to rounding) and swapped otherwise. This is
       what the loss-augmented oracle returns, for the scores ``s = x w``.
 
+    Outputs compare as arrays (:meth:`~structsvm.Task.outputs_equal`): equal arrays are the same
+    output, while two different arrays may still assign the same signs.
+
     **Joint feature and loss.**
 
     .. math:: \phi(x, \bar y) = \tfrac12 \sum_{(i, j) \in P} \bar y_{ij} (x_i - x_j), \qquad
@@ -70,8 +73,9 @@ class RankingTask(Task):
 
     **Oracles.** ``loss_augmented_argmax`` computes the scores ``s = x w`` (O(m d)) and returns
     ``[y, s]``; :meth:`joint_feature` and :meth:`loss` of that output count the swapped pairs
-    per document (:func:`swap_counts`: with keys ``upper = s − ½`` and ``lower = s + ½``, sorted
-    once, O(m log m)) instead of visiting the O(m²) pairs. ``argmax`` returns the ordering by
+    per document (:func:`~structsvm._utils.pair_counts.swap_counts`, with keys
+    ``upper = s − ½`` and ``lower = s + ½`` sorted once, O(m log m)) instead of visiting the
+    O(m²) pairs. ``argmax`` returns the ordering by
     score as ranks 0 … m−1 (m−1 for the best document; equal scores ranked by position, the
     earlier document higher), a full ranking: it maximises ``w·φ`` over every output of the
     query's documents, of any pair set. On a query whose grades are all distinct it is one of
@@ -137,10 +141,6 @@ class RankingTask(Task):
         """
         scores = np.asarray(x @ w, dtype=np.float64).ravel()
         return np.column_stack([np.asarray(y_true, dtype=np.float64), scores])
-
-    def outputs_equal(self, y: np.ndarray, other: np.ndarray) -> bool:
-        """Tell whether two outputs are the same array (a sufficient test of equal signs)."""
-        return bool(np.array_equal(np.asarray(y), np.asarray(other)))
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Return the queries as float arrays (CSR for sparse ones) and the grades as floats.

@@ -30,8 +30,9 @@ def query_rows(qid: Any, n_rows: int) -> list[np.ndarray]:
         return [np.arange(n_rows)]
     ids = np.asarray(qid)
     if ids.ndim != 1 or len(ids) != n_rows:
-        raise ValueError(f"qid must hold one query id per row: expected shape ({n_rows},), "
-                         f"got {ids.shape}")
+        raise ValueError(
+            f"qid must hold one query id per row: expected shape ({n_rows},), got {ids.shape}"
+        )
     _, codes, sizes = np.unique(ids, return_inverse=True, return_counts=True)
     order = np.argsort(codes.ravel(), kind="stable")
     return np.split(order, np.cumsum(sizes)[:-1])

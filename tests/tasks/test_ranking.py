@@ -1,5 +1,7 @@
 """RankingTask: pair counting, the oracles against enumeration, and the pairwise SVM optimum."""
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -91,6 +93,22 @@ def test_argmax_ranks_by_score_with_ties_by_position():
     # A full ranking: every pair in order, so φ is ½ Σ over all pairs by rank.
     expected = sum(0.5 * (x[i] - x[j]) for i, j in preference_pairs(ranks))
     np.testing.assert_allclose(task.joint_feature(x, ranks), expected)
+
+
+def test_oracles_beat_every_ordering_of_a_tiny_query_with_distinct_grades():
+    # With distinct grades every permutation of the documents is a training output.
+    rng = np.random.default_rng(8)
+    task = RankingTask(2)
+    for _ in range(20):
+        m = int(rng.integers(1, 6))
+        x, grades, w = rng.normal(size=(m, 2)), rng.permutation(m), rng.normal(size=2)
+        orderings = [np.array(ranks) for ranks in itertools.permutations(range(m))]
+        best_score = max(task.joint_feature(x, ranks) @ w for ranks in orderings)
+        assert task.joint_feature(x, task.argmax(x, w)) @ w == pytest.approx(best_score)
+        augmented = task.loss_augmented_argmax(x, grades, w)
+        value = task.loss(grades, augmented) + task.joint_feature(x, augmented) @ w
+        best_value = max(task.loss(grades, r) + task.joint_feature(x, r) @ w for r in orderings)
+        assert value >= best_value - 1e-9
 
 
 def test_true_output_has_zero_loss_and_the_pairs_joint_feature():
