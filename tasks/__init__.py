@@ -1,12 +1,13 @@
 """Ready-made structured prediction tasks built on :class:`structsvm.Task`.
 
 Multiclass classification (:class:`MulticlassTask`), linear-chain sequence labelling
-(:class:`ChainTask`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader,
-chunking features and conlleval's scores.
+(:class:`ChainTask`), ranking by pairwise preferences (:class:`RankingTask`) and text chunking
+support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features and conlleval's scores.
 """
 
 from tasks._chain import ChainTask, split_sequences
 from tasks._multiclass import MulticlassTask
+from tasks._ranking import RankingTask
 from tasks.chunking import (
     ChunkingFeatures,
     ChunkScores,
@@ -23,6 +24,7 @@ __all__ = [
     "ChunkScores",
     "ChunkingFeatures",
     "MulticlassTask",
+    "RankingTask",
     "Sentence",
     "TagEncoder",
     "TypeScores",

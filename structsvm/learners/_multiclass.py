@@ -15,7 +15,7 @@ from structsvm._utils.validation import (
     ParameterConstraints,
     validate_parameters,
 )
-from structsvm.learners._ssvm import StructuredSVM
+from structsvm.learners._ssvm import flat_parameter_constraints, structural_svm_for
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -70,16 +70,9 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
-        **{
-            name: StructuredSVM._parameter_constraints[name]
-            for name in ("C", "solver", "tol", "max_iter")
-        },
+        **flat_parameter_constraints(),
         "loss_matrix": [ArrayLikes(), None],
         "fit_intercept": [BOOLEAN],
-        **{
-            name: StructuredSVM._parameter_constraints[name]
-            for name in ("random_state", "n_jobs", "progress", "verbose")
-        },
     }
 
     def __init__(
@@ -132,17 +125,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         from tasks import MulticlassTask
 
         task = MulticlassTask(len(self.classes_), inputs.shape[1], loss_matrix=self.loss_matrix)
-        self.svm_ = StructuredSVM(
-            task,
-            C=self.C,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-            progress=self.progress,
-            verbose=self.verbose,
-        ).fit(inputs, encoded)
+        self.svm_ = structural_svm_for(self, task).fit(inputs, encoded)
         weights = self.svm_.w_.reshape(len(self.classes_), inputs.shape[1])
         self.n_iter_ = self.svm_.n_iter_
         self.coef_ = weights[:, : X.shape[1]]
