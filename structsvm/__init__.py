@@ -3,7 +3,8 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
-:class:`MulticlassSVM` and :class:`KernelMulticlassSVM` as flat classifiers; the optimisation
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
+multivariate performance measures) as flat classifiers; the optimisation
 methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
@@ -35,6 +36,7 @@ from structsvm.kernels import (
 from structsvm.learners import (
     KernelMulticlassSVM,
     MulticlassSVM,
+    PerformanceSVM,
     StructuredPerceptron,
     StructuredSVM,
     margin,
@@ -55,6 +57,7 @@ __all__ = [
     "NormalizedKernel",
     "NotSeparableError",
     "ParallelTask",
+    "PerformanceSVM",
     "PolynomialKernel",
     "RBFKernel",
     "SigmoidKernel",

@@ -12,6 +12,7 @@ from structsvm import (
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    PerformanceSVM,
     StructuredPerceptron,
     StructuredSVM,
 )
@@ -59,6 +60,7 @@ ESTIMATORS = {
         _three_class_data,
     ),
     "KernelMulticlassSVM": (KernelMulticlassSVM, _three_class_data),
+    "PerformanceSVM": (PerformanceSVM, _binary_data),
 }
 
 # Parameters that an estimator checks only in the configurations that use them.
@@ -154,6 +156,7 @@ def test_predict_checks_the_task():
         (StructuredPerceptron, (MulticlassTask(2, 2), 10)),
         (StructuredSVM, (MulticlassTask(2, 2), 1.0)),
         (KernelMulticlassSVM, (1.0,)),
+        (PerformanceSVM, ("f1",)),
     ],
 )
 def test_hyper_parameters_are_keyword_only(make, args):

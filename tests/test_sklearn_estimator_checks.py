@@ -14,6 +14,7 @@ from structsvm import (
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    PerformanceSVM,
 )
 
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
@@ -22,6 +23,7 @@ EXPECTED_FAILURES: dict[type, dict[str, str]] = {
     BinarySVM: {},
     KernelPerceptron: {},
     KernelRidge: {},
+    PerformanceSVM: {},
 }
 
 
@@ -31,7 +33,14 @@ def expected_failures(estimator) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [MulticlassSVM(), KernelMulticlassSVM(), BinarySVM(C=1.0), KernelPerceptron(), KernelRidge()],
+    [
+        MulticlassSVM(),
+        KernelMulticlassSVM(),
+        BinarySVM(C=1.0),
+        KernelPerceptron(),
+        KernelRidge(),
+        PerformanceSVM(),
+    ],
     expected_failed_checks=expected_failures,
     xfail_strict=True,
 )

@@ -2,7 +2,8 @@
 
 :class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`;
 :class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
-on the multiclass structural SVM. :func:`radius`, :func:`margin` and :func:`mistake_bound` give
+on the multiclass structural SVM, :class:`PerformanceSVM` a binary one trained for F1 or another
+multivariate performance measure. :func:`radius`, :func:`margin` and :func:`mistake_bound` give
 the perceptron's mistake bound.
 """
 
@@ -10,11 +11,13 @@ from structsvm.learners._bounds import margin, mistake_bound, radius
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
 from structsvm.learners._multiclass import MulticlassSVM
 from structsvm.learners._perceptron import StructuredPerceptron
+from structsvm.learners._performance import PerformanceSVM
 from structsvm.learners._ssvm import StructuredSVM
 
 __all__ = [
     "KernelMulticlassSVM",
     "MulticlassSVM",
+    "PerformanceSVM",
     "StructuredPerceptron",
     "StructuredSVM",
     "margin",
