@@ -15,6 +15,7 @@ from structsvm._utils.validation import (
     ParameterConstraints,
     validate_parameters,
 )
+from structsvm.learners._flat import fit_structural_svm, with_intercept_column
 from structsvm.learners._ssvm import StructuredSVM
 
 
@@ -126,23 +127,13 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                 f"two classes, got only {self.classes_[0]!r}"
             )
 
-        inputs = self._inputs(X)
+        inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made multiclass task
         # lives in the top-level ``tasks`` package, which itself imports structsvm.
         from tasks import MulticlassTask
 
         task = MulticlassTask(len(self.classes_), inputs.shape[1], loss_matrix=self.loss_matrix)
-        self.svm_ = StructuredSVM(
-            task,
-            C=self.C,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-            progress=self.progress,
-            verbose=self.verbose,
-        ).fit(inputs, encoded)
+        self.svm_ = fit_structural_svm(self, task, inputs, encoded)
         weights = self.svm_.w_.reshape(len(self.classes_), inputs.shape[1])
         self.n_iter_ = self.svm_.n_iter_
         self.coef_ = weights[:, : X.shape[1]]
@@ -150,10 +141,6 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
             weights[:, -1] if self.fit_intercept else np.zeros(len(self.classes_))
         )
         return self
-
-    def _inputs(self, X: np.ndarray) -> np.ndarray:
-        """Return X with a constant column of ones appended when fitting intercepts."""
-        return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Return ``coef_[k] · x + intercept_[k]`` for every input and class, (n, n_classes)."""

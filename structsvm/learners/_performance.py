@@ -17,6 +17,7 @@ from structsvm._utils.validation import (
     check_binary_labels,
     validate_parameters,
 )
+from structsvm.learners._flat import fit_structural_svm, with_intercept_column
 from structsvm.learners._ssvm import StructuredSVM
 
 
@@ -146,21 +147,14 @@ class PerformanceSVM(ClassifierMixin, BaseEstimator):
         validate_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, signs = check_binary_labels(y)
-        inputs = np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
+        inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made task lives in
         # the top-level ``tasks`` package, which itself imports structsvm.
         from tasks import MultivariateTask
 
         task = MultivariateTask(inputs.shape[1], self.loss, self.k)
-        self.svm_ = StructuredSVM(
-            task,
-            C=self.C,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            progress=self.progress,
-            verbose=self.verbose,
-        ).fit([inputs * self._feature_scale(signs)], [signs.astype(np.int8)])
+        scaled = inputs * self._feature_scale(signs)
+        self.svm_ = fit_structural_svm(self, task, [scaled], [signs.astype(np.int8)])
         self.n_iter_ = self.svm_.n_iter_
         self.coef_ = self.svm_.w_[: X.shape[1]].copy()
         self.intercept_ = float(self.svm_.w_[-1]) if self.fit_intercept else 0.0
