@@ -5,15 +5,15 @@ example in ten positive). The data are split 70/30, stratified, with ``random_st
 linear classifiers are compared:
 
 * ``PerformanceSVM(loss="f1")``, Joachims' SVM for multivariate performance measures;
-* ``LinearSVC()``, the hinge loss of every example weighted alike;
+* ``LinearSVC()``, scikit-learn's default squared hinge loss, every example weighted alike;
 * ``LinearSVC(class_weight="balanced")``, the two classes weighted alike.
 
 Each one's C is chosen by 3-fold stratified cross-validation of F1 on the training part only,
 from a fixed grid of five values per classifier (the grids are on each classifier's own scale
-of C: were Δ the error rate, PerformanceSVM's C would be n times LinearSVC's, and n is about
-800 in a training fold). The classifier is then refitted on the whole training part with that
-C; the table reports the test F1, precision and recall, the chosen C and the seconds of that
-final fit. The last rows average over the ten digits.
+of C: were Δ the error rate, PerformanceSVM's C would be n times that of a hinge-loss
+LinearSVC, and n is about 800 in a training fold). The classifier is then refitted on the whole
+training part with that C; the table reports the test F1, precision and recall, the chosen C and
+the seconds of that final fit. The last rows average over the ten digits.
 
 Run with ``python -m experiments.multivariate``.
 """

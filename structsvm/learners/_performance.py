@@ -47,7 +47,8 @@ class PerformanceSVM(ClassifierMixin, BaseEstimator):
     C : float, default=1.0
         Weight of the single slack ξ, as the C of the paper's problem. It is not the C of a
         linear SVM, which weighs the sum of n hinge losses: were Δ the error rate, this problem
-        would be ``LinearSVC(C=C / n)`` (intercept penalised, as with ``intercept_scaling=1``).
+        would be ``LinearSVC(C=C / n, loss="hinge")`` (intercept penalised, as with
+        ``intercept_scaling=1``).
         The paper takes φ of the unscaled rows and states its losses in percent (λ = 100); a
         loss λ times this one and unscaled rows give the same classifier with the paper's C
         equal to λ·s²·C, and weights λ·s times these.

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.svm import LinearSVC
 
-from structsvm import PerformanceSVM
+from structsvm import PerformanceSVM, StructuredSVM
+from tasks import MultivariateTask
 
 
 @pytest.fixture
@@ -52,3 +54,28 @@ def test_more_than_two_classes_are_rejected():
     X, y = np.zeros((6, 2)), np.arange(6) % 3
     with pytest.raises(ValueError, match="binary"):
         PerformanceSVM().fit(X, y)
+
+
+class _ErrorRate(MultivariateTask):
+    """The error rate as Δ, whose loss-augmented oracle flips each example on its own."""
+
+    def loss(self, y_true, y):
+        return float(np.mean(np.asarray(y) != np.asarray(y_true)))
+
+    def loss_augmented_argmax(self, x, y_true, w):
+        y_true = np.asarray(y_true)
+        flip = 1.0 / len(y_true) - 2.0 * y_true * (x @ w) > 0
+        return np.where(flip, -y_true, y_true).astype(np.int8)
+
+
+def test_with_the_error_rate_the_scaled_problem_is_the_hinge_loss_svm_with_c_over_n():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X @ [1.0, -1.0, 0.5] + rng.normal(size=60) > 0, 1, -1)
+    C, scale = 5.0, PerformanceSVM()._feature_scale(y)
+    assert scale == 1 / (2 * len(y))
+    model = StructuredSVM(_ErrorRate(3), C=C, solver="1-slack", tol=1e-8)
+    model.fit([X * scale], [y.astype(np.int8)])
+    reference = LinearSVC(C=C / len(y), loss="hinge", fit_intercept=False, tol=1e-10)
+    reference.set_params(max_iter=100_000).fit(X, y)
+    np.testing.assert_allclose(model.w_, reference.coef_.ravel(), rtol=1e-4, atol=1e-6)
