@@ -144,9 +144,10 @@ class MultivariateTask(Task):
         1 − precision@k = 1 − a / k and 1 − recall@k = 1 − a / (a + c) for labellings with
         ``a + b = k`` positives; 1 − PRBEP = 1 − a / (a + c) for labellings with as many
         predicted as true positives (where precision equals recall); 1 − ROC area.
-        Precision@k, recall@k and the PRBEP are defined only on those labellings, to which the
-        paper restricts the search of Algorithm 2; every other labelling has loss 0 here, so
-        that the loss is defined on all of {−1, +1}^n and the oracle stays exact on it.
+        Precision@k, recall@k and the PRBEP are defined only on those labellings; every other
+        labelling has loss 0 here, so that the loss is defined on all of {−1, +1}^n, Algorithm 2
+        still searches every table and the oracle is exact on all labellings. Their constraints
+        then only ask the true labelling to score at least as high as the others.
     k : int, optional
         The k of precision@k and recall@k (required for them, unused otherwise).
 
