@@ -3,8 +3,9 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
-:class:`MulticlassSVM` and :class:`KernelMulticlassSVM` as flat classifiers, :class:`RankingSVM`
-(with :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
+multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
+:func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
 optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
@@ -36,6 +37,7 @@ from structsvm.kernels import (
 from structsvm.learners import (
     KernelMulticlassSVM,
     MulticlassSVM,
+    PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
@@ -59,6 +61,7 @@ __all__ = [
     "NormalizedKernel",
     "NotSeparableError",
     "ParallelTask",
+    "PerformanceSVM",
     "PolynomialKernel",
     "RBFKernel",
     "RankingSVM",

@@ -12,6 +12,7 @@ from structsvm import (
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
@@ -65,6 +66,7 @@ ESTIMATORS = {
         _three_class_data,
     ),
     "KernelMulticlassSVM": (KernelMulticlassSVM, _three_class_data),
+    "PerformanceSVM": (PerformanceSVM, _binary_data),
     "RankingSVM": (RankingSVM, _ranked_documents),
 }
 
@@ -161,6 +163,7 @@ def test_predict_checks_the_task():
         (StructuredPerceptron, (MulticlassTask(2, 2), 10)),
         (StructuredSVM, (MulticlassTask(2, 2), 1.0)),
         (KernelMulticlassSVM, (1.0,)),
+        (PerformanceSVM, ("f1",)),
         (RankingSVM, (1.0,)),
     ],
 )

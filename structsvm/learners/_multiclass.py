@@ -15,7 +15,11 @@ from structsvm._utils.validation import (
     ParameterConstraints,
     validate_parameters,
 )
-from structsvm.learners._ssvm import flat_parameter_constraints, structural_svm_for
+from structsvm.learners._flat import (
+    flat_parameter_constraints,
+    structural_svm_for,
+    with_intercept_column,
+)
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -119,7 +123,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                 f"two classes, got only {self.classes_[0]!r}"
             )
 
-        inputs = self._inputs(X)
+        inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made multiclass task
         # lives in the top-level ``tasks`` package, which itself imports structsvm.
         from tasks import MulticlassTask
@@ -133,10 +137,6 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
             weights[:, -1] if self.fit_intercept else np.zeros(len(self.classes_))
         )
         return self
-
-    def _inputs(self, X: np.ndarray) -> np.ndarray:
-        """Return X with a constant column of ones appended when fitting intercepts."""
-        return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Return ``coef_[k] · x + intercept_[k]`` for every input and class, (n, n_classes)."""

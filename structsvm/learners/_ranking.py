@@ -10,8 +10,8 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm._utils.validation import ParameterConstraints, validate_parameters
+from structsvm.learners._flat import flat_parameter_constraints, structural_svm_for
 from structsvm.learners._ranking_metrics import pairwise_accuracy, query_rows
-from structsvm.learners._ssvm import flat_parameter_constraints, structural_svm_for
 
 
 class RankingSVM(BaseEstimator):

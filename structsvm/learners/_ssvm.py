@@ -270,26 +270,3 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             "duality_gap_": last["gap"],
             "working_set_": state.working_set,
         }
-
-
-FLAT_PARAMETERS = (
-    "C",
-    "solver",
-    "tol",
-    "max_iter",
-    "random_state",
-    "n_jobs",
-    "progress",
-    "verbose",
-)
-"""The parameters that flat estimators built on a StructuredSVM declare and pass on to it."""
-
-
-def flat_parameter_constraints() -> ParameterConstraints:
-    """Return StructuredSVM's table entries of :data:`FLAT_PARAMETERS`."""
-    return {name: StructuredSVM._parameter_constraints[name] for name in FLAT_PARAMETERS}
-
-
-def structural_svm_for(estimator: Any, task: Task) -> StructuredSVM:
-    """Return a StructuredSVM on ``task`` with ``estimator``'s values of :data:`FLAT_PARAMETERS`."""
-    return StructuredSVM(task, **{name: getattr(estimator, name) for name in FLAT_PARAMETERS})

@@ -12,6 +12,7 @@ from structsvm import (
     BinarySVM,
     KernelPerceptron,
     MulticlassSVM,
+    PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
@@ -62,6 +63,7 @@ FITTED = {
     },
     "ssvm on multiclass": lambda data: (StructuredSVM(MulticlassTask(3, 3)), *data["3 classes"]),
     "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
+    "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
     "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
     "BinarySVM": lambda data: (BinarySVM(C=1.0, kernel="rbf"), *data["2 classes"]),
     "KernelPerceptron": lambda data: (
