@@ -11,7 +11,7 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsvm import Task, check_task
+from structsvm import StructuredSVM, Task, check_task
 from tasks import ChainTask, bio_constraints
 from tests.references import allowed_labelings, chain_losses, chain_scores
 
@@ -250,6 +250,14 @@ def test_training_labels_that_break_the_constraints_are_rejected(y, message):
     task.check_data(X, [[0, 1], [0] * len(y)])  # the same shapes, allowed
     with pytest.raises(ValueError, match=message):
         task.check_data(X, [[0, 1], y])
+
+
+def test_fitting_on_labels_that_break_the_constraints_fails_before_training():
+    task = ChainTask(2, 1, forbidden_transitions=[(1, 0)])
+    model = StructuredSVM(task, solver="bcfw")
+    with pytest.raises(ValueError, match=r"Y\[0\] has the forbidden transition 1 -> 0"):
+        model.fit([np.ones((3, 1))], [[0, 1, 0]])
+    assert not hasattr(model, "w_")
 
 
 @pytest.mark.parametrize(
