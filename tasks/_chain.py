@@ -155,7 +155,8 @@ class ChainTask(Task):
         self.start_end = _check_flag(start_end, "start_end")
         self.bias = _check_flag(bias, "bias")
         self.label_weights = _check_label_weights(label_weights, self.n_labels)
-        if isinstance(order, (bool, np.bool_)) or order not in (1, 2):
+        is_integer = isinstance(order, (int, np.integer)) and not isinstance(order, bool)
+        if not is_integer or order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {order!r}")
         self.order = int(order)
         self.forbidden_transitions = check_forbidden_transitions(

@@ -265,6 +265,7 @@ def test_fitting_on_labels_that_break_the_constraints_fails_before_training():
     [
         ({"order": 3}, "order must be 1 or 2"),
         ({"order": True}, "order must be 1 or 2"),
+        ({"order": 2.0}, "order must be 1 or 2"),
         ({"forbidden_transitions": np.zeros((2, 2), dtype=bool)}, r"shape \(3, 3\)"),
         ({"forbidden_transitions": [(0, 3)]}, "forbidden_transitions names labels outside"),
         ({"forbidden_transitions": [0, 1]}, "list of \\(previous, next\\) integer label pairs"),
