@@ -68,9 +68,7 @@ class EdgeFeatureGraphTask(GraphTask):
         )
         both = sorted(set(symmetric) & set(antisymmetric))
         if both:
-            raise ValueError(
-                f"edge features {both} are listed as both symmetric and antisymmetric"
-            )
+            raise ValueError(f"edge features {both} are listed as both symmetric and antisymmetric")
         self.symmetric_edge_features = tuple(symmetric)
         self.antisymmetric_edge_features = tuple(antisymmetric)
         self._set_common(inference_method, class_weights, relaxed, inference_options)

@@ -352,9 +352,7 @@ class GraphTask(Task):
 
 def _one_hot(indices: np.ndarray, width: int) -> sp.csr_matrix:
     n = len(indices)
-    return sp.csr_matrix(
-        (np.ones(n), indices, np.arange(n + 1)), shape=(n, width)
-    )
+    return sp.csr_matrix((np.ones(n), indices, np.arange(n + 1)), shape=(n, width))
 
 
 def _as_node_array(nodes: Any) -> NodeFeatures:
@@ -370,9 +368,7 @@ def _as_edges(edges: Any) -> np.ndarray:
 def _check_nodes(nodes: Any, name: str, n_features: int) -> NodeFeatures:
     if sp.issparse(nodes):
         if nodes.ndim != 2 or nodes.shape[1] != n_features:
-            raise ValueError(
-                f"{name} must have shape (n_nodes, {n_features}), got {nodes.shape}"
-            )
+            raise ValueError(f"{name} must have shape (n_nodes, {n_features}), got {nodes.shape}")
         nodes = sp.csr_matrix(nodes, dtype=np.float64, copy=True)
         nodes.sum_duplicates()
         if not np.all(np.isfinite(nodes.data)):
