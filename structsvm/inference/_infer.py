@@ -12,12 +12,14 @@ from structsvm.inference._brute import solve_brute
 from structsvm.inference._graph import PairwiseModel, check_model
 from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
+from structsvm.inference._max_product import solve_max_product
 from structsvm.inference._result import InferenceResult
 
 _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "brute": solve_brute,
     "ilp": solve_ilp,
     "lp": solve_lp,
+    "max-product": solve_max_product,
 }
 
 INFERENCE_METHODS: tuple[str, ...] = tuple(_METHODS)
@@ -58,6 +60,9 @@ def infer(
           ``time_limit``.
         - ``"lp"``: linear relaxation over the local polytope (HiGHS), rounded; option
           ``time_limit``.
+        - ``"max-product"``: exact on trees and forests; damped loopy max-product on graphs
+          with cycles, certified only when its score meets its bound; options ``max_iter``,
+          ``damping``, ``tol``.
     relaxed : bool, default=False
         For the relaxations ("lp"), also return the fractional node and edge marginals; the
         other methods ignore it and return None marginals.
