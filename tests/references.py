@@ -315,3 +315,47 @@ def solve_pairwise_svm(differences, C):
     w = z[:p]
     hinge = np.maximum(0.0, 1.0 - differences @ w)
     return w, 0.5 * w @ w + C * hinge.sum()
+
+
+# ------------------------------------------------------------------------ pairwise graphical models
+def pairwise_model_score(unary, edges, pairwise, labels):
+    """Return Σ_i unary[i, y_i] + Σ_e pairwise[e, y_u, y_v], one term at a time.
+
+    ``pairwise`` is one table per edge or a single table shared by all edges.
+    """
+    unary, pairwise = np.asarray(unary), np.asarray(pairwise)
+    score = 0.0
+    for i, label in enumerate(labels):
+        score += unary[i, label]
+    for e, (u, v) in enumerate(np.asarray(edges).reshape(-1, 2)):
+        table = pairwise if pairwise.ndim == 2 else pairwise[e]
+        score += table[labels[u], labels[v]]
+    return score
+
+
+def weighted_hamming_loss(y_true, labels, node_weights=None, class_weights=None):
+    """Return Σ_i w_i · c_{y_true[i]} · [labels[i] ≠ y_true[i]] (weights 1 unless given)."""
+    loss = 0.0
+    for i, (truth, label) in enumerate(zip(y_true, labels)):
+        if truth != label:
+            w = 1.0 if node_weights is None else node_weights[i]
+            c = 1.0 if class_weights is None else class_weights[truth]
+            loss += w * c
+    return loss
+
+
+def brute_force_map(unary, edges, pairwise, loss=None):
+    """Return (max score, a best labelling) over all labellings, by enumeration.
+
+    ``loss``, a function of the labelling, is added to the score when given (loss-augmented
+    inference).
+    """
+    n_nodes, n_states = np.shape(unary)
+    best, best_labels = -np.inf, None
+    for labels in itertools.product(range(n_states), repeat=n_nodes):
+        value = pairwise_model_score(unary, edges, pairwise, labels)
+        if loss is not None:
+            value += loss(labels)
+        if value > best:
+            best, best_labels = value, np.array(labels)
+    return best, best_labels

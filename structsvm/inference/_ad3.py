@@ -44,6 +44,8 @@ def solve_ad3(
 ) -> InferenceResult:
     """Run AD3; stop when the labelling meets the bound or both residuals fall below ``tol``.
 
+    With ``relaxed`` it stops on the residuals only and returns p and q as the marginals.
+
     Options: ``max_iter`` iterations at most, ``eta`` the initial step (penalty) of the
     augmented Lagrangian, ``tol`` the residual tolerance (root mean square over the node
     marginals of the edges), ``inner_iter`` the most gradient steps per edge subproblem.
@@ -62,6 +64,7 @@ def solve_ad3(
         tol,
         inner_iter,
         GAP_TOLERANCE,
+        not relaxed,
     )
     score = model.score(labels)
     certified = closes_gap(score, bound)
@@ -84,8 +87,13 @@ def _ad3(
     tol: float,
     inner_iter: int,
     gap_tolerance: float,
+    stop_when_certified: bool,
 ) -> tuple[np.ndarray, float, int, np.ndarray, np.ndarray]:
-    """Return the best labelling, the smallest bound, iterations and the final p and q."""
+    """Return the best labelling, the smallest bound, iterations and the final p and q.
+
+    Unless ``stop_when_certified``, it runs on after the labelling meets the bound, until the
+    residuals are small, so that p and q solve the relaxation.
+    """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
     degree = np.zeros(n_nodes, dtype=np.int64)
@@ -164,7 +172,8 @@ def _ad3(
             best_score = score
             best_labels[:] = labels
         best_bound = min(best_bound, split_bound(unary, tables, per_edge, edges, multipliers))
-        if best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score)):
+        certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+        if certified and stop_when_certified:
             break
         scale = max(1, 2 * n_edges * n_states)
         primal_residual = np.sqrt(primal_residual / scale)
