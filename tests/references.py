@@ -317,6 +317,50 @@ def solve_pairwise_svm(differences, C):
     return w, 0.5 * w @ w + C * hinge.sum()
 
 
+# ------------------------------------------------------------------------ pairwise graphical models
+def pairwise_model_score(unary, edges, pairwise, labels):
+    """Return Σ_i unary[i, y_i] + Σ_e pairwise[e, y_u, y_v], one term at a time.
+
+    ``pairwise`` is one table per edge or a single table shared by all edges.
+    """
+    unary, pairwise = np.asarray(unary), np.asarray(pairwise)
+    score = 0.0
+    for i, label in enumerate(labels):
+        score += unary[i, label]
+    for e, (u, v) in enumerate(np.asarray(edges).reshape(-1, 2)):
+        table = pairwise if pairwise.ndim == 2 else pairwise[e]
+        score += table[labels[u], labels[v]]
+    return score
+
+
+def weighted_hamming_loss(y_true, labels, node_weights=None, class_weights=None):
+    """Return Σ_i w_i · c_{y_true[i]} · [labels[i] ≠ y_true[i]] (weights 1 unless given)."""
+    loss = 0.0
+    for i, (truth, label) in enumerate(zip(y_true, labels)):
+        if truth != label:
+            w = 1.0 if node_weights is None else node_weights[i]
+            c = 1.0 if class_weights is None else class_weights[truth]
+            loss += w * c
+    return loss
+
+
+def brute_force_map(unary, edges, pairwise, loss=None):
+    """Return (max score, a best labelling) over all labellings, by enumeration.
+
+    ``loss``, a function of the labelling, is added to the score when given (loss-augmented
+    inference).
+    """
+    n_nodes, n_states = np.shape(unary)
+    best, best_labels = -np.inf, None
+    for labels in itertools.product(range(n_states), repeat=n_nodes):
+        value = pairwise_model_score(unary, edges, pairwise, labels)
+        if loss is not None:
+            value += loss(labels)
+        if value > best:
+            best, best_labels = value, np.array(labels)
+    return best, best_labels
+
+
 # ------------------------------------------------------------------------ graph tasks
 def graph_block_kinds(task):
     """The kind of every pairwise block, from the task's documented parameters."""
@@ -370,13 +414,6 @@ def graph_joint_feature(task, x, y):
     return np.concatenate([np.asarray(block, dtype=float) for block in blocks])
 
 
-def graph_loss(y_true, y, node_weights, class_weights):
-    """The weighted Hamming loss Σ_i w_i c_{y_true_i} [y_i ≠ y_true_i], node by node."""
-    return float(
-        sum(node_weights[i] * class_weights[t] for i, (t, s) in enumerate(zip(y_true, y)) if t != s)
-    )
-
-
 def graph_brute_force(task, x, y_true, w, node_weights, class_weights):
     """Return the largest score and the largest loss plus score over every labelling of x."""
     best_score = best_augmented = -np.inf
@@ -384,6 +421,6 @@ def graph_brute_force(task, x, y_true, w, node_weights, class_weights):
         score = graph_joint_feature(task, x, y) @ w
         best_score = max(best_score, score)
         best_augmented = max(
-            best_augmented, score + graph_loss(y_true, y, node_weights, class_weights)
+            best_augmented, score + weighted_hamming_loss(y_true, y, node_weights, class_weights)
         )
     return best_score, best_augmented

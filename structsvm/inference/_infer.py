@@ -8,16 +8,20 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
+from structsvm.inference._ad3 import solve_ad3
 from structsvm.inference._brute import solve_brute
 from structsvm.inference._graph import PairwiseModel, check_model
 from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
+from structsvm.inference._max_product import solve_max_product
 from structsvm.inference._result import InferenceResult
 
 _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "brute": solve_brute,
     "ilp": solve_ilp,
     "lp": solve_lp,
+    "max-product": solve_max_product,
+    "ad3": solve_ad3,
 }
 
 INFERENCE_METHODS: tuple[str, ...] = tuple(_METHODS)
@@ -58,8 +62,13 @@ def infer(
           ``time_limit``.
         - ``"lp"``: linear relaxation over the local polytope (HiGHS), rounded; option
           ``time_limit``.
+        - ``"max-product"``: exact on trees and forests; damped loopy max-product on graphs
+          with cycles, certified only when its score meets its bound; options ``max_iter``,
+          ``damping``, ``tol``.
+        - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
+          rounded, with its dual bound; options ``max_iter``, ``eta``, ``tol``, ``inner_iter``.
     relaxed : bool, default=False
-        For the relaxations ("lp"), also return the fractional node and edge marginals; the
+        For the relaxations ("lp", "ad3"), also return the fractional node and edge marginals; the
         other methods ignore it and return None marginals.
     **options
         Options of the chosen method (listed above).
@@ -77,6 +86,13 @@ def infer(
 
     References
     ----------
+    A. F. T. Martins, M. A. T. Figueiredo, P. M. Q. Aguiar, N. A. Smith and E. P. Xing. AD3:
+    alternating directions dual decomposition for MAP inference in graphical models. JMLR 16,
+    2015.
+
+    Y. Weiss and W. T. Freeman. On the optimality of solutions of the max-product
+    belief-propagation algorithm in arbitrary graphs. IEEE Trans. Inf. Theory 47(2), 2001.
+
     M. J. Wainwright and M. I. Jordan. Graphical models, exponential families, and variational
     inference. Foundations and Trends in Machine Learning 1(1–2), 2008.
     """

@@ -44,3 +44,12 @@ class InferenceResult:
     edge_marginals: np.ndarray | None
     method: str
     n_iter: int
+
+
+GAP_TOLERANCE = 1e-9
+"""A labelling whose score is within this relative gap of an upper bound counts as optimal."""
+
+
+def closes_gap(score: float, bound: float) -> bool:
+    """Return True if ``bound`` (an upper bound on the maximum) proves ``score`` optimal."""
+    return bool(bound - score <= GAP_TOLERANCE * max(1.0, abs(score)))

@@ -20,8 +20,8 @@ from tasks import (
 from tests.references import (
     graph_brute_force,
     graph_joint_feature,
-    graph_loss,
     solve_full_primal,
+    weighted_hamming_loss,
 )
 
 TRIANGLE_AND_TAIL = np.array([[0, 1], [1, 2], [2, 0], [2, 3]])
@@ -100,7 +100,7 @@ def test_weighted_hamming_loss_by_node_and_class():
     _, Y = task.check_data([make_input(task, rng, node_weights=node_weights)], [[0, 1, 2, 1]])
     assert isinstance(Y[0], WeightedLabels)
     guess = np.array([1, 1, 0, 0])
-    expected = graph_loss(Y[0].labels, guess, node_weights, class_weights)
+    expected = weighted_hamming_loss(Y[0].labels, guess, node_weights, class_weights)
     assert task.loss(Y[0], guess) == pytest.approx(expected)
     assert task.loss(Y[0], Y[0].labels) == 0.0
     assert task.max_loss(Y[0]) == pytest.approx(np.sum(node_weights * class_weights[Y[0].labels]))
