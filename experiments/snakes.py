@@ -207,10 +207,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
     parser.add_argument("--inference", default="max-product", help="inference method")
-    parser.add_argument("--solver", default="1-slack", choices=["n-slack", "1-slack", "bcfw"])
+    parser.add_argument("--solver", default="bcfw", choices=["n-slack", "1-slack", "bcfw"])
     parser.add_argument("--C", type=float, default=0.1)
     parser.add_argument("--tol", type=float, default=1e-2)
-    parser.add_argument("--max-iter", type=int, default=200)
+    parser.add_argument("--max-iter", type=int, default=15)
     parser.add_argument("--n-train", type=int, default=200, help="training images to use")
     parser.add_argument("--n-jobs", type=int, default=None)
     parser.add_argument(
