@@ -57,8 +57,9 @@ class EdgeFeatureGraphTask(GraphTask):
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
     ) -> None:
-        self.n_states = check_positive_int(n_states, "n_states", minimum=2)
-        self.n_features = check_positive_int(n_features, "n_features")
+        self._set_common(
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options
+        )
         self.n_edge_features = check_positive_int(n_edge_features, "n_edge_features")
         symmetric = _check_feature_indices(
             symmetric_edge_features, "symmetric_edge_features", self.n_edge_features
@@ -71,7 +72,6 @@ class EdgeFeatureGraphTask(GraphTask):
             raise ValueError(f"edge features {both} are listed as both symmetric and antisymmetric")
         self.symmetric_edge_features = tuple(symmetric)
         self.antisymmetric_edge_features = tuple(antisymmetric)
-        self._set_common(inference_method, class_weights, relaxed, inference_options)
         self._set_pairwise_blocks(
             [
                 "symmetric" if f in symmetric else "antisymmetric" if f in antisymmetric else "free"

@@ -111,28 +111,36 @@ class GraphTask(Task):
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
     ) -> None:
-        self.n_states = check_positive_int(n_states, "n_states", minimum=2)
-        self.n_features = check_positive_int(n_features, "n_features")
         self.directed = check_flag(directed, "directed")
-        self._set_common(inference_method, class_weights, relaxed, inference_options)
+        self._set_common(
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options
+        )
         self._set_pairwise_blocks(["free" if self.directed else "symmetric"])
 
     # ----------------------------------------------------------------- construction
     def _set_common(
         self,
+        n_states: int,
+        n_features: int,
         inference_method: str,
         class_weights: np.ndarray | None,
         relaxed: bool,
         inference_options: dict[str, Any] | None,
     ) -> None:
+        """Check and set the parameters every graph task has."""
+        self.n_states = check_positive_int(n_states, "n_states", minimum=2)
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.class_weights = check_class_weights(class_weights, self.n_states, "class_weights")
+        self.relaxed = check_flag(relaxed, "relaxed")
+        self._set_inference(inference_method, inference_options)
+
+    def _set_inference(self, inference_method: str, inference_options: Any) -> None:
         if inference_method not in INFERENCE_METHODS:
             raise ValueError(
                 f"inference_method must be one of {tuple(INFERENCE_METHODS)}, "
                 f"got {inference_method!r}"
             )
         self.inference_method = inference_method
-        self.class_weights = check_class_weights(class_weights, self.n_states, "class_weights")
-        self.relaxed = check_flag(relaxed, "relaxed")
         if inference_options is not None and not isinstance(inference_options, dict):
             raise TypeError(
                 f"inference_options must be a dict of keyword arguments of infer, "
@@ -155,7 +163,7 @@ class GraphTask(Task):
         ``StructuredSVM(switch_to=...)`` calls it to continue training with a stronger oracle.
         """
         other = copy.copy(self)
-        other._set_common(method, self.class_weights, self.relaxed, options or None)
+        other._set_inference(method, options or None)
         return other
 
     def __repr__(self) -> str:
