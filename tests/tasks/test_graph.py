@@ -4,6 +4,7 @@ the full QP, relaxed outputs, grid helpers and validation."""
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
 from structsvm import StructuredSVM
@@ -218,6 +219,21 @@ def test_relaxed_training_records_uncertified_passes_and_switches_to_exact_infer
     ]
     primal = 0.5 * model.w_ @ model.w_ + 10.0 * sum(slacks)
     assert model.primal_objective_ == pytest.approx(primal, rel=1e-9)
+
+
+def test_bcfw_over_relaxed_outputs_keeps_weak_duality_of_the_relaxed_problem():
+    rng = np.random.default_rng(7)
+    triangle = np.array([[0, 1], [1, 2], [2, 0]])
+    X = [(rng.normal(size=(3, 1)), triangle) for _ in range(12)]
+    Y = [rng.integers(0, 2, 3) for _ in range(12)]
+    task = GraphTask(2, 1, inference_method="lp", relaxed=True)
+    with pytest.warns(ConvergenceWarning):
+        model = StructuredSVM(task, C=10.0, solver="bcfw", max_iter=3, random_state=0).fit(X, Y)
+    # The LP is the exact maximiser over the relaxed outputs: P(w) and D bound the relaxed
+    # problem's optimum from both sides, so no gap is negative, though none is certified
+    # for the integer problem whenever an output was fractional.
+    assert not all(record["certified"] for record in model.history_)
+    assert all(record["gap"] >= -1e-9 * record["primal"] for record in model.history_)
 
 
 def test_switch_to_needs_a_task_that_can_switch(multiclass_problem):
