@@ -52,7 +52,7 @@ def random_grid_model(
 
 def main(
     runs: tuple[tuple[tuple[int, int, int], tuple[str, ...]], ...] = DEFAULT_RUNS,
-    time_limit: float = 60.0,
+    time_limit: float = 120.0,
     seed: int = 0,
 ) -> list[dict[str, object]]:
     """Run the methods of each run on its grid (height, width, n_states); print and return rows."""

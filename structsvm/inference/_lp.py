@@ -101,6 +101,10 @@ def solve_lp(
 ) -> InferenceResult:
     """Maximise over the local polytope with HiGHS (``scipy.optimize.linprog``).
 
+    HiGHS runs its interior-point method, whose crossover ends at a vertex of the polytope; on
+    grids it is faster than its dual simplex (2.2 s against 2.9 s on a 10×10 grid with 11
+    states, 68 s against more than 120 s on a 30×30 grid with 10 states).
+
     The labelling is the argmax of the node marginals. It is certified when the node marginals
     are integral (then so are the edge marginals, and the LP optimum is attained by a
     labelling); the bound is the LP optimum. If HiGHS stops early (``time_limit``, seconds) the
@@ -115,7 +119,7 @@ def solve_lp(
         A_eq=polytope.A_eq,
         b_eq=polytope.b_eq,
         bounds=(0.0, 1.0),
-        method="highs",
+        method="highs-ipm",
         options=options,
     )
     optimal = solution.status == 0
