@@ -106,7 +106,7 @@ def _parse() -> argparse.Namespace:
     parser.add_argument(
         "--time-limit",
         type=float,
-        default=60.0,
+        default=120.0,
         help="seconds allowed to the ILP and the LP per grid",
     )
     parser.add_argument("--seed", type=int, default=0)
