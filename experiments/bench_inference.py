@@ -24,6 +24,7 @@ import numpy as np
 from structsvm.inference import INFERENCE_METHODS, infer
 
 TIME_LIMITED = ("ilp", "lp")
+DEFAULT_TIME_LIMIT = 120.0
 DEFAULT_RUNS = (
     ((10, 10, 11), ("ilp", "lp", "max-product", "ad3")),
     ((30, 30, 10), TIME_LIMITED),
@@ -52,7 +53,7 @@ def random_grid_model(
 
 def main(
     runs: tuple[tuple[tuple[int, int, int], tuple[str, ...]], ...] = DEFAULT_RUNS,
-    time_limit: float = 120.0,
+    time_limit: float = DEFAULT_TIME_LIMIT,
     seed: int = 0,
 ) -> list[dict[str, object]]:
     """Run the methods of each run on its grid (height, width, n_states); print and return rows."""
@@ -106,7 +107,7 @@ def _parse() -> argparse.Namespace:
     parser.add_argument(
         "--time-limit",
         type=float,
-        default=120.0,
+        default=DEFAULT_TIME_LIMIT,
         help="seconds allowed to the ILP and the LP per grid",
     )
     parser.add_argument("--seed", type=int, default=0)

@@ -108,7 +108,8 @@ def solve_lp(
     The labelling is the argmax of the node marginals. It is certified when the node marginals
     are integral (then so are the edge marginals, and the LP optimum is attained by a
     labelling); the bound is the LP optimum. If HiGHS stops early (``time_limit``, seconds) the
-    bound is ``inf`` and the labelling rounds whatever point HiGHS returned, or the unary argmax.
+    bound is ``inf``, the labelling rounds whatever point HiGHS returned, or is the unary argmax,
+    and no marginals are returned.
     """
     options = {}
     if time_limit is not None:
@@ -134,7 +135,7 @@ def solve_lp(
     certified = bool(optimal and _is_integral(polytope.node_marginals(mu, model.n_states)))
     bound = score if certified else (max(-solution.fun, score) if optimal else np.inf)
     node_marginals = edge_marginals = None
-    if relaxed and mu is not None:
+    if relaxed and optimal:
         node_marginals = polytope.node_marginals(mu, model.n_states)
         edge_marginals = polytope.edge_marginals(mu, model.n_states)
     return InferenceResult(
