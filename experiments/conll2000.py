@@ -154,19 +154,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.conll2000", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--data-dir", default=None,
-                        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)",
+    )
     parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
-    parser.add_argument("--C", type=float, default=0.1,
-                        help="structural SVM regularisation constant (default: 0.1)")
-    parser.add_argument("--tol", type=float, default=0.01,
-                        help="relative duality gap at which BCFW stops (default: 0.01)")
-    parser.add_argument("--max-iter", type=int, default=10,
-                        help="most BCFW passes over the data (default: 10)")
-    parser.add_argument("--min-count", type=int, default=1,
-                        help="keep features seen on at least this many tokens (default: 1)")
-    parser.add_argument("--crf-c2", type=float, default=1.0,
-                        help="CRFsuite's L2 coefficient (default: 1, CRFsuite's own default)")
+    parser.add_argument(
+        "--C", type=float, default=0.1, help="structural SVM regularisation constant (default: 0.1)"
+    )
+    parser.add_argument(
+        "--tol",
+        type=float,
+        default=0.01,
+        help="relative duality gap at which BCFW stops (default: 0.01)",
+    )
+    parser.add_argument(
+        "--max-iter", type=int, default=10, help="most BCFW passes over the data (default: 10)"
+    )
+    parser.add_argument(
+        "--min-count",
+        type=int,
+        default=1,
+        help="keep features seen on at least this many tokens (default: 1)",
+    )
+    parser.add_argument(
+        "--crf-c2",
+        type=float,
+        default=1.0,
+        help="CRFsuite's L2 coefficient (default: 1, CRFsuite's own default)",
+    )
     return parser.parse_args(argv)
 
 

@@ -11,23 +11,24 @@ distribution q_e over pairs of states; each node u keeps a distribution p_u; mul
 2. sets p_u to the mean of the marginals M_u q_e over the edges at u;
 3. moves λ_{e,u} by −η (M_u q_e − p_u), which keeps Σ_e λ_{e,u} = 0.
 
-The edge subproblem is solved exactly by the paper's active-set method (its §6.2; Nocedal &
-Wright, 2006, §16.5), warm started from the previous solution: q_e is kept as a few weighted
-pairs of states (its support), the quadratic programme restricted to the support is solved from
-its KKT system, a support weight that would turn negative leaves the support, and otherwise the
-pair of states with the most negative reduced gradient — the MAP of the edge under the current
-gradient — enters it. The matrix of the restricted problem is singular when the support, seen
-as edges between the states of u and the states of v, holds a cycle; a pair of states that would
-close one instead moves the weights along that cycle (a direction in which the objective is
-linear and decreasing) until a weight on it reaches zero and leaves, so the support stays a
-forest and its KKT system stays regular.
+The edge subproblem is solved exactly by an active-set method, as in the paper (a primal
+active-set method for convex QPs; Nocedal & Wright, Numerical Optimization, 2006, ch. 16),
+warm started from the previous solution: q_e is kept as a few weighted pairs of states (its
+support), the quadratic programme restricted to the support is solved from its KKT system, a
+support weight that would turn negative leaves the support, and otherwise the pair of states
+with the most negative reduced gradient — the MAP of the edge under the current gradient —
+enters it. The matrix of the restricted problem is singular when the support, seen as edges
+between the states of u and the states of v, holds a cycle; a pair of states that would close
+one instead moves the weights along that cycle (a direction in which the objective is linear
+and decreasing) until a weight on it reaches zero and leaves, so the support stays a forest and
+its KKT system stays regular.
 
 The bound needs no exactness: for any multipliers, the split of the unary scores
 θ_u / d_u + λ_{e,u} bounds the maximum (``_evaluate.split_bound``), and the smallest bound met
-is reported. The step η adapts as in the paper: it doubles when the
-primal residual is ten times the dual one and halves in the opposite case. The labelling is the
-argmax of p, the best one seen over the iterations; it is certified when its score meets the
-bound.
+is reported. The step η follows the residual-balancing rule of Boyd et al. (Foundations and
+Trends in Machine Learning 3(1), 2011, §3.4.1): it doubles when the primal residual is ten times
+the dual one and halves in the opposite case. The labelling is the argmax of p, the best one
+seen over the iterations; it is certified when its score meets the bound.
 """
 
 from __future__ import annotations

@@ -66,10 +66,12 @@ def infer(
           with cycles, certified only when its score meets its bound; options ``max_iter``,
           ``damping``, ``tol``.
         - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
-          rounded, with its dual bound; options ``max_iter``, ``eta``, ``tol``, ``inner_iter``.
+          with exact active-set edge subproblems, rounded, with its dual bound; options
+          ``max_iter``, ``eta``, ``tol``.
     relaxed : bool, default=False
-        For the relaxations ("lp", "ad3"), also return the fractional node and edge marginals; the
-        other methods ignore it and return None marginals.
+        For the relaxations ("lp", "ad3"), also return the fractional node and edge marginals
+        (and let AD3 run on after a certificate until it has solved the relaxation); the other
+        methods ignore it and return None marginals.
     **options
         Options of the chosen method (listed above).
 
@@ -89,6 +91,8 @@ def infer(
     A. F. T. Martins, M. A. T. Figueiredo, P. M. Q. Aguiar, N. A. Smith and E. P. Xing. AD3:
     alternating directions dual decomposition for MAP inference in graphical models. JMLR 16,
     2015.
+
+    J. Pearl. Probabilistic Reasoning in Intelligent Systems. Morgan Kaufmann, 1988.
 
     Y. Weiss and W. T. Freeman. On the optimality of solutions of the max-product
     belief-propagation algorithm in arbitrary graphs. IEEE Trans. Inf. Theory 47(2), 2001.

@@ -176,6 +176,8 @@ def _loopy_max_product(
     n_edges = edges.shape[0]
     messages = np.zeros((2 * n_edges, n_states))
     previous = np.zeros((2 * n_edges, n_states))
+    cavity_first = np.empty(n_states)
+    cavity_second = np.empty(n_states)
     belief = np.empty((n_nodes, n_states))
     labels = np.empty(n_nodes, dtype=np.int64)
     best_labels = np.empty(n_nodes, dtype=np.int64)
@@ -201,15 +203,16 @@ def _loopy_max_product(
             first, second = edges[e, 0], edges[e, 1]
             table = tables[e] if per_edge else tables[0]
             into_second, into_first = messages[2 * e], messages[2 * e + 1]
-            for b in range(n_states):
-                best = -np.inf
-                for a in range(n_states):
-                    best = max(best, belief[first, a] - previous[2 * e + 1, a] + table[a, b])
-                into_second[b] = best
+            for a in range(n_states):
+                cavity_first[a] = belief[first, a] - previous[2 * e + 1, a]
+                cavity_second[a] = belief[second, a] - previous[2 * e, a]
+                into_second[a] = -np.inf
             for a in range(n_states):
                 best = -np.inf
                 for b in range(n_states):
-                    best = max(best, belief[second, b] - previous[2 * e, b] + table[a, b])
+                    value = table[a, b]
+                    best = max(best, cavity_second[b] + value)
+                    into_second[b] = max(into_second[b], cavity_first[a] + value)
                 into_first[a] = best
             change = max(change, _damp(into_second, previous[2 * e], damping))
             change = max(change, _damp(into_first, previous[2 * e + 1], damping))

@@ -30,6 +30,12 @@ def random_forest(rng, n_nodes):
     return edges[rng.random(len(edges)) < 0.5]
 
 
+def tree_with_a_repeated_edge(rng, n_nodes):
+    """A random tree plus a second edge between the ends of one of its edges: a 2-cycle."""
+    edges = random_tree(rng, n_nodes)
+    return np.vstack([edges, edges[rng.integers(len(edges))][::-1]])
+
+
 def cycle(rng, n_nodes):
     edges = np.array([[i, (i + 1) % n_nodes] for i in range(n_nodes)], dtype=np.int64)
     return _shuffle_orientation(rng, edges)
@@ -57,6 +63,7 @@ SHAPES = [
     ("tree-9x2", "tree", 9, 2),
     ("forest-8x3", "forest", 8, 3),
     ("forest-7x4", "forest", 7, 4),
+    ("repeated-6x3", "repeated", 6, 3),
     ("cycle-6x3", "cycle", 6, 3),
     ("cycle-5x4", "cycle", 5, 4),
     ("grid-2x3x3", "grid", (2, 3), 3),
@@ -67,7 +74,12 @@ CASES = [(*shape, shared) for shape in SHAPES for shared in (False, True)]
 CASE_IDS = [f"{case[0]}-{'shared' if case[4] else 'per-edge'}" for case in CASES]
 FOREST_CASES = [case for case in CASES if case[1] in ("tree", "forest")]
 FOREST_IDS = [name for name, case in zip(CASE_IDS, CASES) if case[1] in ("tree", "forest")]
-GRAPHS = {"tree": random_tree, "forest": random_forest, "cycle": cycle}
+GRAPHS = {
+    "tree": random_tree,
+    "forest": random_forest,
+    "repeated": tree_with_a_repeated_edge,
+    "cycle": cycle,
+}
 
 
 def make_model(case):
