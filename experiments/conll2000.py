@@ -205,8 +205,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.conll2000", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--data-dir", default=None,
-                        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)",
+    )
     parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
     parser.add_argument("--C", type=float, default=0.1,
                         help="structural SVM regularisation constant (default: 0.1)")

@@ -7,7 +7,9 @@ the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any ta
 multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
 :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
 optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
-:class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
+:func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
+model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
+oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
 :func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
 """
@@ -16,6 +18,7 @@ from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProble
 from structsvm._contract import TaskContractViolation
 from structsvm._task import Task
 from structsvm._utils.parallel import ParallelTask
+from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.kernels import (
     AllSubsequencesKernel,
     BinarySVM,
@@ -49,8 +52,10 @@ from structsvm.learners import (
 )
 
 __all__ = [
+    "INFERENCE_METHODS",
     "AllSubsequencesKernel",
     "BinarySVM",
+    "InferenceResult",
     "KKTReport",
     "Kernel",
     "KernelMulticlassSVM",
@@ -77,6 +82,7 @@ __all__ = [
     "check_task",
     "feature_space_distance",
     "gram_matrix",
+    "infer",
     "kkt_report",
     "margin",
     "mean_ndcg",

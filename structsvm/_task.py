@@ -8,7 +8,8 @@ need only what :class:`Task` states: the joint feature map φ, the task loss Δ 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,14 @@ class Task:
     ``outputs(x)``, the list of every output of ``x``: it returns the first maximiser in the
     order ``outputs`` yields them. That is only for small output spaces (tests, tiny problems);
     real tasks override the oracles with dynamic programs or other exact solvers.
+
+    An oracle that cannot guarantee an exact maximiser (approximate inference, a relaxation)
+    may say so output by output: :meth:`is_certified` tells the solvers whether an output is a
+    certified maximiser, and the history of a fit records, for every iteration, whether all
+    of its oracle outputs were (``certified``), so that a duality gap is only called certified
+    when it is. Such a task may also return outputs outside ``Y(x)`` — the fractional solution
+    of a relaxation (Finley & Joachims, ICML 2008) — as long as ``joint_feature`` and ``loss``
+    accept them; :meth:`output_key` then gives the solvers a key that tells outputs apart.
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
@@ -93,6 +102,22 @@ class Task:
     def outputs_equal(self, y: Any, other: Any) -> bool:
         """Tell whether two outputs are the same (element-wise equality of arrays)."""
         return bool(np.array_equal(np.asarray(y), np.asarray(other)))
+
+    def output_key(self, y: Any) -> Hashable:
+        """Return a hashable key that tells different outputs apart (of their array bytes).
+
+        Solvers keep constraints by it. Tasks whose outputs are not arrays override it.
+        """
+        return array_key(y)
+
+    def is_certified(self, y: Any) -> bool:
+        """Tell whether an output of the oracles is a certified maximiser (always, here).
+
+        Tasks with approximate oracles override it to return False for outputs that their
+        inference could not certify, including relaxed (fractional) outputs. A duality gap is
+        certified only when every output of the oracle pass it comes from is.
+        """
+        return True
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Validate a data set for this task and return it (possibly converted).
@@ -171,6 +196,14 @@ class Task:
     def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
         """Return ``w · φ(X[i], Y[i])`` for every example, shape (n,)."""
         return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()
+
+
+def array_key(y: Any) -> bytes:
+    """Return a fingerprint of an output that is an array (its bytes, shape and dtype)."""
+    array = np.ascontiguousarray(y)
+    return hashlib.blake2b(
+        array.tobytes() + str(array.shape).encode(), digest_size=16
+    ).digest()
 
 
 def check_size_joint_feature(task: Task) -> int:

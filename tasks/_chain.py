@@ -10,7 +10,9 @@ import scipy.sparse
 
 from structsvm._task import Task
 from structsvm._utils.validation import (
+    check_class_weights,
     check_feature_array,
+    check_flag,
     check_labels,
     check_positive_int,
     check_weights,
@@ -151,10 +153,10 @@ class ChainTask(Task):
     ) -> None:
         self.n_labels = check_positive_int(n_labels, "n_labels", minimum=2)
         self.n_features = check_positive_int(n_features, "n_features")
-        self.transitions = _check_flag(transitions, "transitions")
-        self.start_end = _check_flag(start_end, "start_end")
-        self.bias = _check_flag(bias, "bias")
-        self.label_weights = _check_label_weights(label_weights, self.n_labels)
+        self.transitions = check_flag(transitions, "transitions")
+        self.start_end = check_flag(start_end, "start_end")
+        self.bias = check_flag(bias, "bias")
+        self.label_weights = check_class_weights(label_weights, self.n_labels, "label_weights")
         is_integer = isinstance(order, (int, np.integer)) and not isinstance(order, bool)
         if not is_integer or order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {order!r}")
@@ -683,20 +685,3 @@ def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, n
     if y_true.shape != y.shape:
         raise ValueError(f"y has shape {y.shape} but y_true has shape {y_true.shape}")
     return y_true, y
-
-
-def _check_flag(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _check_label_weights(label_weights: np.ndarray | None, n_labels: int) -> np.ndarray:
-    if label_weights is None:
-        return np.ones(n_labels)
-    weights = np.asarray(label_weights, dtype=float)
-    if weights.shape != (n_labels,):
-        raise ValueError(f"label_weights must have shape ({n_labels},), got {weights.shape}")
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("label_weights must hold finite, non-negative weights")
-    return weights

@@ -418,6 +418,28 @@ def check_weights(w: Any, size: int, *, finite: bool = True) -> np.ndarray:
     return w
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is True or False; raise ValueError otherwise."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_class_weights(weights: Any, n_classes: int, name: str) -> np.ndarray:
+    """Return per-class loss weights as a float64 array, all ones if ``weights`` is None.
+
+    Raises ValueError unless they have shape (n_classes,) and are finite and non-negative.
+    """
+    if weights is None:
+        return np.ones(n_classes)
+    array = np.asarray(weights, dtype=float)
+    if array.shape != (n_classes,):
+        raise ValueError(f"{name} must have shape ({n_classes},), got {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must hold finite, non-negative weights")
+    return array
+
+
 def take(data: Sequence[Any], indices: np.ndarray) -> Sequence[Any]:
     """Select examples by index from an array (fancy indexing) or any other sequence (a list)."""
     if isinstance(data, np.ndarray):

