@@ -1,0 +1,221 @@
+"""SVM^hmm's token files: one line per token, the lines of one sequence sharing a query id.
+
+A line is ``TAG qid:SEQUENCE FID:VALUE ... [# comment]`` (Joachims, SVM^hmm): the token's tag,
+the id of its sequence and its features, ids counted from 1. Consecutive lines with the same
+query id form one sequence. Sequences become what :class:`tasks.ChainTask` takes: one
+scipy.sparse CSR matrix (T, n_features) and one int array of labels (T,) per sequence, the tags
+numbered 0..L-1 in a mapping kept with them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm.io._errors import FileFormatError
+from structsvm.io._lines import DataLine, parse_data_line
+
+
+@dataclass
+class TaggedSequences:
+    """Sequences of feature vectors with a tag per token, as read from an SVM^hmm file.
+
+    Attributes
+    ----------
+    X : list of scipy.sparse.csr_matrix of shape (T_k, n_features)
+        The tokens of every sequence; column ``j`` holds feature id ``j + 1``.
+    Y : list of ndarray of shape (T_k,), int
+        The label of every token: ``tags[Y[k][t]]`` is its tag.
+    tags : ndarray of str, shape (n_tags,)
+        The tag of every label 0..n_tags-1.
+    qids : ndarray of shape (n_sequences,), int
+        The query id of every sequence.
+    """
+
+    X: list[sp.csr_matrix]
+    Y: list[np.ndarray]
+    tags: np.ndarray
+    qids: np.ndarray
+
+    @property
+    def n_features(self) -> int:
+        """The width of the feature vectors."""
+        return self.X[0].shape[1] if self.X else 0
+
+    @property
+    def n_tokens(self) -> int:
+        """The number of tokens over all sequences."""
+        return int(sum(len(y) for y in self.Y))
+
+
+def sorted_tags(tags: Any) -> np.ndarray:
+    """Return the distinct tags in label order: by value if all are integers, else as strings."""
+    distinct = sorted(set(tags))
+    try:
+        return np.array(sorted(distinct, key=int), dtype=str)
+    except ValueError:
+        return np.array(distinct, dtype=str)
+
+
+def read_svmhmm(
+    path: str | os.PathLike[str],
+    *,
+    tags: Sequence[str] | None = None,
+    n_features: int | None = None,
+) -> TaggedSequences:
+    """Read an SVM^hmm file into sequences for :class:`tasks.ChainTask`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: one token per line, ``TAG qid:SEQUENCE FID:VALUE ...``, the lines of one
+        sequence consecutive, feature ids from 1 in increasing order, ``#`` starting a comment.
+    tags : sequence of str, optional
+        The tags of labels 0, 1, ... (e.g. the ``tags`` of the training file, to read a test
+        file with the same labels); a tag not among them is an error. By default, the tags
+        found in the file, ordered as integers if they all are, else as strings.
+    n_features : int, optional
+        Width of the feature vectors; by default the highest feature id in the file.
+
+    Returns
+    -------
+    TaggedSequences
+
+    Raises
+    ------
+    FileFormatError
+        A ValueError naming the file and the line at fault: a line without ``qid:``, a
+        malformed feature, a query id seen again after another sequence, an unknown tag, or a
+        file without tokens.
+    FileNotFoundError
+        If there is no such file.
+
+    References
+    ----------
+    T. Joachims, T. Finley and C.-N. Yu. Cutting-plane training of structural SVMs. Machine
+    Learning 77(1), 2009 (SVM^struct, of which SVM^hmm is an instance).
+    Y. Altun, I. Tsochantaridis and T. Hofmann. Hidden Markov support vector machines. ICML 2003.
+    """
+    label_of = None if tags is None else {tag: k for k, tag in enumerate(map(str, tags))}
+    runs: list[list[DataLine]] = []
+    with open(path, encoding="utf-8") as handle:
+        for line_number, text in enumerate(handle, start=1):
+            line = parse_data_line(text, path, line_number, n_features)
+            if line is None:
+                continue
+            if line.qid is None:
+                raise FileFormatError(
+                    path, line_number, f"expected 'qid:SEQUENCE' after the tag {line.target!r}"
+                )
+            if label_of is not None and line.target not in label_of:
+                raise FileFormatError(
+                    path, line_number, f"unknown tag {line.target!r}: the tags are "
+                    f"{', '.join(label_of)}"
+                )
+            if runs and runs[-1][0].qid == line.qid:
+                runs[-1].append(line)
+            elif any(run[0].qid == line.qid for run in runs):
+                raise FileFormatError(
+                    path,
+                    line_number,
+                    f"qid:{line.qid} appears again after another sequence: the lines of a "
+                    "sequence must be consecutive",
+                )
+            else:
+                runs.append([line])
+    if not runs:
+        raise FileFormatError(path, None, "no tokens in the file")
+
+    tag_names = (
+        sorted_tags(token.target for run in runs for token in run)
+        if label_of is None
+        else np.array(list(label_of), dtype=str)
+    )
+    label_of = {tag: label for label, tag in enumerate(tag_names)}
+    width = n_features if n_features is not None else max(
+        (int(token.columns[-1]) + 1 for run in runs for token in run if len(token.columns)),
+        default=0,
+    )
+    return TaggedSequences(
+        X=[_token_matrix(run, width) for run in runs],
+        Y=[np.array([label_of[token.target] for token in run], dtype=np.int64) for run in runs],
+        tags=tag_names,
+        qids=np.array([run[0].qid for run in runs], dtype=np.int64),
+    )
+
+
+def _token_matrix(run: list[DataLine], width: int) -> sp.csr_matrix:
+    """Return the tokens of one sequence as the rows of a CSR matrix (T, width)."""
+    indptr = np.cumsum([0] + [len(token.columns) for token in run])
+    columns = np.concatenate([token.columns for token in run])
+    values = np.concatenate([token.values for token in run])
+    return sp.csr_matrix((values, columns, indptr), shape=(len(run), width))
+
+
+def write_svmhmm(
+    path: str | os.PathLike[str],
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    tags: Sequence[str],
+    *,
+    qids: Sequence[int] | None = None,
+) -> None:
+    """Write sequences to an SVM^hmm file, one line per token.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (replaced if it exists).
+    X : sequence of arrays or scipy.sparse matrices of shape (T_k, n_features)
+        The tokens of every sequence; column ``j`` is written as feature id ``j + 1``, zeros
+        left out.
+    Y : sequence of int arrays of shape (T_k,)
+        The label of every token, written as ``tags[label]``.
+    tags : sequence of str
+        The tag of every label; tags hold no whitespace, ``:`` or ``#``.
+    qids : sequence of int, optional
+        The query id of every sequence, distinct; by default 1, 2, ...
+
+    Raises
+    ------
+    ValueError
+        If X and Y differ in length or in the length of a sequence, a label has no tag, a tag
+        cannot be written, or the query ids are not distinct integers, one per sequence.
+    """
+    tag_names = [str(tag) for tag in tags]
+    for tag in tag_names:
+        if not tag or any(c.isspace() or c in ":#" for c in tag):
+            raise ValueError(f"tags must be non-empty without whitespace, ':' or '#', got {tag!r}")
+    if len(X) != len(Y):
+        raise ValueError(f"X has {len(X)} sequences but Y has {len(Y)}")
+    ids = np.arange(1, len(X) + 1) if qids is None else np.asarray(qids)
+    if ids.shape != (len(X),) or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"qids must hold one integer per sequence, {len(X)} in all")
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError("qids must be distinct: the tokens of one query id form one sequence")
+    with open(path, "w", encoding="utf-8") as handle:
+        for k, (x, y, qid) in enumerate(zip(X, Y, ids, strict=True)):
+            rows = sp.csr_matrix(x, dtype=np.float64)
+            labels = np.asarray(y)
+            if labels.shape != (rows.shape[0],):
+                raise ValueError(
+                    f"Y[{k}] must hold one label per row of X[{k}], {rows.shape[0]} in all; "
+                    f"got shape {labels.shape}"
+                )
+            if len(labels) and (labels.min() < 0 or labels.max() >= len(tag_names)):
+                raise ValueError(
+                    f"Y[{k}] has labels outside 0..{len(tag_names) - 1}, the range of tags"
+                )
+            for t, label in enumerate(labels):
+                start, stop = rows.indptr[t], rows.indptr[t + 1]
+                features = " ".join(
+                    f"{j + 1}:{float(v)!r}"
+                    for j, v in zip(rows.indices[start:stop], rows.data[start:stop], strict=True)
+                    if v != 0
+                )
+                handle.write(f"{tag_names[label]} qid:{int(qid)} {features}".rstrip() + "\n")
