@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -93,3 +94,16 @@ def parse_data_line(
             raise fail(f"feature values must be finite, got {token!r}")
         columns[k], values[k], previous = fid - 1, value, fid
     return DataLine(target=target, qid=qid, columns=columns, values=values)
+
+
+def format_data_line(target: str, qid: int | None, columns: Any, values: Any) -> str:
+    """Return one example line (without line break), feature ids counted from 1.
+
+    Zeros are left out; values are written in Python's shortest form that reads back to the
+    same float, so writing and reading a file gives the same numbers.
+    """
+    parts = [target] if qid is None else [target, f"qid:{int(qid)}"]
+    parts.extend(
+        f"{int(j) + 1}:{float(v)!r}" for j, v in zip(columns, values, strict=True) if v != 0
+    )
+    return " ".join(parts)

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import DataLine, parse_data_line
+from structsvm.io._lines import DataLine, format_data_line, parse_data_line
 
 
 @dataclass
@@ -213,9 +213,7 @@ def write_svmhmm(
                 )
             for t, label in enumerate(labels):
                 start, stop = rows.indptr[t], rows.indptr[t + 1]
-                features = " ".join(
-                    f"{j + 1}:{float(v)!r}"
-                    for j, v in zip(rows.indices[start:stop], rows.data[start:stop], strict=True)
-                    if v != 0
+                line = format_data_line(
+                    tag_names[label], qid, rows.indices[start:stop], rows.data[start:stop]
                 )
-                handle.write(f"{tag_names[label]} qid:{int(qid)} {features}".rstrip() + "\n")
+                handle.write(line + "\n")
