@@ -3,7 +3,8 @@
 Multiclass classification (:class:`MulticlassTask`), multivariate performance measures such as F1
 over a whole data set (:class:`MultivariateTask`), linear-chain sequence labelling
 (:class:`ChainTask`), ranking by pairwise preferences (:class:`RankingTask`) and text chunking
-support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features and conlleval's scores.
+support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and
+conlleval's scores.
 """
 
 from tasks._chain import ChainTask, split_sequences
@@ -16,6 +17,7 @@ from tasks.chunking import (
     Sentence,
     TagEncoder,
     TypeScores,
+    bio_constraints,
     chunk_scores,
     extract_chunks,
     read_conll,
@@ -31,6 +33,7 @@ __all__ = [
     "Sentence",
     "TagEncoder",
     "TypeScores",
+    "bio_constraints",
     "chunk_scores",
     "extract_chunks",
     "read_conll",

@@ -218,12 +218,27 @@ def chain_scores(task, x, labelings, w):
     if task.transitions:
         transitions, rest = rest[: L * L].reshape(L, L), rest[L * L :]
         scores += transitions[labelings[:, :-1], labelings[:, 1:]].sum(axis=1)
+    if task.order == 2:
+        triples, rest = rest[: L**3].reshape(L, L, L), rest[L**3 :]
+        scores += triples[labelings[:, :-2], labelings[:, 1:-1], labelings[:, 2:]].sum(axis=1)
     if task.start_end:
         start, end, rest = rest[:L], rest[L : 2 * L], rest[2 * L :]
         scores += start[labelings[:, 0]] + end[labelings[:, -1]]
     if task.bias:
         scores += rest[labelings].sum(axis=1)
     return scores
+
+
+def allowed_labelings(task, length):
+    """Every labelling of ``length`` that keeps the task's constraints, in lexicographic order."""
+    kept = [
+        y
+        for y in all_labelings(task.n_labels, length)
+        if not task.forbidden_first[y[0]]
+        and not task.forbidden_last[y[-1]]
+        and not any(task.forbidden_transitions[a, b] for a, b in itertools.pairwise(y))
+    ]
+    return np.array(kept, dtype=np.int64).reshape(len(kept), length)
 
 
 def chain_losses(task, y_true, labelings):
