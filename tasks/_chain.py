@@ -499,7 +499,7 @@ class ChainTask(Task):
         """Return the transition matrix and the start and end weights (zeros when off)."""
         n_labels = self.n_labels
         if self.transitions:
-            transitions = w[self._transitions_at : self._start_at].reshape(n_labels, n_labels)
+            transitions = w[self._transitions_at : self._triples_at].reshape(n_labels, n_labels)
         else:
             transitions = np.zeros((n_labels, n_labels))
         if self.start_end:
