@@ -107,3 +107,8 @@ def format_data_line(target: str, qid: int | None, columns: Any, values: Any) ->
         f"{int(j) + 1}:{float(v)!r}" for j, v in zip(columns, values, strict=True) if v != 0
     )
     return " ".join(parts)
+
+
+def format_target(target: float) -> str:
+    """Return a numeric target (label, grade) as files hold it: integral values as integers."""
+    return str(int(target)) if float(target).is_integer() else repr(float(target))

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import format_data_line, parse_data_line
+from structsvm.io._lines import format_data_line, format_target, parse_data_line
 
 
 def read_svmlight(
@@ -154,14 +154,9 @@ def write_svmlight(
         for i, target in enumerate(targets):
             start, stop = rows.indptr[i], rows.indptr[i + 1]
             line = format_data_line(
-                _target_text(target),
+                format_target(target),
                 None if ids is None else ids[i],
                 rows.indices[start:stop],
                 rows.data[start:stop],
             )
             handle.write(line + "\n")
-
-
-def _target_text(target: float) -> str:
-    """Return a target as written in a file: an integral value without a decimal point."""
-    return str(int(target)) if float(target).is_integer() else repr(float(target))

@@ -1,0 +1,114 @@
+"""SVM^struct's learning options and what they become in StructuredSVM and the tasks.
+
+One home for every translation: ``-c`` to C, ``-w`` to the solver, ``-o`` to the rescaling,
+``-p`` to the slack norm and ``--t`` to the chain's transitions. The tables below are also what
+``structsvm learn --help`` prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from structsvm.cli._model import CommandLineError
+
+MULTICLASS_LOSS_SCALE = 100.0
+"""SVM^multiclass's loss of a wrong class (its ``-c`` is read with this loss)."""
+
+C_CONVENTION_HELP = f"""\
+C convention. StructuredSVM minimises 1/2 |w|^2 + C * sum_i xi_i. SVM^struct's -c weighs the
+average slack, 1/2 |w|^2 + (c/n) * sum_i xi_i, so -c c is C = c / n, with n the number of
+training examples: rows (multiclass), sequences (hmm), queries (rank). The losses are those of
+the SVM^struct tools:
+  multiclass  SVM^multiclass: a wrong class costs {MULTICLASS_LOSS_SCALE:g}, so with -c the
+              model is SVM^multiclass's (same weights and scores). It equals the 0/1-loss
+              model with C = c / ({MULTICLASS_LOSS_SCALE:g} n) (MulticlassTask's default loss,
+              scikit-learn's LinearSVC(multi_class="crammer_singer", fit_intercept=False)),
+              scaled by {MULTICLASS_LOSS_SCALE:g}: the same predictions.
+  hmm         SVM^hmm: the number of mistagged tokens (ChainTask's Hamming loss); C = c / n.
+  rank        SVM^rank (its default -l 1): the number of swapped pairs (RankingTask's loss);
+              C = c / n is SVM^light's '-z p' C and RankingSVM's C.
+--C C instead gives StructuredSVM's C directly, on the task's own loss (0/1 for multiclass).
+"""
+
+OPTIONS_HELP = """\
+SVM^struct options and their meaning here:
+  -c c      C = c / n (see above)       --C C    StructuredSVM's C
+  -e tol    stop at a relative duality gap <= tol, certified by a full oracle pass (tol of
+            StructuredSVM). Not SVM^struct's -e, an absolute tolerance on the slacks in the
+            units of the loss: its values 0.1-0.5 are far too loose here.
+  -w        0, 1: "n-slack"   2, 3, 4: "1-slack"   or a name: n-slack, 1-slack, bcfw
+  -o        2: margin rescaling (rescaling="margin"); 1: slack rescaling
+  -p        1: sum of slacks (slack_norm=1); 2: sum of squared slacks
+  --t       hmm only: 1: first-order transitions (ChainTask(order=1)); 2: also second-order
+            ones (ChainTask(order=2)); 0: no transitions (ChainTask(transitions=False))
+  -v        0: quiet; 1: a summary (and a progress bar on a terminal); 2, 3: also one log line
+            per iteration
+"""
+
+SOLVERS_BY_ALGORITHM = {
+    "0": "n-slack",
+    "1": "n-slack",
+    "2": "1-slack",
+    "3": "1-slack",
+    "4": "1-slack",
+}
+"""SVM^struct's ``-w`` algorithms: n-slack (0, 1 with shrinking) and 1-slack (2 primal, 3 dual,
+4 dual with a constraint cache); the working-set QPs here differ, the problem is the same."""
+
+SOLVER_NAMES = ("n-slack", "1-slack", "bcfw")
+
+
+def solver_for(algorithm: str) -> str:
+    """Return the solver for ``-w``: an SVM^struct algorithm number or a solver name.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For any other value (so argparse reports it as an invalid ``-w``).
+    """
+    if algorithm in SOLVER_NAMES:
+        return algorithm
+    if algorithm in SOLVERS_BY_ALGORITHM:
+        return SOLVERS_BY_ALGORITHM[algorithm]
+    raise argparse.ArgumentTypeError(
+        f"expected 0, 1 (n-slack), 2, 3, 4 (1-slack) or a solver name "
+        f"({', '.join(SOLVER_NAMES)}), got {algorithm!r}"
+    )
+
+
+def structured_C(c: float | None, C: float | None, n_examples: int) -> float:
+    """Return StructuredSVM's C from ``-c c`` (``c / n``) or ``--C C`` (C itself)."""
+    return C if C is not None else c / n_examples
+
+
+def multiclass_loss_scale(C: float | None) -> float:
+    """Return the cost of a wrong class: SVM^multiclass's with ``-c``, 1 with ``--C``."""
+    return 1.0 if C is not None else MULTICLASS_LOSS_SCALE
+
+
+def loss_options(rescaling: int, slack_norm: int) -> dict[str, Any]:
+    """Return StructuredSVM's parameters for ``-o`` and ``-p``.
+
+    Raises
+    ------
+    CommandLineError
+        For slack rescaling (``-o 1``) and squared slacks (``-p 2``), which StructuredSVM does
+        not offer: only margin rescaling with the sum of slacks is supported.
+    """
+    if rescaling != 2:
+        raise CommandLineError(
+            f"-o {rescaling} (slack rescaling) is not supported: only -o 2, margin rescaling"
+        )
+    if slack_norm != 1:
+        raise CommandLineError(
+            f"-p {slack_norm} (squared slacks) is not supported: only -p 1, the sum of slacks"
+        )
+    return {}
+
+
+def chain_options(transition_order: int) -> dict[str, Any]:
+    """Return ChainTask's parameters for SVM^hmm's ``--t``: 0, 1 or 2."""
+    if transition_order == 0:
+        return {"transitions": False}
+    return {"order": transition_order}
