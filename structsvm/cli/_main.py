@@ -214,9 +214,7 @@ def learn(args: argparse.Namespace) -> None:
     say(
         f"{'Converged' if svm.converged_ else 'Stopped'} after {svm.n_iter_} iterations "
         f"({elapsed:.2f} s): primal objective {svm.primal_objective_:.6g}, relative duality "
-        f"gap {svm.duality_gap_ / svm.primal_objective_:.2e}"
-        if svm.primal_objective_ > 0
-        else f"Stopped after {svm.n_iter_} iterations ({elapsed:.2f} s)"
+        f"gap {svm.history_[-1]['relative_gap']:.2e}"
     )
     SavedModel(
         kind=args.task,
@@ -234,9 +232,18 @@ def classify(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     report = PROBLEMS[model.kind].classify(model, args.test, args.predictions)
     if args.verbosity >= 1:
-        print(f"Classified {args.test} with a {model.kind} model in "
-              f"{time.perf_counter() - start:.2f} s; predictions written to {args.predictions}")
+        print(
+            f"Classified {args.test} with a {model.kind} model in "
+            f"{time.perf_counter() - start:.2f} s; predictions written to {args.predictions}"
+        )
         print("\n".join(report))
+
+
+def _show_warning(
+    message: Warning | str, category: type[Warning], *args: object, **kwargs: object
+) -> None:
+    """Print a warning (such as a fit that ran out of iterations) as one line on stderr."""
+    print(f"structsvm: {category.__name__}: {message}", file=sys.stderr)
 
 
 def _silent(*args: object) -> None:
@@ -260,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always")
+            warnings.showwarning = _show_warning
             (learn if args.command == "learn" else classify)(args)
     except (CommandLineError, ValueError, OSError) as error:
         print(f"structsvm {args.command}: error: {error}", file=sys.stderr)

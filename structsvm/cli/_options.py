@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from structsvm.cli._model import CommandLineError
-
 MULTICLASS_LOSS_SCALE = 100.0
 """SVM^multiclass's loss of a wrong class (its ``-c`` is read with this loss)."""
 
@@ -38,8 +36,12 @@ SVM^struct options and their meaning here:
             StructuredSVM). Not SVM^struct's -e, an absolute tolerance on the slacks in the
             units of the loss: its values 0.1-0.5 are far too loose here.
   -w        0, 1: "n-slack"   2, 3, 4: "1-slack"   or a name: n-slack, 1-slack, bcfw
-  -o        2: margin rescaling (rescaling="margin"); 1: slack rescaling
-  -p        1: sum of slacks (slack_norm=1); 2: sum of squared slacks
+  -o        2: margin rescaling (rescaling="margin", the default); 1: slack rescaling
+            (rescaling="slack": a violated constraint costs its loss times its margin
+            shortfall; it needs the task's slack-rescaled oracle)
+  -p        1: C * sum_i xi_i (slack_norm=1, the default); 2: squared slacks (slack_norm=2),
+            (C/2) * sum_i xi_i^2, or (C/2) * (sum_i xi_i)^2 with the 1-slack solver; C = c / n
+            as with -p 1
   --t       hmm only: 1: first-order transitions (ChainTask(order=1)); 2: also second-order
             ones (ChainTask(order=2)); 0: no transitions (ChainTask(transitions=False))
   -v        0: quiet; 1: a summary (and a progress bar on a terminal); 2, 3: also one log line
@@ -87,24 +89,13 @@ def multiclass_loss_scale(C: float | None) -> float:
     return 1.0 if C is not None else MULTICLASS_LOSS_SCALE
 
 
-def loss_options(rescaling: int, slack_norm: int) -> dict[str, Any]:
-    """Return StructuredSVM's parameters for ``-o`` and ``-p``.
+RESCALINGS = {1: "slack", 2: "margin"}
+"""SVM^struct's ``-o``: its number of each of StructuredSVM's rescalings."""
 
-    Raises
-    ------
-    CommandLineError
-        For slack rescaling (``-o 1``) and squared slacks (``-p 2``), which StructuredSVM does
-        not offer: only margin rescaling with the sum of slacks is supported.
-    """
-    if rescaling != 2:
-        raise CommandLineError(
-            f"-o {rescaling} (slack rescaling) is not supported: only -o 2, margin rescaling"
-        )
-    if slack_norm != 1:
-        raise CommandLineError(
-            f"-p {slack_norm} (squared slacks) is not supported: only -p 1, the sum of slacks"
-        )
-    return {}
+
+def loss_options(rescaling: int, slack_norm: int) -> dict[str, Any]:
+    """Return StructuredSVM's ``rescaling`` and ``slack_norm`` for ``-o`` and ``-p``."""
+    return {"rescaling": RESCALINGS[rescaling], "slack_norm": slack_norm}
 
 
 def chain_options(transition_order: int) -> dict[str, Any]:
