@@ -256,9 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 1 when the data, the model or an option are refused
-        (the reason printed to stderr), 2 for a malformed command line (by argparse), 130
-        when interrupted.
+        The exit status: 0 on success, 1 when the data, the model or an option are refused,
+        or the task lacks an oracle the options need (the reason printed to stderr); 2 for a
+        malformed command line (by argparse); 130 when interrupted.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -269,7 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always")
             warnings.showwarning = _show_warning
             (learn if args.command == "learn" else classify)(args)
-    except (CommandLineError, ValueError, OSError) as error:
+    except (CommandLineError, ValueError, OSError, NotImplementedError) as error:
+        # NotImplementedError: a task without an oracle the options need (e.g. slack rescaling).
         print(f"structsvm {args.command}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

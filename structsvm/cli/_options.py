@@ -18,11 +18,11 @@ C convention. StructuredSVM minimises 1/2 |w|^2 + C * sum_i xi_i. SVM^struct's -
 average slack, 1/2 |w|^2 + (c/n) * sum_i xi_i, so -c c is C = c / n, with n the number of
 training examples: rows (multiclass), sequences (hmm), queries (rank). The losses are those of
 the SVM^struct tools:
-  multiclass  SVM^multiclass: a wrong class costs {MULTICLASS_LOSS_SCALE:g}, so with -c the
-              model is SVM^multiclass's (same weights and scores). It equals the 0/1-loss
-              model with C = c / ({MULTICLASS_LOSS_SCALE:g} n) (MulticlassTask's default loss,
-              scikit-learn's LinearSVC(multi_class="crammer_singer", fit_intercept=False)),
-              scaled by {MULTICLASS_LOSS_SCALE:g}: the same predictions.
+  multiclass  SVM^multiclass: a wrong class costs {MULTICLASS_LOSS_SCALE:g}, so with -c the problem
+              is SVM^multiclass's, with its weights and scores. Its solution is
+              {MULTICLASS_LOSS_SCALE:g} times that of the 0/1 loss (MulticlassTask's default,
+              LinearSVC(multi_class="crammer_singer", fit_intercept=False)) with
+              C = c / ({MULTICLASS_LOSS_SCALE:g} n): the same predictions.
   hmm         SVM^hmm: the number of mistagged tokens (ChainTask's Hamming loss); C = c / n.
   rank        SVM^rank (its default -l 1): the number of swapped pairs (RankingTask's loss);
               C = c / n is SVM^light's '-z p' C and RankingSVM's C.
