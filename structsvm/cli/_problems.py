@@ -9,6 +9,7 @@ predictions against the labels of the test file, as the SVM^struct tools do.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -38,22 +39,22 @@ class TrainingSet:
     description: str
 
 
-class Problem:
+class Problem(ABC):
     """One kind of problem of the command line (a subclass per ``--task``)."""
 
     kind: ClassVar[str]
 
+    @abstractmethod
     def read_training(self, path: Path) -> TrainingSet:
         """Read a training file."""
-        raise NotImplementedError
 
+    @abstractmethod
     def task(self, training: TrainingSet, options: dict[str, Any]) -> Task:
         """Return the task for the data and the command-line options."""
-        raise NotImplementedError
 
+    @abstractmethod
     def classify(self, model: SavedModel, test: Path, predictions: Path) -> list[str]:
         """Write the predictions for a test file; return the lines of its evaluation."""
-        raise NotImplementedError
 
 
 def with_width(X: sp.csr_matrix, n_features: int) -> sp.csr_matrix:

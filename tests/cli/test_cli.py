@@ -291,3 +291,26 @@ def test_python_m_structsvm_learns_and_classifies(hmm_files, tmp_path):
     assert classified.returncode == 0, classified.stderr
     assert "Token accuracy on test set:" in classified.stdout
     assert len((tmp_path / "tags").read_text().splitlines()) == read_svmhmm(test).n_tokens
+
+
+@pytest.mark.parametrize(
+    ("verbosity", "terminal", "bar"), [("1", True, True), ("1", False, False), ("0", True, False)]
+)
+def test_a_progress_bar_is_drawn_on_a_terminal(
+    hmm_files, tmp_path, monkeypatch, verbosity, terminal, bar
+):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    main(
+        [
+            "learn",
+            "--task",
+            "hmm",
+            "-v",
+            verbosity,
+            "--max-iter",
+            "2",
+            str(hmm_files[0]),
+            str(tmp_path / "m"),
+        ]
+    )
+    assert SavedModel.load(tmp_path / "m").svm.progress is bar
