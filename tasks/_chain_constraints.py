@@ -11,6 +11,7 @@ allowed one; :func:`find_violation` checks given label sequences against the mas
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 
@@ -105,6 +106,31 @@ def constrained_weights(
     )
 
 
+@numba.njit(cache=True)
+def _first_violation(
+    labels: np.ndarray,
+    offsets: np.ndarray,
+    forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray,
+    forbidden_last: np.ndarray,
+) -> tuple[int, int, int]:
+    """Return (sequence, position, kind) of the first broken constraint, kind 0 if none.
+
+    Kinds: 1 a forbidden first label, 2 a forbidden transition into the position, 3 a forbidden
+    last label.
+    """
+    for k in range(offsets.shape[0] - 1):
+        first, stop = offsets[k], offsets[k + 1]
+        if forbidden_first[labels[first]]:
+            return k, 0, 1
+        for t in range(first + 1, stop):
+            if forbidden_transitions[labels[t - 1], labels[t]]:
+                return k, t - first, 2
+        if forbidden_last[labels[stop - 1]]:
+            return k, stop - 1 - first, 3
+    return -1, -1, 0
+
+
 def find_violation(
     labels: np.ndarray,
     offsets: np.ndarray,
@@ -114,29 +140,20 @@ def find_violation(
 ) -> tuple[int, str] | None:
     """Return the first sequence breaking a constraint and how, or None if all keep them.
 
-    ``labels`` holds the label sequences one after another, sequence k in
+    ``labels`` (int64) holds the label sequences one after another, sequence k in
     ``labels[offsets[k]:offsets[k + 1]]``.
     """
-    starts, lasts = offsets[:-1], offsets[1:] - 1
-    broken = np.zeros(len(starts), dtype=bool)
-    broken |= forbidden_first[labels[starts]]
-    broken |= forbidden_last[labels[lasts]]
-    pair_at = np.flatnonzero(forbidden_transitions[labels[:-1], labels[1:]])
-    pair_at = pair_at[~np.isin(pair_at, lasts)]
-    sequence_of_pair = np.searchsorted(offsets, pair_at, side="right") - 1
-    broken[sequence_of_pair] = True
-    if not broken.any():
+    k, t, kind = _first_violation(
+        labels, offsets, forbidden_transitions, forbidden_first, forbidden_last
+    )
+    if kind == 0:
         return None
-    k = int(np.argmax(broken))
-    first, last = starts[k], lasts[k]
-    if forbidden_first[labels[first]]:
-        return k, f"starts with the forbidden first label {labels[first]}"
-    pairs = pair_at[sequence_of_pair == k]
-    if len(pairs):
-        t = int(pairs[0]) - first
-        previous, following = labels[pairs[0]], labels[pairs[0] + 1]
+    at = offsets[k] + t
+    if kind == 1:
+        return k, f"starts with the forbidden first label {labels[at]}"
+    if kind == 2:
         return k, (
-            f"has the forbidden transition {previous} -> {following} at positions {t}, {t + 1}"
+            f"has the forbidden transition {labels[at - 1]} -> {labels[at]} at positions "
+            f"{t - 1}, {t}"
         )
-    return k, f"ends with the forbidden last label {labels[last]}"
-
+    return k, f"ends with the forbidden last label {labels[at]}"

@@ -45,7 +45,9 @@ def second_order_suffix_scores(
     ``best_from[s, a, b]`` becomes the best score of positions t..stop-1 (their unaries and
     the transitions into t + 1 onwards, and the end score) given labels a at t - 1 and b at t;
     ``best_from[0, 0, b]`` is the same for the first position, with no previous label.
-    ``best_from`` is a workspace of shape (at least stop - begin, L, L).
+    ``best_from`` is a workspace of shape (at least stop - begin, L, L). Pairs a → b that the
+    pair scores forbid (``-inf``) lie on no allowed labelling: they get ``-inf`` without work,
+    which saves the L³ sweep over the pairs that constraints rule out.
     """
     n_labels = unary.shape[1]
     last = stop - begin - 1
@@ -55,6 +57,9 @@ def second_order_suffix_scores(
     for s in range(last - 1, 0, -1):
         for a in range(n_labels):
             for b in range(n_labels):
+                if pair_scores[a, b] == -np.inf:
+                    best_from[s, a, b] = -np.inf
+                    continue
                 into, following = triple_scores[a, b], best_from[s + 1, b]
                 best = -np.inf
                 for c in range(n_labels):
