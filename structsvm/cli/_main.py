@@ -13,6 +13,7 @@ from structsvm.cli._model import CommandLineError, SavedModel
 from structsvm.cli._options import (
     C_CONVENTION_HELP,
     OPTIONS_HELP,
+    default_solver,
     loss_options,
     solver_for,
     structured_C,
@@ -104,9 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-w",
         dest="solver",
         type=solver_for,
-        default="1-slack",
+        default=None,
         metavar="{0..4,n-slack,1-slack,bcfw}",
-        help="solver: 0, 1 n-slack; 2, 3, 4 1-slack; or a name (default 1-slack, as -w 4)",
+        help="solver: 0, 1 n-slack; 2, 3, 4 1-slack; or a name (default 1-slack, as -w 4; "
+        "n-slack with -p 2)",
     )
     learn.add_argument(
         "-o",
@@ -179,12 +181,13 @@ def learn(args: argparse.Namespace) -> None:
     problem = PROBLEMS[args.task]
     if args.transitions is not None and args.task != "hmm":
         raise CommandLineError("--t (transition order) applies to --task hmm only")
+    solver = default_solver(args.slack_norm) if args.solver is None else args.solver
     options = {
         "c": 0.01 if args.C is None and args.c is None else args.c,
         "C": args.C,
         "transitions": 1 if args.transitions is None else args.transitions,
         "tol": args.tol,
-        "solver": args.solver,
+        "solver": solver,
         "rescaling": args.rescaling,
         "slack_norm": args.slack_norm,
         "max_iter": args.max_iter,
@@ -196,7 +199,7 @@ def learn(args: argparse.Namespace) -> None:
     svm = StructuredSVM(
         problem.task(training, options),
         C=C,
-        solver=args.solver,
+        solver=solver,
         tol=args.tol,
         max_iter=args.max_iter,
         random_state=args.seed,
@@ -207,7 +210,7 @@ def learn(args: argparse.Namespace) -> None:
     say = print if args.verbosity >= 1 else _silent
     convention = f"--C {C:g}" if options["C"] is not None else f"-c {options['c']:g}: C = c / n"
     say(f"{args.train}: {training.description}")
-    say(f"Training {args.task}: {args.solver}, C = {C:.6g} ({convention}), tol = {args.tol:g}")
+    say(f"Training {args.task}: {solver}, C = {C:.6g} ({convention}), tol = {args.tol:g}")
     start = time.perf_counter()
     svm.fit(training.X, training.Y)
     elapsed = time.perf_counter() - start

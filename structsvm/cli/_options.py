@@ -35,13 +35,14 @@ SVM^struct options and their meaning here:
   -e tol    stop at a relative duality gap <= tol, certified by a full oracle pass (tol of
             StructuredSVM). Not SVM^struct's -e, an absolute tolerance on the slacks in the
             units of the loss: its values 0.1-0.5 are far too loose here.
-  -w        0, 1: "n-slack"   2, 3, 4: "1-slack"   or a name: n-slack, 1-slack, bcfw
+  -w        0, 1: "n-slack"   2, 3, 4: "1-slack"   or a name: n-slack, 1-slack, bcfw;
+            default 1-slack (SVM^struct's -w 4), n-slack with -p 2
   -o        2: margin rescaling (rescaling="margin", the default); 1: slack rescaling
             (rescaling="slack": a violated constraint costs its loss times its margin
             shortfall; it needs the task's slack-rescaled oracle)
   -p        1: C * sum_i xi_i (slack_norm=1, the default); 2: squared slacks (slack_norm=2),
-            (C/2) * sum_i xi_i^2, or (C/2) * (sum_i xi_i)^2 with the 1-slack solver; C = c / n
-            as with -p 1
+            (C/2) * sum_i xi_i^2 with the n-slack (its default) and bcfw solvers, or
+            (C/2) * (sum_i xi_i)^2 with -w 1-slack; C = c / n as with -p 1
   --t       hmm only: 1: first-order transitions (ChainTask(order=1)); 2: also second-order
             ones (ChainTask(order=2)); 0: no transitions (ChainTask(transitions=False))
   -v        0: quiet; 1: a summary (and a progress bar on a terminal); 2, 3: also one log line
@@ -59,6 +60,15 @@ SOLVERS_BY_ALGORITHM = {
 4 dual with a constraint cache); the working-set QPs here differ, the problem is the same."""
 
 SOLVER_NAMES = ("n-slack", "1-slack", "bcfw")
+
+
+def default_solver(slack_norm: int) -> str:
+    """Return the solver used without ``-w``.
+
+    SVM^struct's default, 1-slack (``-w 4``); but n-slack with squared slacks, whose objective
+    (C/2) Σ ξᵢ² is SVM^struct's ``-p 2`` (the 1-slack solver squares the sum of the slacks).
+    """
+    return "n-slack" if slack_norm == 2 else "1-slack"
 
 
 def solver_for(algorithm: str) -> str:

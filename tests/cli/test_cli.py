@@ -163,13 +163,21 @@ def test_hmm_predictions_are_the_best_tags_one_per_token(hmm_files, tmp_path, ca
     assert f"({data.n_tokens - sum(mistagged)} of {data.n_tokens} tokens)" in printed
 
 
-def test_rescaling_and_slack_norm_reach_the_structural_svm(hmm_files, tmp_path):
-    train, _ = hmm_files
-    learn(
-        "--task", "hmm", "-o", "1", "-p", "2", "-w", "0", "--max-iter", "5", train, tmp_path / "m"
-    )
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ([], ("margin", 1, "1-slack")),
+        (["-o", "1", "-p", "2", "-w", "2"], ("slack", 2, "1-slack")),
+        (["-p", "2"], ("margin", 2, "n-slack")),
+        (["-o", "1", "-w", "bcfw"], ("slack", 1, "bcfw")),
+    ],
+)
+def test_rescaling_slack_norm_and_solver_reach_the_structural_svm(
+    hmm_files, tmp_path, options, expected
+):
+    learn("--task", "hmm", *options, "--max-iter", "3", hmm_files[0], tmp_path / "m")
     svm = SavedModel.load(tmp_path / "m").svm
-    assert (svm.rescaling, svm.slack_norm, svm.solver) == ("slack", 2, "n-slack")
+    assert (svm.rescaling, svm.slack_norm, svm.solver) == expected
 
 
 # ------------------------------------------------------------------------ rank
