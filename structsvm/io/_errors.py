@@ -25,7 +25,9 @@ class FileFormatError(ValueError):
         self.path = os.fspath(path)
         self.line = line
         self.reason = reason
-        where = os.path.basename(self.path) if line is None else (
-            f"{os.path.basename(self.path)}, line {line}"
+        where = (
+            os.path.basename(self.path)
+            if line is None
+            else (f"{os.path.basename(self.path)}, line {line}")
         )
         super().__init__(f"{where}: {reason}")

@@ -9,6 +9,7 @@ numbered 0..L-1 in a mapping kept with them.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import DataLine, format_data_line, parse_data_line
+from structsvm.io._lines import DataFile, format_data_line, read_data_file
 
 
 @dataclass
@@ -101,60 +102,57 @@ def read_svmhmm(
     Learning 77(1), 2009 (SVM^struct, of which SVM^hmm is an instance).
     Y. Altun, I. Tsochantaridis and T. Hofmann. Hidden Markov support vector machines. ICML 2003.
     """
+    lines = read_data_file(path, n_features)
     label_of = None if tags is None else {tag: k for k, tag in enumerate(map(str, tags))}
-    runs: list[list[DataLine]] = []
-    with open(path, encoding="utf-8") as handle:
-        for line_number, text in enumerate(handle, start=1):
-            line = parse_data_line(text, path, line_number, n_features)
-            if line is None:
-                continue
-            if line.qid is None:
-                raise FileFormatError(
-                    path, line_number, f"expected 'qid:SEQUENCE' after the tag {line.target!r}"
-                )
-            if label_of is not None and line.target not in label_of:
-                raise FileFormatError(
-                    path, line_number, f"unknown tag {line.target!r}: the tags are "
-                    f"{', '.join(label_of)}"
-                )
-            if runs and runs[-1][0].qid == line.qid:
-                runs[-1].append(line)
-            elif any(run[0].qid == line.qid for run in runs):
-                raise FileFormatError(
-                    path,
-                    line_number,
-                    f"qid:{line.qid} appears again after another sequence: the lines of a "
-                    "sequence must be consecutive",
-                )
-            else:
-                runs.append([line])
-    if not runs:
+    run_starts: list[int] = []  # the first row of every sequence
+    seen_qids: set[int] = set()
+    for row, (tag, qid) in enumerate(zip(lines.targets, lines.qids, strict=True)):
+        if qid is None:
+            raise FileFormatError(
+                path, lines.line_numbers[row], f"expected 'qid:SEQUENCE' after the tag {tag!r}"
+            )
+        if label_of is not None and tag not in label_of:
+            raise FileFormatError(
+                path,
+                lines.line_numbers[row],
+                f"unknown tag {tag!r}: the tags are {', '.join(label_of)}",
+            )
+        if run_starts and lines.qids[row - 1] == qid:
+            continue
+        if qid in seen_qids:
+            raise FileFormatError(
+                path,
+                lines.line_numbers[row],
+                f"qid:{qid} appears again after another sequence: the lines of a sequence must "
+                "be consecutive",
+            )
+        run_starts.append(row)
+        seen_qids.add(qid)
+    if not run_starts:
         raise FileFormatError(path, None, "no tokens in the file")
 
     tag_names = (
-        sorted_tags(token.target for run in runs for token in run)
-        if label_of is None
-        else np.array(list(label_of), dtype=str)
+        sorted_tags(lines.targets) if label_of is None else np.array(list(label_of), dtype=str)
     )
     label_of = {tag: label for label, tag in enumerate(tag_names)}
-    width = n_features if n_features is not None else max(
-        (int(token.columns[-1]) + 1 for run in runs for token in run if len(token.columns)),
-        default=0,
-    )
+    labels = np.array([label_of[tag] for tag in lines.targets], dtype=np.int64)
+    width = n_features if n_features is not None else int(lines.columns.max(initial=-1)) + 1
+    bounds = [*run_starts, len(labels)]
     return TaggedSequences(
-        X=[_token_matrix(run, width) for run in runs],
-        Y=[np.array([label_of[token.target] for token in run], dtype=np.int64) for run in runs],
+        X=[_rows(lines, first, stop, width) for first, stop in itertools.pairwise(bounds)],
+        Y=[labels[first:stop] for first, stop in itertools.pairwise(bounds)],
         tags=tag_names,
-        qids=np.array([run[0].qid for run in runs], dtype=np.int64),
+        qids=np.array([lines.qids[first] for first in run_starts], dtype=np.int64),
     )
 
 
-def _token_matrix(run: list[DataLine], width: int) -> sp.csr_matrix:
-    """Return the tokens of one sequence as the rows of a CSR matrix (T, width)."""
-    indptr = np.cumsum([0] + [len(token.columns) for token in run])
-    columns = np.concatenate([token.columns for token in run])
-    values = np.concatenate([token.values for token in run])
-    return sp.csr_matrix((values, columns, indptr), shape=(len(run), width))
+def _rows(lines: DataFile, first: int, stop: int, width: int) -> sp.csr_matrix:
+    """Return rows ``first:stop`` of a data file as a CSR matrix (stop - first, width)."""
+    begin, end = lines.indptr[first], lines.indptr[stop]
+    return sp.csr_matrix(
+        (lines.values[begin:end], lines.columns[begin:end], lines.indptr[first : stop + 1] - begin),
+        shape=(stop - first, width),
+    )
 
 
 def write_svmhmm(

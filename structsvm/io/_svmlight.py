@@ -96,8 +96,10 @@ def _raise_at_faulty_line(
                 )
             if query_id and line.qid is None:
                 raise FileFormatError(
-                    path, line_number, "expected 'qid:QUERY' after the target: a file read "
-                    "with query ids needs one on every line"
+                    path,
+                    line_number,
+                    "expected 'qid:QUERY' after the target: a file read "
+                    "with query ids needs one on every line",
                 )
 
 

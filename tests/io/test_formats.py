@@ -176,3 +176,19 @@ def test_write_svmhmm_refuses_what_it_cannot_write(tmp_path, kwargs, message):
     arguments = {"X": [np.ones((2, 2))], "Y": [np.array([0, 1])], "tags": ["a", "b"], **kwargs}
     with pytest.raises(ValueError, match=message):
         write_svmhmm(tmp_path / "out.dat", **arguments)
+
+
+@pytest.mark.parametrize("features", ["1:2:3 4:5", "4:5 1:2:3", "1:1 2", "2:1 1:1", "1e3:1"])
+def test_every_feature_is_checked_by_the_whole_file_reader(tmp_path, features):
+    # Faulty features anywhere in a file that is otherwise fine, behind empty lines and lines
+    # without features.
+    text = f"A qid:1\n\nB qid:1 1:1 3:1\nA qid:2 {features}\nB qid:2 2:1\n"
+    with pytest.raises(FileFormatError, match=r"^t\.dat, line 4: (expected|feature ids must)"):
+        read_svmhmm(write_text(tmp_path, "t.dat", text))
+
+
+def test_feature_ids_may_restart_on_every_line(tmp_path):
+    text = "A qid:1 3:1\nB qid:1 1:1 2:1\nA qid:2\nB qid:2 2:1\n"
+    data = read_svmhmm(write_text(tmp_path, "t.dat", text))
+    np.testing.assert_array_equal(data.X[0].toarray(), [[0, 0, 1], [1, 1, 0]])
+    np.testing.assert_array_equal(data.X[1].toarray(), [[0, 0, 0], [0, 1, 0]])
