@@ -12,6 +12,9 @@ model, exactly or through a relaxation with its bound. :class:`ParallelTask` spr
 oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
 :func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:mod:`structsvm.io` reads and writes the data files of SVM^light, SVM^multiclass, SVM^rank and
+SVM^hmm; :mod:`structsvm.cli` is the ``structsvm`` command, SVM^struct's learn and classify
+tools on those files.
 """
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task

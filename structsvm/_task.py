@@ -34,6 +34,15 @@ class Task:
     ``loss_augmented_argmax(x, y_true, w)``
         An output maximising ``Δ(y_true, y) + w · φ(x, y)`` over ``Y(x)``.
 
+    and, optionally, for training with slack rescaling (``StructuredSVM(rescaling="slack")``):
+
+    ``slack_rescaled_argmax(x, y_true, w)``
+        An output maximising ``Δ(y_true, y) · (1 − w · (φ(x, y_true) − φ(x, y)))`` over
+        ``Y(x)`` (Tsochantaridis, Joachims, Hofmann & Altun 2005). The true output has value 0,
+        so the maximum is never negative. The base class enumerates ``outputs(x)``; a task that
+        does not enumerate its outputs and is trained with slack rescaling must override it
+        (and ``batch_slack_rescaled_argmax`` for speed).
+
     The oracles must be exact (return a true maximiser) and deterministic (the same arguments
     give the same output); among tied maximisers a task picks by a fixed rule that its docstring
     states. The base class implements both oracles by enumeration when the task provides
@@ -83,6 +92,36 @@ class Task:
         """Return an output maximising ``Δ(y_true, y) + w · φ(x, y)`` (by enumeration here)."""
         candidates = list(self.outputs(x))
         values = [self.loss(y_true, y) + self.score(x, y, w) for y in candidates]
+        return candidates[int(np.argmax(values))]
+
+    def slack_rescaled_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
+        """Return an output maximising ``Δ(y_true, y) · (1 − w · (φ(x, y_true) − φ(x, y)))``.
+
+        The most violated constraint of slack rescaling; this base class finds it by
+        enumerating ``outputs(x)`` and returns the first maximiser in their order.
+
+        Raises
+        ------
+        NotImplementedError
+            If the task neither overrides this method nor implements ``outputs(x)``.
+
+        References
+        ----------
+        I. Tsochantaridis, T. Joachims, T. Hofmann and Y. Altun, "Large margin methods for
+        structured and interdependent output variables", JMLR 6, 2005 (section 2.2).
+        """
+        try:
+            candidates = list(self.outputs(x))
+        except NotImplementedError:
+            raise NotImplementedError(
+                f"{type(self).__name__} has no slack-rescaled oracle: implement "
+                "slack_rescaled_argmax(x, y_true, w) (and batch_slack_rescaled_argmax), or "
+                "outputs(x) so that the base class can enumerate them"
+            ) from None
+        true_score = self.score(x, y_true, w)
+        values = [
+            self.loss(y_true, y) * (1.0 - true_score + self.score(x, y, w)) for y in candidates
+        ]
         return candidates[int(np.argmax(values))]
 
     # ----------------------------------------------------------------- derived helpers
@@ -191,6 +230,14 @@ class Task:
         """Return ``loss_augmented_argmax(x, y_true, w)`` for every example."""
         return [
             self.loss_augmented_argmax(x, y_true, w) for x, y_true in zip(X, Y_true, strict=True)
+        ]
+
+    def batch_slack_rescaled_argmax(
+        self, X: Sequence[Any], Y_true: Sequence[Any], w: np.ndarray
+    ) -> list[Any]:
+        """Return ``slack_rescaled_argmax(x, y_true, w)`` for every example."""
+        return [
+            self.slack_rescaled_argmax(x, y_true, w) for x, y_true in zip(X, Y_true, strict=True)
         ]
 
     def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:

@@ -25,13 +25,12 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.qp import solve_simplex_dual
+from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     OraclePass,
     column_sums,
     loss_augmented_pass,
-    primal_objective,
 )
 from structsvm.solvers._state import (
     RunCounters,
@@ -110,6 +109,9 @@ class TaskConstraints:
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
     true_features : ndarray or sparse matrix, optional
         The rows φ(x_i, y_i), if the caller has them.
+    rescaling : {"margin", "slack"}, default="margin"
+        The constraints and the oracle that finds the most violated one (see
+        :mod:`structsvm.solvers._oracle`).
     """
 
     def __init__(
@@ -120,9 +122,11 @@ class TaskConstraints:
         *,
         n_jobs: int | None = None,
         true_features: FeatureMatrix | None = None,
+        rescaling: str = "margin",
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
         self.n_jobs = n_jobs
+        self.rescaling = rescaling
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
         if true_features is None:
@@ -144,6 +148,7 @@ class TaskConstraints:
             w,
             true_feature_sum=self.true_feature_sum,
             n_jobs=self.n_jobs,
+            rescaling=self.rescaling,
         )
 
 
@@ -154,6 +159,10 @@ class Formulation(Protocol):
         self, oracle: OracleResult, working_set: WorkingSet, w: Any
     ) -> NewConstraints: ...
 
+    def slacks(self, oracle: OracleResult) -> np.ndarray:
+        """Return the exact slack of every group at the weights of the oracle pass."""
+        ...
+
 
 class DualOptimiser(Protocol):
     """How the dual variables of the working-set QP are improved after constraints are added.
@@ -163,9 +172,12 @@ class DualOptimiser(Protocol):
     keeps_gram : bool
         Whether it works on a :class:`GramWorkingSet` (every solve involves the whole working
         set) rather than a plain :class:`WorkingSet`.
+    penalty : SlackPenalty
+        How the slacks are penalised; it decides the QPs, the primal and the dual objective.
     """
 
     keeps_gram: ClassVar[bool]
+    penalty: SlackPenalty
 
     def optimise(self, working_set: WorkingSet, C: float, oracle: OracleResult) -> None:
         """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
@@ -187,15 +199,18 @@ class FullQP:
         iterations when few constraints change between solves.
     tol : float, default=1e-9
         Tolerance of the interior-point solves.
+    penalty : SlackPenalty, default=L1_SLACKS
+        How the slacks are penalised (L1 by default).
     """
 
     warm_start: bool
     tol: float = 1e-9
+    penalty: SlackPenalty = L1_SLACKS
     keeps_gram: ClassVar[bool] = True
 
     def optimise(self, working_set: GramWorkingSet, C: float, oracle: OracleResult) -> None:
         """Replace α by the solution of the whole working-set QP."""
-        solution = solve_simplex_dual(
+        solution = self.penalty.solve(
             working_set.gram,
             working_set.offsets,
             working_set.groups,
@@ -333,7 +348,7 @@ def cutting_plane(
             qp_start = time.perf_counter()
             optimiser.optimise(working_set, C, oracle)
             counters.qp_time += time.perf_counter() - qp_start
-            dual = working_set.dual_objective()
+            dual = working_set.dual_objective(C, optimiser.penalty)
             solution = working_set.weights()
             prune_inactive(working_set, C, inactive_window)
             step = smoothing if len(new.offsets) else 1.0
@@ -341,7 +356,9 @@ def cutting_plane(
             query = solution if at_solution else state.w + step * (solution - state.w)
         oracle = source.oracle_pass(query)
         counters.oracle_calls += source.n_examples
-        query_primal = primal_objective(space.squared_norm(query), oracle.slacks, C)
+        query_primal = optimiser.penalty.primal(
+            space.squared_norm(query), formulation.slacks(oracle), C
+        )
         if smoothing == 1.0 or query_primal <= primal:
             state.w, primal = query, query_primal
             certified = oracle.certified
