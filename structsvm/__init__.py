@@ -7,7 +7,8 @@ the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any ta
 methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
-:func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:func:`kkt_report`), support vector regression (:class:`SVR`), the :class:`OneClassSVM`, the
+:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
 """
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
@@ -15,6 +16,7 @@ from structsvm._contract import TaskContractViolation
 from structsvm._task import Task
 from structsvm._utils.parallel import ParallelTask
 from structsvm.kernels import (
+    SVR,
     AllSubsequencesKernel,
     BinarySVM,
     Kernel,
@@ -24,6 +26,7 @@ from structsvm.kernels import (
     LinearKernel,
     NormalizedKernel,
     NotSeparableError,
+    OneClassSVM,
     PolynomialKernel,
     RBFKernel,
     SigmoidKernel,
@@ -43,6 +46,7 @@ from structsvm.learners import (
 )
 
 __all__ = [
+    "SVR",
     "AllSubsequencesKernel",
     "BinarySVM",
     "KKTReport",
@@ -54,6 +58,7 @@ __all__ = [
     "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",
+    "OneClassSVM",
     "ParallelTask",
     "PolynomialKernel",
     "RBFKernel",

@@ -9,11 +9,13 @@ itself when pandas is absent or ``SCIPY_ARRAY_API`` is unset.
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm import (
+    SVR,
     BinarySVM,
     KernelMulticlassSVM,
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    OneClassSVM,
 )
 
 EXPECTED_FAILURES: dict[type, dict[str, str]] = {
@@ -22,6 +24,8 @@ EXPECTED_FAILURES: dict[type, dict[str, str]] = {
     BinarySVM: {},
     KernelPerceptron: {},
     KernelRidge: {},
+    SVR: {},
+    OneClassSVM: {},
 }
 
 
@@ -31,7 +35,15 @@ def expected_failures(estimator) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [MulticlassSVM(), KernelMulticlassSVM(), BinarySVM(C=1.0), KernelPerceptron(), KernelRidge()],
+    [
+        MulticlassSVM(),
+        KernelMulticlassSVM(),
+        BinarySVM(C=1.0),
+        KernelPerceptron(),
+        KernelRidge(),
+        SVR(),
+        OneClassSVM(),
+    ],
     expected_failed_checks=expected_failures,
     xfail_strict=True,
 )
