@@ -27,7 +27,7 @@ from structsvm._utils.validation import (
     check_binary_labels,
     check_consistent_length,
 )
-from structsvm.kernels._box_dual import kkt_offset, snap_to_bounds, solve_box_dual
+from structsvm.kernels._box_dual import snap_to_bounds, solve_box_dual
 from structsvm.kernels._kernels import Kernel, LinearKernel
 from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine, LinearWeights
 from structsvm.qp._cvxopt import solve_qp
@@ -72,9 +72,10 @@ default="linear"
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the positive class (y = +1).
     dual_coef_ : ndarray of shape (n_samples,)
-        The multipliers λ_i of every training point (0 <= λ_i <= C); multipliers within a
-        relative 1e-6 of a bound, or whose bound the dual QP's solution shows to be active,
-        are set onto it.
+        The multipliers λ_i of every training point (0 <= λ_i <= C), each exactly on a bound
+        or strictly between: the dual QP's interior-point solution is finished on its active
+        set (:func:`~structsvm.kernels._box_dual.solve_box_dual`). For formulation="primal",
+        the margin constraints' multipliers, set onto a bound when within a relative 1e-6.
     support_ : ndarray of int
         Indices of the support vectors (λ_i > 0).
     support_vectors_ : inputs of the support vectors (None when kernel="precomputed")
@@ -144,13 +145,14 @@ default="linear"
             if not isinstance(self.kernel_, LinearKernel):
                 raise ValueError("formulation='primal' needs kernel='linear'")
             weights, intercept, multipliers, status = _solve_primal(inputs, signs, C, tol)
+            multipliers = snap_to_bounds(multipliers, C)
+            signed = multipliers * signs
         else:
             Q = np.outer(signs, signs) * gram
-            multipliers, status = solve_box_dual(Q, -np.ones(len(signs)), signs, C, 0.0, tol)
-        multipliers = snap_to_bounds(multipliers, C)
-        signed = multipliers * signs
-        if self.formulation == "dual":
-            intercept = -kkt_offset(signs * (gram @ signed) - 1.0, signs, multipliers, C)
+            solution = solve_box_dual(Q, -np.ones(len(signs)), signs, C, 0.0, tol)
+            multipliers, status = solution.multipliers, solution.status
+            signed = multipliers * signs
+            intercept = -solution.offset
             weights = signed @ inputs if isinstance(self.kernel_, LinearKernel) else None
         margins = signs * (gram @ signed + intercept)
         if C is None and (status != "optimal" or margins.min() < 1 - 1e-4):

@@ -27,9 +27,12 @@ import numpy as np
 from sklearn.base import OutlierMixin
 
 from structsvm._utils.validation import Interval, ParameterConstraints
-from structsvm.kernels._box_dual import kkt_offset, snap_to_bounds, solve_box_dual
+from structsvm.kernels._box_dual import solve_box_dual
 from structsvm.kernels._kernels import Kernel, LinearKernel
 from structsvm.kernels._machine import KernelMachine, LinearWeights
+
+BOUNDARY_ROUNDING = 1e-10
+"""Fraction of the offset by which it is lowered, so that boundary points are inliers."""
 
 
 class OneClassSVM(LinearWeights, OutlierMixin, KernelMachine):
@@ -44,9 +47,17 @@ class OneClassSVM(LinearWeights, OutlierMixin, KernelMachine):
     nu : float, default=0.5
         ν in (0, 1]: an upper bound on the fraction of training outliers and a lower bound on
         the fraction of support vectors.
-    kernel, degree, gamma, coef0, tol
-        The kernel (default "rbf"), its parameters and the QP solver's tolerance on the duality
-        gap (default 1e-9), as in :class:`~structsvm.SVR`.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, Kernel or callable, \
+default="rbf"
+        The kernel; see :class:`~structsvm.kernels.KernelMachine`.
+    degree : int, default=3
+        Degree p of the "poly" kernel ``(γ⟨x, z⟩ + r)^p``.
+    gamma : float or "scale", default="scale"
+        γ of the "poly", "rbf" and "sigmoid" kernels; "scale" means ``1 / (n_features · X.var())``.
+    coef0 : float, default=0.0
+        The offset r of the "poly" and "sigmoid" kernels.
+    tol : float, default=1e-9
+        Tolerance of the interior-point QP solver on the duality gap.
 
     Attributes
     ----------
@@ -61,7 +72,11 @@ class OneClassSVM(LinearWeights, OutlierMixin, KernelMachine):
         support vectors (0 < a_i < 1), which lie on the boundary. Without free ones, points with
         a_i = 0 bound it from above and points with a_i = 1 from below, and it is the midpoint
         of the interval they leave, or its finite end (for ν = 1 every a_i is 1 and the offset
-        is the largest score, so that no training point lies strictly inside).
+        is the largest score, so that no training point lies strictly inside). It is then
+        lowered by a relative ``BOUNDARY_ROUNDING`` (1e-10): the free support vectors lie on
+        the boundary, and rounding tips their decision values to either side of 0 by a few
+        units in the last place, differently for different batches of inputs; lowered, they
+        are inliers whichever way.
     intercept_ : float
         ``−offset_``.
     coef_ : ndarray of shape (n_features,)
@@ -72,8 +87,19 @@ class OneClassSVM(LinearWeights, OutlierMixin, KernelMachine):
     Notes
     -----
     ``score_samples(X)`` is ``Σ_i a_i k(x_i, x)`` and ``decision_function(X)`` is
-    ``score_samples(X) − offset_``, both as in scikit-learn. Multipliers within 1e-6 of a bound,
-    or whose bound the QP's solution shows to be active, are set onto it.
+    ``score_samples(X) − offset_``, both as in scikit-learn. The interior-point solution of the
+    dual is finished on its active set (:func:`~structsvm.kernels._box_dual.solve_box_dual`):
+    each a_i is exactly 0, exactly 1 or strictly between, and the free ones solve the KKT
+    conditions up to rounding (unless the problem is so degenerate that the linear systems of
+    its active set are singular, as when, for the linear kernel, the origin is a convex
+    combination of the inputs with weights at most 1/(νn) and w = 0; then the interior-point
+    solution, with its multipliers set onto their bounds, is kept).
+
+    scikit-learn's offset agrees up to the single precision of LIBSVM's kernel cache (a
+    relative 1e-7 of the scores) whenever a free support vector fixes it, as it does when νn is
+    no integer. When νn is an integer every a_i may be 0 or 1; LIBSVM's run then starts from
+    one a_i = νn − ⌊νn⌋, which rounding can leave at about 1e-13 instead of 0, and takes that
+    point's score as the offset: another point of the interval whose midpoint is used here.
 
     References
     ----------
@@ -108,15 +134,14 @@ class OneClassSVM(LinearWeights, OutlierMixin, KernelMachine):
         """Fit to inputs X; y is ignored. Return self."""
         inputs, gram = self._fit_gram(X)
         n = len(gram)
-        ones = np.ones(n)
-        multipliers, status = solve_box_dual(
-            gram, np.zeros(n), ones, 1.0, float(self.nu) * n, float(self.tol)
+        solution = solve_box_dual(
+            gram, np.zeros(n), np.ones(n), 1.0, float(self.nu) * n, float(self.tol)
         )
-        multipliers = snap_to_bounds(multipliers, 1.0)
-        self.offset_ = kkt_offset(gram @ multipliers, ones, multipliers, 1.0)
+        multipliers = solution.multipliers
+        self.offset_ = solution.offset - BOUNDARY_ROUNDING * max(1.0, abs(solution.offset))
         support = np.flatnonzero(multipliers)
         self.dual_coef_ = multipliers[support]
-        self.qp_status_ = status
+        self.qp_status_ = solution.status
         self._weights = multipliers @ inputs if isinstance(self.kernel_, LinearKernel) else None
         self._store_expansion(inputs, n, support, multipliers, -self.offset_)
         return self
