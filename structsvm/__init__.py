@@ -11,7 +11,8 @@ optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`struct
 model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
 oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
-:func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:func:`kkt_report`), support vector regression (:class:`SVR`), the :class:`OneClassSVM`, the
+:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
 :mod:`structsvm.io` reads and writes the data files of SVM^light, SVM^multiclass, SVM^rank and
 SVM^hmm; :mod:`structsvm.cli` is the ``structsvm`` command, SVM^struct's learn and classify
 tools on those files.
@@ -23,6 +24,7 @@ from structsvm._task import Task
 from structsvm._utils.parallel import ParallelTask
 from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.kernels import (
+    SVR,
     AllSubsequencesKernel,
     BinarySVM,
     Kernel,
@@ -32,6 +34,7 @@ from structsvm.kernels import (
     LinearKernel,
     NormalizedKernel,
     NotSeparableError,
+    OneClassSVM,
     PolynomialKernel,
     RBFKernel,
     SigmoidKernel,
@@ -56,6 +59,7 @@ from structsvm.learners import (
 
 __all__ = [
     "INFERENCE_METHODS",
+    "SVR",
     "AllSubsequencesKernel",
     "BinarySVM",
     "InferenceResult",
@@ -68,6 +72,7 @@ __all__ = [
     "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",
+    "OneClassSVM",
     "ParallelTask",
     "PerformanceSVM",
     "PolynomialKernel",

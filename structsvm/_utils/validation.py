@@ -372,6 +372,17 @@ def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
     return array
 
 
+def check_real_targets(y: Any, name: str = "y") -> np.ndarray:
+    """Return regression targets ``y`` as a finite 1-D float64 array; raise ValueError if not."""
+    array = column_or_1d(y, warn=True)
+    try:
+        array = array.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must hold real numbers: {error}") from None
+    assert_all_finite(array, input_name=name)
+    return array
+
+
 def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
     array = check_class_labels(y, name)
