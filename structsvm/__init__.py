@@ -3,6 +3,7 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
+:class:`LatentStructuredSVM` for tasks with hidden variables (:class:`LatentTask`),
 :class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
 multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
 :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
@@ -20,7 +21,7 @@ tools on those files.
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
 from structsvm._contract import TaskContractViolation
-from structsvm._task import Task
+from structsvm._task import LatentTask, Task
 from structsvm._utils.parallel import ParallelTask
 from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.kernels import (
@@ -45,11 +46,13 @@ from structsvm.kernels import (
 )
 from structsvm.learners import (
     KernelMulticlassSVM,
+    LatentStructuredSVM,
     MulticlassSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
+    latent_objective,
     margin,
     mean_ndcg,
     mistake_bound,
@@ -68,6 +71,8 @@ __all__ = [
     "KernelMulticlassSVM",
     "KernelPerceptron",
     "KernelRidge",
+    "LatentStructuredSVM",
+    "LatentTask",
     "LinearKernel",
     "MulticlassSVM",
     "NormalizedKernel",
@@ -92,6 +97,7 @@ __all__ = [
     "gram_matrix",
     "infer",
     "kkt_report",
+    "latent_objective",
     "margin",
     "mean_ndcg",
     "mistake_bound",

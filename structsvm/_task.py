@@ -245,6 +245,80 @@ class Task:
         return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()
 
 
+class LatentTask(Task):
+    """Base class of tasks with hidden variables: outputs are pairs ``(y, h)``.
+
+    A latent task scores an observed output y together with a hidden completion h (a sub-class,
+    a hidden state per position, …) by ``w · φ(x, (y, h))``. Only y is observed in the training
+    data and only y is predicted; h is completed by the learner
+    (:class:`~structsvm.LatentStructuredSVM`, after Yu & Joachims 2009). On top of the
+    :class:`Task` contract, where every output is a pair ``(y, h)``:
+
+    ``joint_feature(x, (y, h))``
+        φ(x, (y, h)), which may depend on both.
+    ``loss((y_true, h_true), (y, h))``
+        Δ(y_true, y): it looks at y only, so the hidden parts never count.
+    ``argmax(x, w)`` and ``loss_augmented_argmax(x, (y_true, h_true), w)``
+        Return the pair maximising ``w · φ`` (plus Δ) jointly over y and h.
+    ``latent_argmax(x, y, w)``
+        The completion: an h maximising ``w · φ(x, (y, h))`` for the known y. Exact and
+        deterministic like the other oracles; the base class enumerates
+        :meth:`latent_outputs`.
+    ``initial_latent(X, Y, random_state)``
+        The completions the learner starts from, one h per example; the task documents its
+        rule (the ready-made tasks cluster the inputs of each label with k-means).
+    ``check_data(X, Y)``
+        Takes the observed outputs Y (not pairs), as ``fit`` receives them.
+
+    and optionally ``latent_outputs(x, y)``, every h of an observed y, which enables the
+    enumerating :meth:`latent_argmax` and lets :func:`~structsvm.check_task` verify the
+    completion oracle exactly. ``batch_latent_argmax`` loops over examples here; tasks override
+    it for speed.
+
+    References
+    ----------
+    C.-N. J. Yu and T. Joachims, "Learning structural SVMs with latent variables", ICML 2009.
+    """
+
+    def latent_outputs(self, x: Any, y: Any) -> Iterable[Any]:
+        """Enumerate every hidden completion h of an observed output y. Optional."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not enumerate its hidden completions: implement "
+            "latent_outputs(x, y), or override latent_argmax"
+        )
+
+    def latent_argmax(self, x: Any, y: Any, w: np.ndarray) -> Any:
+        """Return an h maximising ``w · φ(x, (y, h))`` (the first in ``latent_outputs`` order)."""
+        candidates = list(self.latent_outputs(x, y))
+        scores = [self.score(x, (y, h), w) for h in candidates]
+        return candidates[int(np.argmax(scores))]
+
+    def batch_latent_argmax(
+        self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray
+    ) -> list[Any]:
+        """Return ``latent_argmax(x, y, w)`` for every example."""
+        return [self.latent_argmax(x, y, w) for x, y in zip(X, Y, strict=True)]
+
+    def initial_latent(
+        self, X: Sequence[Any], Y: Sequence[Any], random_state: int | None = None
+    ) -> list[Any]:
+        """Return the completions h of the observed outputs Y that training starts from."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement initial_latent(X, Y, random_state)"
+        )
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two pairs ``(y, h)`` are equal part by part."""
+        return all(
+            np.array_equal(np.asarray(part), np.asarray(other_part))
+            for part, other_part in zip(y, other, strict=True)
+        )
+
+    def output_key(self, y: Any) -> Hashable:
+        """Return a key of a pair ``(y, h)``: the keys of its two parts."""
+        return (array_key(y[0]), array_key(y[1]))
+
+
 def array_key(y: Any) -> bytes:
     """Return a fingerprint of an output that is an array (its bytes, shape and dtype)."""
     array = np.ascontiguousarray(y)

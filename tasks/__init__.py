@@ -5,13 +5,16 @@ over a whole data set (:class:`MultivariateTask`), linear-chain sequence labelli
 (:class:`ChainTask`), graph labelling (:class:`GraphTask`, :class:`EdgeFeatureGraphTask`, grid
 helpers), ranking by pairwise preferences (:class:`RankingTask`) and text chunking support in
 :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and conlleval's
-scores.
+scores. Latent tasks (:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden
+sub-classes or sub-states for :class:`structsvm.LatentStructuredSVM`.
 """
 
 from tasks._chain import ChainTask, split_sequences
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
 from tasks._graph import GraphTask
 from tasks._grid import edge_features_from_nodes, grid_direction_features, grid_edges
+from tasks._latent_chain import LatentChainTask
+from tasks._latent_multiclass import LatentMulticlassTask
 from tasks._multiclass import MulticlassTask
 from tasks._multivariate import MultivariateTask
 from tasks._ranking import RankingTask
@@ -34,6 +37,8 @@ __all__ = [
     "ChunkingFeatures",
     "EdgeFeatureGraphTask",
     "GraphTask",
+    "LatentChainTask",
+    "LatentMulticlassTask",
     "MulticlassTask",
     "MultivariateTask",
     "RankingTask",
