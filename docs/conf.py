@@ -15,7 +15,7 @@ import structsvm  # noqa: E402
 
 project = "structsvm"
 author = "the structsvm developers"
-copyright = "the structsvm developers"  # noqa: A001
+copyright = "the structsvm developers"
 release = version = structsvm.__version__
 
 extensions = [
