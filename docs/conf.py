@@ -91,6 +91,48 @@ sphinx_gallery_conf = {
 }
 
 
+def readme_section_as_rst(heading, next_heading):
+    """Convert a section of README.md (paragraphs, inline code, bold, tables) to reStructuredText.
+
+    The README is the one home of the benchmark tables; the documentation shows them converted.
+    """
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split(f"\n## {next_heading}\n", 1)[0]
+    out, table = [], []
+
+    def inline(line):
+        parts = line.split("`")
+        return "".join(f"``{part}``" if k % 2 else part for k, part in enumerate(parts))
+
+    def flush_table():
+        rows = [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in table]
+        rows = [row for row in rows if not all(set(cell) <= set("-: ") for cell in row)]
+        out.extend(["", ".. list-table::", "   :header-rows: 1", ""])
+        for row in rows:
+            for k, cell in enumerate(row):
+                out.append(f"   {'* -' if k == 0 else '  -'} {inline(cell) or ' '}")
+        out.append("")
+        table.clear()
+
+    for line in section.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            flush_table()
+        if not line.startswith("<!--"):
+            out.append(inline(line))
+    if table:
+        flush_table()
+    return "\n".join(out) + "\n"
+
+
+GENERATED = Path(__file__).resolve().parent / "_generated"
+GENERATED.mkdir(exist_ok=True)
+(GENERATED / "benchmarks.rst").write_text(readme_section_as_rst("Benchmarks", "Data sets"))
+exclude_patterns.append("_generated")
+
+
 def skip_metadata_routing(app, what, name, obj, skip, options):
     """Leave out scikit-learn's generated ``set_*_request`` methods, which are not ours."""
     if name.startswith("set_") and name.endswith("_request"):
