@@ -21,7 +21,7 @@ from sklearn.exceptions import NotFittedError
 
 
 class TagEncoder:
-    """Map chunk tags to integer labels ``0 .. n_tags - 1`` and back, sentence by sentence.
+    """Map chunk tags to integer labels ``range(n_tags)`` and back, sentence by sentence.
 
     Like :class:`sklearn.preprocessing.LabelEncoder`, but on lists of tag sequences: the
     labels follow the sorted tags, ``classes_[label]`` is the tag of a label.
