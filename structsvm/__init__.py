@@ -16,6 +16,7 @@ from structsvm._task import Task
 from structsvm._utils.parallel import ParallelTask
 from structsvm.kernels import (
     AllSubsequencesKernel,
+    ArcCosineKernel,
     BinarySVM,
     Kernel,
     KernelPerceptron,
@@ -44,6 +45,7 @@ from structsvm.learners import (
 
 __all__ = [
     "AllSubsequencesKernel",
+    "ArcCosineKernel",
     "BinarySVM",
     "KKTReport",
     "Kernel",
