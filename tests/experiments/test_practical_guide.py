@@ -1,0 +1,43 @@
+"""Smoke test of the practical-guide experiment on its quick grid."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from experiments.practical_guide import DATA_SETS, Plan, main, make_pipeline, parse_arguments
+
+
+@pytest.mark.parametrize("data_set", DATA_SETS, ids=lambda data_set: data_set.name)
+def test_estimators_clone_inside_the_pipeline(data_set):
+    pipeline = make_pipeline(data_set.estimator(), "scaled")
+    copy = clone(pipeline).set_params(svm__C=8.0, svm__gamma=0.5, svm__kernel="rbf")
+    params = copy.get_params()
+    assert (params["svm__C"], params["svm__gamma"], params["svm__kernel"]) == (8.0, 0.5, "rbf")
+    assert pipeline.get_params()["svm__C"] == 1.0
+
+
+def test_fine_grid_steps_by_a_quarter_around_the_best_cell():
+    plan = Plan.from_arguments(parse_arguments(["--coarse-stride", "2", "--fine-radius", "0.5"]))
+    np.testing.assert_array_equal(plan.coarse_log2_C, [-5, -1, 3, 7, 11, 15])
+    np.testing.assert_array_equal(plan.fine_exponents(3.0), [2.5, 2.75, 3.0, 3.25, 3.5])
+    assert "a subsample of the guide's grid" in plan.describe()
+    whole = Plan.from_arguments(parse_arguments(["--coarse-stride", "1"]))
+    assert "(the guide's grid)" in whole.describe()
+
+
+def test_quick_run_prints_every_step_and_draws_the_heat_maps(tmp_path, capsys):
+    steps = main(["--quick", "--n-jobs", "1", "--out-dir", str(tmp_path)])
+    for name in ("breast_cancer", "wine"):
+        assert (tmp_path / f"practical_guide_{name}.png").stat().st_size > 0
+    printed = capsys.readouterr().out
+    assert "SVC test" in printed and "a subsample of the guide's grid" in printed
+    assert len(steps) == 2 * 2 * 2 * 2  # data sets × features × kernels × grid stages
+    by_key = {(s.data_set, s.features, s.kernel, s.stage): s for s in steps}
+    for data_set in ("breast cancer", "wine"):
+        scaled = by_key[(data_set, "scaled", "rbf", "fine")]
+        assert scaled.cv_accuracy.shape == (3, 3)
+        assert scaled.test > 0.85
+    # The binary SVM solves libsvm's problem: the same model, so the same accuracies.
+    for step in steps:
+        if step.data_set == "breast cancer":
+            assert abs(step.cv - step.svc_cv) <= 0.02 and abs(step.test - step.svc_test) <= 0.02
