@@ -17,8 +17,10 @@ max(0, z)² (n = 2). Stacking ℓ such layers gives the kernel of depth ℓ: the
 to the previous layer's kernel values, with ``‖x‖² = k(x, x)`` and
 ``cos θ = k(x, y) / √(k(x, x) k(y, y))``.
 
-Θ(z) = ½(1 + sign z), so a zero vector sits at the angle π/2 to every vector, itself included:
-for n >= 1 its kernel values vanish, for n = 0 they are ½ (two independent fair coin flips).
+Θ(z) = ½(1 + sign z), so a zero input sits at the angle π/2 to every input, itself included.
+For n >= 1 its units all output 0, and its kernel values vanish at every depth. For n = 0 its
+units all output ½: its first-layer kernel values are ½, and deeper layers see a nonzero vector (at
+depth 2, k(0, 0) = 1 and k(0, y) = ¾ for y ≠ 0).
 """
 
 from __future__ import annotations

@@ -68,8 +68,9 @@ def test_depth_two_equals_a_wide_two_layer_random_network(degree):
     spread over independent networks, so it covers the randomness of both layers.
     """
     rng = np.random.default_rng(10 + degree)
-    X = rng.normal(size=(4, 3))
+    X = rng.normal(size=(5, 3))
     X[1] = 0.8 * X[0] + 0.1 * rng.normal(size=3)
+    X[4] = 0.0  # its units output Θ(0) 0^n: ½ for n = 0, nonzero input to the second layer
     n_networks, width = 40, 5000
     estimates = []
     for _ in range(n_networks):
@@ -132,9 +133,15 @@ def test_round_off_beyond_a_cosine_of_one_gives_no_nan(depth):
 
 
 def test_zero_vectors_sit_at_a_right_angle_to_everything():
-    """With Θ(0) = ½ a zero input gives k_0 = ½ against any vector, itself included; k_n = 0."""
+    """With Θ(0) = ½ a zero input gives k_0 = ½ against any vector, itself included; k_n = 0.
+
+    At depth 2 the degree-0 layer sees the zero input's first-layer features, all ½: squared
+    norm ½ against 1, inner product ½ with any other input's, so an angle 0 to itself
+    (k = 1) and π/4 to the others (k = 1 − ¼).
+    """
     X = np.array([[0.0, 0.0], [1.0, 2.0], [-3.0, 0.5]])
     np.testing.assert_allclose(ArcCosineKernel(degree=0)(X)[0], [0.5, 0.5, 0.5])
+    np.testing.assert_allclose(ArcCosineKernel(degree=0, depth=2)(X)[0], [1.0, 0.75, 0.75])
     for degree in (1, 2):
         for depth in (1, 3):
             gram = ArcCosineKernel(degree=degree, depth=depth)(X)
