@@ -1,5 +1,7 @@
 """The arc-cosine kernels against wide random networks, their closed forms and the learners."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -194,3 +196,27 @@ def test_every_kernel_learner_takes_it_like_its_precomputed_gram(model):
     np.testing.assert_allclose(
         precomputed.predict(kernel(X_test, X)), with_kernel.predict(X_test), rtol=1e-6, atol=1e-8
     )
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        BinarySVM(C=1.0),
+        KernelPerceptron(random_state=0),
+        KernelRidge(alpha=0.5),
+        KernelMulticlassSVM(C=1.0),
+    ],
+    ids=lambda model: type(model).__name__,
+)
+def test_learners_with_it_clone_and_pickle(model):
+    """clone keeps the kernel's degree and depth; a pickled fitted model predicts the same."""
+    X, y = xor_data(60, seed=4)
+    X_test, _ = xor_data(20, seed=5)
+    estimator = clone(model).set_params(kernel=ArcCosineKernel(degree=2, depth=3))
+    copy = clone(estimator)
+    assert isinstance(copy.kernel, ArcCosineKernel) and copy.kernel is not estimator.kernel
+    assert (copy.kernel.degree, copy.kernel.depth) == (2, 3)
+    fitted = copy.fit(X, y)
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert (restored.kernel.degree, restored.kernel.depth) == (2, 3)
+    np.testing.assert_array_equal(restored.predict(X_test), fitted.predict(X_test))
