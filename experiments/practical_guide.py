@@ -11,7 +11,8 @@ kernel) or (C, γ) (RBF kernel) by 5-fold cross-validation on the coarse grid
 Every step is also run with scikit-learn's ``SVC`` at the same (C, γ) on the same folds.
 
 Prints a table of each step's cross-validation and test accuracy and writes heat maps of the
-cross-validation accuracy over (log₂ C, log₂ γ) to ``OUT_DIR/practical_guide_<data set>.png``.
+cross-validation accuracy over (log₂ C, log₂ γ) to ``OUT_DIR/practical_guide_<data set>.png``,
+which needs matplotlib (the ``plot`` extra of structsvm-learn).
 
 Run ``python -m experiments.practical_guide [--quick] [--coarse-stride K] [--fine-radius R]
 [--n-jobs N] [--out-dir results] [--seed 0]``. The default run searches every other value of
@@ -261,9 +262,7 @@ def plot_heat_maps(steps: Sequence[Step], path: Path) -> Path:
     One row of panels per feature scaling, one column per grid stage, each with its own colour
     scale; a star marks the best cell.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
+    FigureCanvasAgg, Figure = _matplotlib()
     searches = [step for step in steps if step.log2_gamma is not None]
     rows = list(dict.fromkeys(step.features for step in searches))
     columns = list(dict.fromkeys(step.stage for step in searches))
@@ -286,6 +285,20 @@ def plot_heat_maps(steps: Sequence[Step], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=90)
     return path
+
+
+def _matplotlib() -> tuple[type, type]:
+    """Return matplotlib's Agg canvas and Figure, or raise an ImportError saying how to get them."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            "the practical-guide experiment draws its heat maps with matplotlib, which is not "
+            "installed: pip install matplotlib, or the plot extra of structsvm-learn "
+            '(pip install -e ".[plot]" from a clone)'
+        ) from error
+    return FigureCanvasAgg, Figure
 
 
 def _cell_edges(centers: np.ndarray) -> np.ndarray:
@@ -338,6 +351,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> list[Step]:
     """Run the guide on every data set; print the table, write the heat maps, return the steps."""
     args = parse_arguments(argv)
+    _matplotlib()  # before the searches, not after them
     plan = Plan.from_arguments(args)
     print(plan.describe())
     started = time.perf_counter()

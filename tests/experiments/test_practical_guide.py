@@ -1,5 +1,7 @@
 """Smoke test of the practical-guide experiment on its quick grid."""
 
+import sys
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -41,3 +43,11 @@ def test_quick_run_prints_every_step_and_draws_the_heat_maps(tmp_path, capsys):
     for step in steps:
         if step.data_set == "breast cancer":
             assert abs(step.cv - step.svc_cv) <= 0.02 and abs(step.test - step.svc_test) <= 0.02
+
+
+def test_without_matplotlib_it_says_so_before_searching(tmp_path, monkeypatch):
+    for module in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ImportError, match=r"matplotlib.*\[plot\]"):
+        main(["--quick", "--n-jobs", "1", "--out-dir", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
