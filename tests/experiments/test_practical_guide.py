@@ -22,9 +22,28 @@ def test_fine_grid_steps_by_a_quarter_around_the_best_cell():
     plan = Plan.from_arguments(parse_arguments(["--coarse-stride", "2", "--fine-radius", "0.5"]))
     np.testing.assert_array_equal(plan.coarse_log2_C, [-5, -1, 3, 7, 11, 15])
     np.testing.assert_array_equal(plan.fine_exponents(3.0), [2.5, 2.75, 3.0, 3.25, 3.5])
-    assert "a subsample of the guide's grid" in plan.describe()
-    whole = Plan.from_arguments(parse_arguments(["--coarse-stride", "1"]))
-    assert "(the guide's grid)" in whole.describe()
+    assert "a subsample of the guide's grid, which the default run searches" in plan.describe()
+    odd = Plan.from_arguments(parse_arguments(["--fine-radius", "0.3"]))
+    np.testing.assert_array_equal(odd.fine_exponents(-7.0), [-7.25, -7.0, -6.75])
+
+
+def test_the_default_run_searches_the_guides_grids():
+    """Coarse: C = 2^−5, 2^−3, …, 2^15 and γ = 2^−15, …, 2^3; fine: ± 2 in quarter steps."""
+    plan = Plan.from_arguments(parse_arguments([]))
+    np.testing.assert_array_equal(plan.coarse_log2_C, np.arange(-5, 16, 2))
+    np.testing.assert_array_equal(plan.coarse_log2_gamma, np.arange(-15, 4, 2))
+    np.testing.assert_array_equal(plan.fine_exponents(3.0), np.arange(1.0, 5.1, 0.25))
+    assert (plan.folds, plan.max_train) == (5, None)
+    assert "(the guide's grid)" in plan.describe()
+
+
+@pytest.mark.parametrize(
+    "argv", [["--coarse-stride", "0"], ["--fine-radius", "-1"], ["--quick", "--fine-radius", "1"]]
+)
+def test_rejects_contradictory_or_invalid_options(argv, capsys):
+    with pytest.raises(SystemExit):
+        parse_arguments(argv)
+    assert "error" in capsys.readouterr().err
 
 
 def test_quick_run_prints_every_step_and_draws_the_heat_maps(tmp_path, capsys):
