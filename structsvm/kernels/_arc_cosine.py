@@ -102,8 +102,10 @@ class ArcCosineKernel(VectorKernel):
     ``k(x, y) = (1/π) ‖x‖^n ‖y‖^n J_n(θ)``, the kernel of an infinitely wide layer of random
     units ``max(0, w·x)^n`` (the step for n = 0, the rectifier for n = 1), composed ℓ times for
     a deep network. It is positive semi-definite for every degree and depth. Degree 0 depends
-    only on the angle (``k_0 = 1 − θ/π``); degree n scales like ``‖x‖^n ‖y‖^n``, so inputs on
-    a common scale (for instance standardised) suit it.
+    only on the angle (``k_0 = 1 − θ/π``); degree n >= 1 at depth ℓ scales like
+    ``‖x‖^m ‖y‖^m`` with ``m = n^ℓ`` (1 for the rectifier at every depth, 2^ℓ for degree 2), so
+    inputs on a common scale (for instance standardised) suit it, and deep kernels of degree 2
+    overflow for inputs far from unit norm.
 
     Parameters
     ----------
@@ -111,6 +113,20 @@ class ArcCosineKernel(VectorKernel):
         The degree n of the units.
     depth : int, default=1
         The number ℓ >= 1 of layers.
+
+    Raises
+    ------
+    ValueError
+        If ``degree`` is not the integer 0, 1 or 2, or ``depth`` not an integer >= 1; the
+        message names the argument.
+
+    Examples
+    --------
+    Degree 0 is ``1 − θ/π``: 1 at angle 0, ½ at a right angle, 0 at opposite vectors.
+
+    >>> from structsvm import ArcCosineKernel
+    >>> ArcCosineKernel(degree=0)([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    array([[1. , 0.5, 0. ]])
 
     References
     ----------

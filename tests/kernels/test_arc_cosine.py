@@ -220,3 +220,11 @@ def test_learners_with_it_clone_and_pickle(model):
     restored = pickle.loads(pickle.dumps(fitted))
     assert (restored.kernel.degree, restored.kernel.depth) == (2, 3)
     np.testing.assert_array_equal(restored.predict(X_test), fitted.predict(X_test))
+
+
+@pytest.mark.parametrize("degree", [1, 2])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_degree_n_at_depth_l_is_homogeneous_of_degree_n_to_the_l(degree, depth):
+    x, y = np.array([[0.3, -1.2, 0.5]]), np.array([[1.0, 0.2, -0.4]])
+    kernel = ArcCosineKernel(degree=degree, depth=depth)
+    np.testing.assert_allclose(kernel(2 * x, y), 2.0 ** (degree**depth) * kernel(x, y), rtol=1e-12)
