@@ -17,7 +17,7 @@ which needs matplotlib (the ``plot`` extra of structsvm-learn).
 Run ``python -m experiments.practical_guide [--quick] [--coarse-stride K] [--fine-radius R]
 [--n-jobs N] [--out-dir results] [--seed 0]``. The default run is the guide's: all 11 × 10 cells
 of the coarse grid, then the best coarse exponents ± 2 in steps of 0.25 (17 × 17 cells, as in
-the guide's example). It takes about 11 minutes of CPU time, which the two workers of
+the guide's example). It takes about 10 minutes of CPU time, which the two workers of
 ``--n-jobs 2`` share; most of it goes to the raw features, which the guide advises against.
 ``--coarse-stride 2 --fine-radius 1`` (every other coarse value, a fine grid of ± 1) takes a
 third of that; ``--quick`` runs a tiny grid on a small training sample in seconds.
