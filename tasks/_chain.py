@@ -16,6 +16,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
+from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_units
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 
 
@@ -40,7 +41,9 @@ class ChainTask(Task):
 
     Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba; the batch
     versions score all positions of a batch with one matrix product and decode all sequences in
-    one compiled call.
+    one compiled call. The slack-rescaled oracle runs Viterbi with one more dimension, the loss
+    so far (Sarawagi & Gupta, ICML 2008; see :mod:`tasks._slack_rescaling`), which needs
+    ``label_weights`` that are all equal or all integers.
 
     Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
     Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
@@ -165,6 +168,12 @@ class ChainTask(Task):
         """Return the labelling maximising loss plus score (Viterbi on loss-augmented scores)."""
         return self.batch_loss_augmented_argmax([x], [y_true], w)[0]
 
+    def slack_rescaled_argmax(
+        self, x: np.ndarray, y_true: np.ndarray, w: np.ndarray
+    ) -> np.ndarray:
+        """Return the labelling maximising ``Δ(y_true, y) (1 + score(y) − score(y_true))``."""
+        return self.batch_slack_rescaled_argmax([x], [y_true], w)[0]
+
     # ----------------------------------------------------------------- data
     def check_data(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray] | None = None
@@ -261,6 +270,36 @@ class ChainTask(Task):
             raise ValueError("every Y_true[k] must have one label per position of X[k]")
         add_hamming_loss(unary, y_true, self.label_weights)
         return self._decode(unary, offsets, w)
+
+    def batch_slack_rescaled_argmax(
+        self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
+    ) -> list[np.ndarray]:
+        """Return the slack-rescaled best labelling of every sequence (one compiled call).
+
+        Raises
+        ------
+        ValueError
+            If ``label_weights`` are neither all equal nor all integers.
+        """
+        unit, unit_weights = loss_units(self.label_weights)
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
+        if len(y_true) != len(unary):
+            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        transitions, start, end = self._chain_weights(w)
+        labels = batch_slack_rescaled_viterbi(
+            unary,
+            offsets,
+            transitions,
+            start,
+            end,
+            y_true,
+            unit_weights[y_true],
+            unit,
+            self.batch_score(X, Y_true, w),
+        )
+        return [labels[begin:stop] for begin, stop in itertools.pairwise(offsets.tolist())]
 
     def batch_score(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
