@@ -16,7 +16,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
-from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_units
+from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 
 
@@ -42,8 +42,8 @@ class ChainTask(Task):
     Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba; the batch
     versions score all positions of a batch with one matrix product and decode all sequences in
     one compiled call. The slack-rescaled oracle runs Viterbi with one more dimension, the loss
-    so far (Sarawagi & Gupta, ICML 2008; see :mod:`tasks._slack_rescaling`), which needs
-    ``label_weights`` that are all equal or all integers.
+    so far (Sarawagi & Gupta, ICML 2008; see :mod:`tasks._slack_rescaling`): ``T + 1`` times
+    the work of Viterbi for equal label weights, more for unequal ones.
 
     Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
     Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
@@ -274,20 +274,16 @@ class ChainTask(Task):
     def batch_slack_rescaled_argmax(
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
     ) -> list[np.ndarray]:
-        """Return the slack-rescaled best labelling of every sequence (one compiled call).
-
-        Raises
-        ------
-        ValueError
-            If ``label_weights`` are neither all equal nor all integers.
-        """
-        unit, unit_weights = loss_units(self.label_weights)
+        """Return the slack-rescaled best labelling of every sequence (one compiled call)."""
         w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
         y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
         if len(y_true) != len(unary):
             raise ValueError("every Y_true[k] must have one label per position of X[k]")
         transitions, start, end = self._chain_weights(w)
+        steps, state_offsets, state_losses = loss_states(
+            self.label_weights, [np.asarray(y, dtype=np.int64) for y in Y_true]
+        )
         labels = batch_slack_rescaled_viterbi(
             unary,
             offsets,
@@ -295,8 +291,9 @@ class ChainTask(Task):
             start,
             end,
             y_true,
-            unit_weights[y_true],
-            unit,
+            steps,
+            state_offsets,
+            state_losses,
             self.batch_score(X, Y_true, w),
         )
         return [labels[begin:stop] for begin, stop in itertools.pairwise(offsets.tolist())]

@@ -9,12 +9,16 @@ for every loss value ℓ the best score ``best_ℓ`` of a labelling with exactly
 oracle's answer is a best labelling of the ℓ maximising ``ℓ (1 + best_ℓ − score(y_true))``.
 
 The (weighted) Hamming loss counts ``label_weights[y_true[t]]`` for every wrong position t. The
-dynamic programme runs over the loss in whole units: every weight must be an integer multiple
-of one unit (all weights equal, or all integers), and it costs ``O(T · K · L²)`` time for a
-chain of T positions, L labels and ``K = 1 + Σ_t weight_t / unit`` loss values (``K = T + 1``
-for the plain Hamming loss).
+dynamic programme runs over *loss states*, numbered 0 .. K − 1, each with its loss: a wrong label
+at position t moves the state up by a fixed step. When every weight is an integer multiple of
+one unit (all weights equal, or all integers) the state is the loss in units, ``K = 1 +
+Σ_t weight_t / unit`` (``K = T + 1`` for the plain Hamming loss). Otherwise the state counts the
+errors at the positions of each distinct weight separately (a mixed-radix number, one digit per
+distinct weight of the sequence), so ``K = Π_d (T_d + 1)`` for ``T_d`` positions of weight d.
+Either way the time is ``O(T · K · L²)`` for a chain of T positions and L labels.
 
-Ties: the smallest maximising loss value, then, among the labellings with that loss and the
+Ties: the smallest maximising loss state (the smallest loss when the state is the loss in
+units), then, among the labellings with that loss and the
 best score, the lexicographically smallest (the forward read-out takes the smallest label that
 still completes such a labelling, as :mod:`tasks._viterbi` does).
 """
@@ -25,27 +29,51 @@ import numba
 import numpy as np
 
 
-def loss_units(label_weights: np.ndarray) -> tuple[float, np.ndarray]:
-    """Return the loss unit and every label's weight in units (int64).
-
-    Raises
-    ------
-    ValueError
-        If the weights are not all integer multiples of one unit: equal (positive) weights, or
-        integers.
-    """
+def _loss_unit(label_weights: np.ndarray) -> float | None:
+    """Return a loss of which every weight is a whole multiple, or None if there is none."""
     positive = label_weights[label_weights > 0]
     if len(positive) == 0 or np.all(positive == positive[0]):
-        unit = float(positive[0]) if len(positive) else 1.0
-    elif np.all(label_weights == np.round(label_weights)):
-        unit = 1.0
-    else:
-        raise ValueError(
-            "the slack-rescaled oracle of ChainTask counts the loss in whole units, so "
-            "label_weights must be all equal or all integers; got "
-            f"{label_weights.tolist()}"
-        )
-    return unit, np.round(label_weights / unit).astype(np.int64)
+        return float(positive[0]) if len(positive) else 1.0
+    if np.all(label_weights == np.round(label_weights)):
+        return 1.0
+    return None
+
+
+def loss_states(
+    label_weights: np.ndarray, Y_true: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Number the loss states of every sequence (see the module docstring).
+
+    Returns
+    -------
+    steps : ndarray of shape (N,), int64
+        How far a wrong label at each position (of all sequences) moves the state.
+    state_offsets : ndarray of shape (n_sequences + 1,), int64
+        Sequence k's states have their losses at ``state_losses[state_offsets[k]:...[k + 1]]``.
+    state_losses : ndarray
+        The loss of every state of every sequence, concatenated.
+    """
+    unit = _loss_unit(label_weights)
+    steps, losses = [], []
+    for y_true in Y_true:
+        weights = label_weights[y_true]
+        if unit is not None:
+            step = np.round(weights / unit).astype(np.int64)
+            losses.append(unit * np.arange(1 + step.sum()))
+        else:
+            values, group = np.unique(weights, return_inverse=True)
+            counts = np.bincount(group, minlength=len(values))
+            strides = np.concatenate([[1], np.cumprod(counts + 1)[:-1]]).astype(np.int64)
+            step = strides[group]
+            state = np.arange(np.prod(counts + 1))
+            losses.append(((state[:, None] // strides) % (counts + 1)) @ values)
+        steps.append(step)
+    state_offsets = np.concatenate([[0], np.cumsum([len(loss) for loss in losses])])
+    return (
+        np.concatenate(steps).astype(np.int64),
+        state_offsets.astype(np.int64),
+        np.concatenate(losses).astype(np.float64),
+    )
 
 
 @numba.njit(cache=True)
@@ -58,21 +86,19 @@ def _decode_sequence(
     end: np.ndarray,
     y_true: np.ndarray,
     position_costs: np.ndarray,
-    unit: float,
+    state_losses: np.ndarray,
     true_score: float,
     labels: np.ndarray,
 ) -> None:
     """Write the slack-rescaled best labelling of rows ``begin:stop`` into ``labels``.
 
     ``best_from[τ, k, i]`` is the best score of positions τ..T−1 (from ``begin``) with label i
-    at τ and k loss units on those positions; ``position_costs[t]`` is the units of a mistake
-    at t.
+    at τ and loss state k reached by the errors on those positions; ``position_costs[t]`` is
+    the step of a mistake at t and ``state_losses[k]`` the loss of state k.
     """
     n_labels = unary.shape[1]
     length = stop - begin
-    n_losses = 1
-    for t in range(begin, stop):
-        n_losses += position_costs[t]
+    n_losses = len(state_losses)
     best_from = np.full((length, n_losses, n_labels), -np.inf)
     last = stop - 1
     for i in range(n_labels):
@@ -99,7 +125,7 @@ def _decode_sequence(
             total = max(total, start[i] + best_from[0, k, i])
         if total == -np.inf:
             continue
-        value = k * unit * (1.0 + total - true_score)
+        value = state_losses[k] * (1.0 + total - true_score)
         if value > best_value:
             best_value = value
             best_loss = k
@@ -137,7 +163,8 @@ def batch_slack_rescaled_viterbi(
     end: np.ndarray,
     y_true: np.ndarray,
     position_costs: np.ndarray,
-    unit: float,
+    state_offsets: np.ndarray,
+    state_losses: np.ndarray,
     true_scores: np.ndarray,
 ) -> np.ndarray:
     """Return the slack-rescaled best labelling of every chain in a batch, concatenated.
@@ -148,10 +175,8 @@ def batch_slack_rescaled_viterbi(
         The chains and their scores, as for :func:`tasks._viterbi.batch_viterbi`.
     y_true : ndarray of shape (N,), int64
         The true labels of every position.
-    position_costs : ndarray of shape (N,), int64
-        The loss, in units, of a wrong label at every position.
-    unit : float
-        The loss of one unit.
+    position_costs, state_offsets, state_losses : ndarrays
+        The loss states of every sequence, as :func:`loss_states` returns them.
     true_scores : ndarray of shape (n_sequences,)
         The score of every true labelling.
 
@@ -172,7 +197,7 @@ def batch_slack_rescaled_viterbi(
             end,
             y_true,
             position_costs,
-            unit,
+            state_losses[state_offsets[k] : state_offsets[k + 1]],
             true_scores[k],
             labels,
         )
