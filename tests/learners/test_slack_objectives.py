@@ -4,6 +4,9 @@ import numpy as np
 import pytest
 
 from structsvm import StructuredSVM
+from structsvm.solvers import bcfw
+from structsvm.solvers._n_slack import n_slack
+from structsvm.solvers._one_slack import one_slack
 from tasks import ChainTask, MulticlassTask
 from tests.references import solve_full_primal
 
@@ -91,3 +94,23 @@ def test_a_change_of_objective_is_refused_when_continuing(solver):
     model.set_params(rescaling="slack")
     with pytest.raises(ValueError, match="rescaling"):
         model.fit(X, Y)
+
+
+def test_squared_slack_sub_qps_over_small_blocks_reach_the_full_qp_optimum(multiclass_problem):
+    task, X, Y = multiclass_problem(seed=2, n=20)
+    _, _, optimum = solve_full_primal(task, X, Y, 1.0, "slack", 2)
+    *_, state = n_slack(
+        task, X, Y, 1.0, tol=1e-8, max_block_constraints=3, rescaling="slack", slack_norm=2
+    )
+    assert state.converged
+    assert state.history[-1]["primal"] == pytest.approx(optimum, rel=1e-6)
+
+
+@pytest.mark.parametrize("solver", [n_slack, one_slack, bcfw])
+@pytest.mark.parametrize(
+    ("option", "value"), [("rescaling", "slak"), ("slack_norm", 3), ("slack_norm", True)]
+)
+def test_solvers_name_a_bad_objective_option(solver, option, value):
+    task, X, Y = tiny_multiclass()
+    with pytest.raises(ValueError, match=f"{option} must be one of"):
+        next(solver(task, X, Y, 1.0, **{option: value}))
