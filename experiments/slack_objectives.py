@@ -45,10 +45,10 @@ def oracle_seconds(task: ChainTask, X: list, Y: list, w: np.ndarray) -> dict[str
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("small", "large"), default="small")
-    parser.add_argument("--solver", choices=("n-slack", "1-slack", "bcfw"), default="1-slack")
+    parser.add_argument("--solver", choices=("n-slack", "1-slack", "bcfw"), default="n-slack")
     parser.add_argument("--C", type=float, default=0.1)
     parser.add_argument("--tol", type=float, default=1e-2)
-    parser.add_argument("--max-iter", type=int, default=2000)
+    parser.add_argument("--max-iter", type=int, default=200)
     args = parser.parse_args(argv)
 
     train, test = ocr_letters_split(args.split)
