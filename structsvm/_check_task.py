@@ -24,7 +24,13 @@ from structsvm._utils.validation import check_positive_float, check_positive_int
 
 _ARGMAX = "argmax"
 _LOSS_AUGMENTED = "loss_augmented_argmax"
+_SLACK_RESCALED = "slack_rescaled_argmax"
 _ORACLES = (_ARGMAX, _LOSS_AUGMENTED)
+_OBJECTIVES = {
+    _ARGMAX: "w·φ(x, y)",
+    _LOSS_AUGMENTED: "Δ(y_true, y) + w·φ(x, y)",
+    _SLACK_RESCALED: "Δ(y_true, y)·(1 − w·(φ(x, y_true) − φ(x, y)))",
+}
 PROBE_SCALES = (0.01, 1.0, 100.0)
 _FAILED = object()
 
@@ -167,6 +173,10 @@ def check_task(
       output must reach the enumerated maximum, and the output must be one of ``outputs(x)``;
       otherwise it must reach the value of every output seen for that example (the true output
       and every oracle's output under every probe);
+    * when the task overrides ``slack_rescaled_argmax`` (the optional oracle of slack
+      rescaling), it is checked in the same way: it must maximise
+      ``Δ(y_true, y)·(1 − w·(φ(x, y_true) − φ(x, y)))``, and ``batch_slack_rescaled_argmax``
+      must agree with it;
     * the same call twice gives equal outputs (by ``task.outputs_equal``);
     * ``batch_joint_feature``, ``batch_loss``, ``batch_argmax``, ``batch_loss_augmented_argmax``
       and ``batch_score`` agree with their single-example versions;
@@ -241,9 +251,9 @@ class _Candidate:
     phi: np.ndarray
     loss: float
 
-    def value(self, oracle: str, w: np.ndarray) -> float:
-        """The quantity ``oracle`` maximises: ``w·φ``, plus Δ for the loss-augmented oracle."""
-        return float(_values([self], oracle, w)[0])
+    def value(self, oracle: str, w: np.ndarray, true_phi: np.ndarray | None = None) -> float:
+        """The quantity ``oracle`` maximises (see :func:`_values`)."""
+        return float(_values([self], oracle, w, true_phi)[0])
 
 
 @dataclass
@@ -298,6 +308,10 @@ class _Checker:
         self.problems = _Problems()
         self.size: int | None = None
         self.n_enumerated = 0
+        overrides_slack_oracle = (
+            getattr(type(task), _SLACK_RESCALED, None) is not Task.slack_rescaled_argmax
+        )
+        self.oracles = _ORACLES + ((_SLACK_RESCALED,) if overrides_slack_oracle else ())
 
     def run(
         self,
@@ -452,15 +466,19 @@ class _Checker:
         self._check_self_loss(i, y_true)
         answers = {
             oracle: [self._ask(oracle, i, x, y_true, probe) for probe in probes]
-            for oracle in _ORACLES
+            for oracle in self.oracles
         }
-        seen = [c for c in [truth, *answers[_ARGMAX], *answers[_LOSS_AUGMENTED]] if c is not None]
+        seen = [c for c in [truth, *itertools.chain(*answers.values())] if c is not None]
         enumerated = self._enumerate(i, x, y_true) if probes else None
         if enumerated is None:
-            self._check_maximisers(i, answers, probes, seen, "comparing with the outputs seen")
+            self._check_maximisers(
+                i, answers, probes, seen, "comparing with the outputs seen", truth
+            )
         else:
             self.n_enumerated += 1
-            self._check_maximisers(i, answers, probes, enumerated, "enumerating outputs(x)")
+            self._check_maximisers(
+                i, answers, probes, enumerated, "enumerating outputs(x)", truth
+            )
             self._check_membership(i, seen, enumerated)
         self._check_max_loss(i, y_true, seen + (enumerated or []))
         return _ExampleResult(truth, answers)
@@ -521,7 +539,7 @@ class _Checker:
             call_text = f"argmax(X[{i}], w) at {probe.name}"
             call = functools.partial(method, x, probe.w)
         else:
-            call_text = f"loss_augmented_argmax(X[{i}], Y[{i}], w) at {probe.name}"
+            call_text = f"{oracle}(X[{i}], Y[{i}], w) at {probe.name}"
             call = functools.partial(method, x, y_true, probe.w)
         first = self.problems.attempt(oracle, i, call_text, call)
         second = self.problems.attempt(oracle, i, call_text, call)
@@ -567,16 +585,25 @@ class _Checker:
         probes: list[_Probe],
         rivals: list[_Candidate],
         how_found: str,
+        truth: _Candidate | None,
     ) -> None:
-        """Report an oracle output whose value is beaten by one of ``rivals``."""
-        for oracle in _ORACLES:
-            objective = "w·φ(x, y)" if oracle == _ARGMAX else "Δ(y_true, y) + w·φ(x, y)"
+        """Report an oracle output whose value is beaten by one of ``rivals``.
+
+        The slack-rescaled oracle's values need the true output's φ; without it (``truth`` is
+        None, a problem reported already) that oracle is not compared.
+        """
+        for oracle in self.oracles:
+            if oracle == _SLACK_RESCALED and truth is None:
+                continue
+            true_phi = None if truth is None else truth.phi
+            objective = _OBJECTIVES[oracle]
             for probe, answer in zip(probes, answers[oracle], strict=True):
                 if answer is None:
                     continue
-                rival_values = _values(rivals, oracle, probe.w)
+                rival_values = _values(rivals, oracle, probe.w, true_phi)
                 best = rivals[int(np.argmax(rival_values))]
-                value, best_value = answer.value(oracle, probe.w), float(rival_values.max())
+                value = answer.value(oracle, probe.w, true_phi)
+                best_value = float(rival_values.max())
                 if not self._at_least(value, best_value):
                     self.problems.add(
                         "not_a_maximiser",
@@ -666,7 +693,7 @@ class _Checker:
                 (len(Y),),
                 [None if truth is None else truth.value(_ARGMAX, probe.w) for truth in truths],
             )
-        for oracle in _ORACLES:
+        for oracle in self.oracles:
             self._compare_batch_oracle(oracle, X, Y, probes, results)
 
     def _compare_batch(
@@ -707,8 +734,8 @@ class _Checker:
                 call_text = f"batch_argmax(X, w) at {probe.name}"
                 call = functools.partial(self.task.batch_argmax, X, probe.w)
             else:
-                call_text = f"batch_loss_augmented_argmax(X, Y, w) at {probe.name}"
-                call = functools.partial(self.task.batch_loss_augmented_argmax, X, Y, probe.w)
+                call_text = f"{method}(X, Y, w) at {probe.name}"
+                call = functools.partial(getattr(self.task, method), X, Y, probe.w)
             batch = self.problems.attempt(method, None, call_text, call)
             if batch is _FAILED:
                 return
@@ -761,11 +788,23 @@ def _other_output(result: _ExampleResult) -> _Candidate | None:
     return next((answer for answer in answers if answer is not None), result.truth)
 
 
-def _values(candidates: list[_Candidate], oracle: str, w: np.ndarray) -> np.ndarray:
-    """The values of many candidates (see :meth:`_Candidate.value`) with one matrix product."""
+def _values(
+    candidates: list[_Candidate],
+    oracle: str,
+    w: np.ndarray,
+    true_phi: np.ndarray | None = None,
+) -> np.ndarray:
+    """The quantity ``oracle`` maximises for many candidates, with one matrix product.
+
+    ``w·φ``; plus Δ for the loss-augmented oracle; ``Δ·(1 − w·(φ_true − φ))`` for the
+    slack-rescaled one, which needs the true output's joint feature ``true_phi``.
+    """
     values = np.array([candidate.phi for candidate in candidates]) @ w
+    losses = np.array([candidate.loss for candidate in candidates])
     if oracle == _LOSS_AUGMENTED:
-        values += np.array([candidate.loss for candidate in candidates])
+        values += losses
+    elif oracle == _SLACK_RESCALED:
+        values = losses * (1.0 - (true_phi @ w - values))
     return values
 
 

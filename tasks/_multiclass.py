@@ -108,6 +108,10 @@ class MulticlassTask(Task):
         """Return the class maximising ``loss_matrix[y_true, y] + W[y] · x``."""
         return int(self.batch_loss_augmented_argmax(_one_row(x), [y_true], w)[0])
 
+    def slack_rescaled_argmax(self, x: np.ndarray, y_true: int, w: np.ndarray) -> int:
+        """Return the class maximising ``loss_matrix[y_true, y] (1 + W[y]·x − W[y_true]·x)``."""
+        return int(self.batch_slack_rescaled_argmax(_one_row(x), [y_true], w)[0])
+
     def check_data(self, X, Y=None):
         """Return X as a finite (n, n_features) float array and Y as int labels in range.
 
@@ -179,6 +183,19 @@ class MulticlassTask(Task):
         """Return the most violating class of every example (one matrix product)."""
         augmented = self._class_scores(X, w) + self.loss_matrix[np.asarray(Y_true, dtype=np.int64)]
         return np.argmax(augmented, axis=1)
+
+    def batch_slack_rescaled_argmax(self, X, Y_true, w) -> np.ndarray:
+        """Return the slack-rescaled most violating class of every example, in closed form.
+
+        One matrix product gives every class score; the value of class y is
+        ``loss_matrix[y_true, y] (1 + W[y]·x − W[y_true]·x)``, maximised over the classes
+        (ties to the smallest class, as the enumeration of the base class).
+        """
+        Y_true = np.asarray(Y_true, dtype=np.int64)
+        scores = self._class_scores(X, w)
+        true_scores = scores[np.arange(len(Y_true)), Y_true]
+        values = self.loss_matrix[Y_true] * (1.0 + scores - true_scores[:, None])
+        return np.argmax(values, axis=1)
 
     def batch_score(self, X, Y, w) -> np.ndarray:
         """Return ``W[Y[i]] · X[i]`` for every example."""

@@ -16,11 +16,19 @@ from sklearn.utils import check_random_state
 
 
 # ------------------------------------------------------------------------ structural SVM
-def solve_full_primal(task, X, Y, C):
+def solve_full_primal(task, X, Y, C, rescaling="margin", slack_norm=1, one_slack=False):
     """Return (w, ξ, objective) of the structural SVM with all constraints enumerated.
 
-    The primal QP in the variables (w, ξ): objective ½‖w‖² + C Σ ξ_i, one constraint
-    w · ψ_i(y) >= Δ(y_i, y) − ξ_i for every example i and every output y ≠ y_i, and ξ >= 0.
+    The primal QP in the variables (w, ξ), with one constraint for every example i and every
+    output y ≠ y_i, and ξ >= 0:
+
+    * margin rescaling: w · ψ_i(y) >= Δ(y_i, y) − ξ_i;
+    * slack rescaling: Δ(y_i, y) w · ψ_i(y) >= Δ(y_i, y) − ξ_i, that is
+      ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y)).
+
+    The objective is ½‖w‖² + C Σ ξ_i (``slack_norm=1``), ½‖w‖² + (C/2) Σ ξ_i² (``slack_norm=2``)
+    or, with ``one_slack`` and ``slack_norm=2``, ½‖w‖² + (C/2) (Σ ξ_i)²: the 1-slack problem
+    with its one slack ξ = Σ_i ξ_i (with L1 slacks both formulations have the same optimum).
     """
     n, p = len(X), task.size_joint_feature
     rows, offsets = [], []
@@ -29,22 +37,45 @@ def solve_full_primal(task, X, Y, C):
         for y in task.outputs(x):
             if task.outputs_equal(y, y_true):
                 continue
+            loss = task.loss(y_true, y)
+            scale = loss if rescaling == "slack" else 1.0
             row = np.zeros(p + n)
-            row[:p] = -(phi_true - task.joint_feature(x, y))
+            row[:p] = -scale * (phi_true - task.joint_feature(x, y))
             row[p + i] = -1.0
             rows.append(row)
-            offsets.append(-task.loss(y_true, y))
+            offsets.append(-loss)
     nonnegative_slacks = np.hstack([np.zeros((n, p)), -np.eye(n)])
     G = np.vstack([np.array(rows), nonnegative_slacks])
     h = np.concatenate([offsets, np.zeros(n)])
     P = np.zeros((p + n, p + n))
     P[:p, :p] = np.eye(p)
-    q = np.concatenate([np.zeros(p), np.full(n, C)])
+    q = np.zeros(p + n)
+    if slack_norm == 1:
+        q[p:] = C
+    elif one_slack:
+        P[p:, p:] = C
+    else:
+        P[p:, p:] = C * np.eye(n)
     options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
     solution = solvers.qp(matrix(P), matrix(q), matrix(G), matrix(h), options=options)
     z = np.array(solution["x"]).ravel()
     w, xi = z[:p], z[p:]
-    return w, xi, 0.5 * w @ w + C * xi.sum()
+    return w, xi, 0.5 * z @ P @ z + q @ z
+
+
+def brute_force_slack_rescaled_argmax(task, x, y_true, w):
+    """Return the first output of ``task.outputs(x)`` maximising Δ(y_true, y)(1 − w·ψ(y)).
+
+    Written out from the definition for tasks whose own oracle is under test.
+    """
+    candidates = list(task.outputs(x))
+    true_score = task.joint_feature(x, y_true) @ w
+    values = [
+        task.loss(y_true, y) * (1.0 - true_score + task.joint_feature(x, y) @ w)
+        for y in candidates
+    ]
+    best = int(np.argmax(values))
+    return candidates[best], values[best]
 
 
 # ------------------------------------------------------------------------ kernel multiclass SVM
