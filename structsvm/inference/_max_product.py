@@ -79,6 +79,25 @@ def _solve_forest(model: PairwiseModel) -> InferenceResult:
     return InferenceResult(labels, score, score, True, None, None, "max-product", 1)
 
 
+def forest_labellings(model: PairwiseModel, unaries: np.ndarray) -> np.ndarray:
+    """Return a best labelling of the forest ``model`` under each of many unary score arrays.
+
+    ``unaries`` has shape (n_models, n_nodes, n_states) and takes the place of
+    ``model.unary``; the schedule is built once and the passes of every model run in one
+    compiled call. The labellings are those :func:`solve_max_product` returns model by model.
+    """
+    order, parent, parent_edge, child_is_second = _forest_schedule(model)
+    return _forest_max_product_many(
+        np.ascontiguousarray(unaries, dtype=np.float64),
+        model.tables,
+        model.per_edge,
+        order,
+        parent,
+        parent_edge,
+        child_is_second,
+    )
+
+
 def _forest_schedule(model: PairwiseModel) -> tuple[np.ndarray, ...]:
     """Return a breadth-first order of all nodes, each node's parent and edge to it.
 
@@ -153,6 +172,25 @@ def _forest_max_product(
             labels[node] = np.argmax(belief[node])
         else:
             labels[node] = best_state[node, labels[parent[node]]]
+    return labels
+
+
+@numba.njit(cache=True)
+def _forest_max_product_many(
+    unaries: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    order: np.ndarray,
+    parent: np.ndarray,
+    parent_edge: np.ndarray,
+    child_is_second: np.ndarray,
+) -> np.ndarray:
+    """Run :func:`_forest_max_product` on every unary array of a (n_models, ...) stack."""
+    labels = np.empty(unaries.shape[:2], dtype=np.int64)
+    for m in range(unaries.shape[0]):
+        labels[m] = _forest_max_product(
+            unaries[m], tables, per_edge, order, parent, parent_edge, child_is_second
+        )
     return labels
 
 
