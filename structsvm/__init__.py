@@ -3,10 +3,11 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
-:class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
-multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
-:func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
-optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM`, :class:`MultiLabelSVM` and
+:class:`PerformanceSVM` (F1 and other multivariate performance measures) as flat classifiers,
+:class:`RankingSVM` (with :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of
+documents by query; the optimisation methods are in :mod:`structsvm.solvers` and the QPs in
+:mod:`structsvm.qp`.
 :func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
 model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
 oracle calls over joblib workers (local or Dask).
@@ -46,6 +47,7 @@ from structsvm.kernels import (
 from structsvm.learners import (
     KernelMulticlassSVM,
     MulticlassSVM,
+    MultiLabelSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
@@ -69,6 +71,7 @@ __all__ = [
     "KernelPerceptron",
     "KernelRidge",
     "LinearKernel",
+    "MultiLabelSVM",
     "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",

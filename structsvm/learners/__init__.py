@@ -2,7 +2,8 @@
 
 :class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`;
 :class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
-on the multiclass structural SVM, :class:`PerformanceSVM` a binary one trained for F1 or another
+on the multiclass structural SVM, :class:`MultiLabelSVM` a multi-label classifier on a
+graph over the labels, :class:`PerformanceSVM` a binary one trained for F1 or another
 multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
 :func:`pairwise_accuracy` or :func:`mean_ndcg`. :func:`radius`, :func:`margin` and
 :func:`mistake_bound` give the perceptron's mistake bound.
@@ -11,6 +12,7 @@ multivariate performance measure, :class:`RankingSVM` a ranker of documents by q
 from structsvm.learners._bounds import margin, mistake_bound, radius
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
 from structsvm.learners._multiclass import MulticlassSVM
+from structsvm.learners._multilabel import MultiLabelSVM
 from structsvm.learners._perceptron import StructuredPerceptron
 from structsvm.learners._performance import PerformanceSVM
 from structsvm.learners._ranking import RankingSVM
@@ -19,6 +21,7 @@ from structsvm.learners._ssvm import StructuredSVM
 
 __all__ = [
     "KernelMulticlassSVM",
+    "MultiLabelSVM",
     "MulticlassSVM",
     "PerformanceSVM",
     "RankingSVM",
