@@ -19,18 +19,21 @@ def label_mutual_information(Y: np.ndarray) -> np.ndarray:
         Symmetric; entry (u, v) is Σ_ab p(a, b) log(p(a, b) / (p(a) p(b))) over the joint
         frequencies of columns u and v (0 log 0 = 0). The diagonal holds each column's entropy.
     """
-    Y = np.asarray(Y, dtype=np.float64)
+    # Counts in integers, so that a combination never seen has probability exactly 0.
+    Y = np.asarray(Y, dtype=np.int64)
     n = Y.shape[0]
-    on_on = Y.T @ Y / n
+    on_on = Y.T @ Y
     on = np.diag(on_on)
-    joint = {
+    counts = {
         (1, 1): on_on,
         (1, 0): on[:, None] - on_on,
         (0, 1): on[None, :] - on_on,
-        (0, 0): 1.0 - on[:, None] - on[None, :] + on_on,
+        (0, 0): n - on[:, None] - on[None, :] + on_on,
     }
+    joint = {states: count / n for states, count in counts.items()}
+    on = on / n
     marginal = {1: on, 0: 1.0 - on}
-    information = np.zeros_like(on_on)
+    information = np.zeros(on_on.shape)
     for (a, b), p in joint.items():
         independent = np.outer(marginal[a], marginal[b])
         with np.errstate(divide="ignore", invalid="ignore"):

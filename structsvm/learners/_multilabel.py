@@ -66,6 +66,9 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (n_labels,)
+        The label indices ``0 .. n_labels - 1``, the columns of Y (as scikit-learn's
+        multi-label one-vs-rest classifier has them).
     coef_ : ndarray of shape (n_labels, n_features)
         The weights of each label, scoring x when the label is on.
     intercept_ : ndarray of shape (n_labels,)
@@ -154,6 +157,7 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
         self.svm_ = structural_svm_for(self, task).fit(inputs, Y)
         weights = self.svm_.w_[: n_labels * inputs.shape[1]].reshape(n_labels, -1)
         self.n_iter_ = self.svm_.n_iter_
+        self.classes_ = np.arange(n_labels)
         self.coef_ = weights[:, : X.shape[1]]
         self.intercept_ = weights[:, -1] if self.fit_intercept else np.zeros(n_labels)
         self.edges_ = task.edges_

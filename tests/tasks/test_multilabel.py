@@ -110,6 +110,14 @@ def test_chow_liu_tree_spans_labels_without_information():
     assert is_connected(tree, 4)
 
 
+def test_a_label_always_on_carries_no_information():
+    Y = np.array([[1, 0, 1], [1, 1, 0], [1, 1, 1]])
+    information = label_mutual_information(Y)
+    assert np.all(np.isfinite(information))
+    np.testing.assert_allclose(information[0], 0.0, atol=1e-15)
+    assert len(chow_liu_tree(Y)) == 2
+
+
 def is_connected(edges, n):
     reached, frontier = {0}, [0]
     while frontier:
