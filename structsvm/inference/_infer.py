@@ -150,7 +150,7 @@ def infer_many(
     if method == "brute":
         labels = brute_labellings(model, stack, **options)
     elif method == "max-product" and model.is_forest():
-        labels = forest_labellings(model, stack)
+        labels = forest_labellings(model, stack, **options)
     else:
         return [
             solver(check_model(unary, edges, pairwise), bool(relaxed), **options) for unary in stack

@@ -47,9 +47,7 @@ def solve_max_product(
     ``damping`` in [0, 1) (the weight kept from the previous message) and ``tol`` (stop when
     no message entry changes by more than it).
     """
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
-    tol = check_positive_float(tol, "tol")
+    max_iter, tol = _check_options(max_iter, damping, tol)
     if model.is_forest():
         return _solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
@@ -79,13 +77,29 @@ def _solve_forest(model: PairwiseModel) -> InferenceResult:
     return InferenceResult(labels, score, score, True, None, None, "max-product", 1)
 
 
-def forest_labellings(model: PairwiseModel, unaries: np.ndarray) -> np.ndarray:
+def _check_options(max_iter: int, damping: float, tol: float) -> tuple[int, float]:
+    """Check the options of max-product; return ``max_iter`` and ``tol``."""
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
+    return max_iter, check_positive_float(tol, "tol")
+
+
+def forest_labellings(
+    model: PairwiseModel,
+    unaries: np.ndarray,
+    *,
+    max_iter: int = 100,
+    damping: float = 0.5,
+    tol: float = 1e-6,
+) -> np.ndarray:
     """Return a best labelling of the forest ``model`` under each of many unary score arrays.
 
     ``unaries`` has shape (n_models, n_nodes, n_states) and takes the place of
     ``model.unary``; the schedule is built once and the passes of every model run in one
     compiled call. The labellings are those :func:`solve_max_product` returns model by model.
+    The options of :func:`solve_max_product` are checked alike, and unused on a forest.
     """
+    _check_options(max_iter, damping, tol)
     order, parent, parent_edge, child_is_second = _forest_schedule(model)
     return _forest_max_product_many(
         np.ascontiguousarray(unaries, dtype=np.float64),

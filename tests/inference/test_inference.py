@@ -325,3 +325,5 @@ def test_infer_many_rejects_a_single_model_and_unknown_options():
         infer_many(unary, np.zeros((0, 2), dtype=int), np.zeros((2, 2)))
     with pytest.raises(ValueError, match="max_iter"):
         infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "brute", max_iter=3)
+    with pytest.raises(ValueError, match="damping"):
+        infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), damping=2.0)
