@@ -4,10 +4,11 @@ A task (:class:`Task`) states the problem: a joint feature map, a loss and two a
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
 :class:`LatentStructuredSVM` for tasks with hidden variables (:class:`LatentTask`),
-:class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
-multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
-:func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
-optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM`, :class:`MultiLabelSVM` and
+:class:`PerformanceSVM` (F1 and other multivariate performance measures) as flat classifiers,
+:class:`RankingSVM` (with :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of
+documents by query; the optimisation methods are in :mod:`structsvm.solvers` and the QPs in
+:mod:`structsvm.qp`.
 :func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
 model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
 oracle calls over joblib workers (local or Dask).
@@ -49,6 +50,7 @@ from structsvm.learners import (
     KernelMulticlassSVM,
     LatentStructuredSVM,
     MulticlassSVM,
+    MultiLabelSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
@@ -76,6 +78,7 @@ __all__ = [
     "LatentStructuredSVM",
     "LatentTask",
     "LinearKernel",
+    "MultiLabelSVM",
     "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",

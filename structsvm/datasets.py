@@ -125,6 +125,43 @@ def load_snakes() -> tuple[ImageDataset, ImageDataset]:
     return halves[0], halves[1]
 
 
+SCENE_LABELS = ("beach", "sunset", "fall foliage", "field", "mountain", "urban")
+"""The names of the scene data set's labels, in the order of its columns."""
+
+
+@dataclass
+class MultiLabelDataset:
+    """Inputs with a set of labels each: ``X`` (n, d) float64, ``Y`` (n, k) int64 0/1."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    label_names: tuple[str, ...]
+
+
+def load_scene() -> tuple[MultiLabelDataset, MultiLabelDataset]:
+    """Load the scene data set (Boutell, Luo, Shen & Brown, Pattern Recognition 2004).
+
+    Images described by 294 colour and texture features, each with a 0/1 indicator of the six
+    labels :data:`SCENE_LABELS` (several may be on). 1,211 training and 1,196 test images,
+    returned as (train, test). See ``structsvm/data/README.md`` for the source.
+
+    References
+    ----------
+    M. R. Boutell, J. Luo, X. Shen and C. M. Brown, "Learning multi-label scene
+    classification", Pattern Recognition 37(9), 2004.
+    """
+    with resources.files("structsvm").joinpath("data/scene.npz").open("rb") as handle:
+        data = dict(np.load(handle))
+    return tuple(
+        MultiLabelDataset(
+            X=data[f"X_{part}"].astype(np.float64),
+            Y=data[f"Y_{part}"].astype(np.int64),
+            label_names=SCENE_LABELS,
+        )
+        for part in ("train", "test")
+    )
+
+
 def make_separable(
     task: Task,
     sample_input: Callable[[np.random.Generator], Any],

@@ -1,21 +1,25 @@
 """Ready-made structured prediction tasks built on :class:`structsvm.Task`.
 
-Multiclass classification (:class:`MulticlassTask`), multivariate performance measures such as F1
-over a whole data set (:class:`MultivariateTask`), linear-chain sequence labelling
-(:class:`ChainTask`), graph labelling (:class:`GraphTask`, :class:`EdgeFeatureGraphTask`, grid
-helpers), ranking by pairwise preferences (:class:`RankingTask`) and text chunking support in
-:mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and conlleval's
-scores. Latent tasks (:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden
-sub-classes or sub-states for :class:`structsvm.LatentStructuredSVM`.
+Multiclass classification (:class:`MulticlassTask`), multi-label classification on a graph
+over the labels (:class:`MultiLabelTask`, with :func:`chow_liu_tree`), multivariate
+performance measures such as F1 over a whole data set (:class:`MultivariateTask`),
+linear-chain sequence labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
+:class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
+(:class:`RankingTask`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000
+reader, chunking features, BIO constraints and conlleval's scores. Latent tasks
+(:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
+for :class:`structsvm.LatentStructuredSVM`.
 """
 
 from tasks._chain import ChainTask, split_sequences
+from tasks._chow_liu import chow_liu_tree, label_mutual_information
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
 from tasks._graph import GraphTask
 from tasks._grid import edge_features_from_nodes, grid_direction_features, grid_edges
 from tasks._latent_chain import LatentChainTask
 from tasks._latent_multiclass import LatentMulticlassTask
 from tasks._multiclass import MulticlassTask
+from tasks._multilabel import MultiLabelTask
 from tasks._multivariate import MultivariateTask
 from tasks._ranking import RankingTask
 from tasks._relaxed import RelaxedLabelling, WeightedLabels
@@ -39,6 +43,7 @@ __all__ = [
     "GraphTask",
     "LatentChainTask",
     "LatentMulticlassTask",
+    "MultiLabelTask",
     "MulticlassTask",
     "MultivariateTask",
     "RankingTask",
@@ -48,11 +53,13 @@ __all__ = [
     "TypeScores",
     "WeightedLabels",
     "bio_constraints",
+    "chow_liu_tree",
     "chunk_scores",
     "edge_features_from_nodes",
     "extract_chunks",
     "grid_direction_features",
     "grid_edges",
+    "label_mutual_information",
     "read_conll",
     "split_sequences",
 ]

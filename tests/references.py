@@ -470,3 +470,49 @@ def graph_brute_force(task, x, y_true, w, node_weights, class_weights):
             best_augmented, score + weighted_hamming_loss(y_true, y, node_weights, class_weights)
         )
     return best_score, best_augmented
+
+
+# ------------------------------------------------------------------------ multi-label
+def multilabel_brute_force(x, y_true, unary_weights, pairwise, edges):
+    """Return (best value, labelling) of Σ_j y_j W[j]·x + Σ_e P[e, y_u, y_v], plus the Hamming
+    loss against ``y_true`` when given, over all of {0, 1}^k in lexicographic order."""
+    best, best_labels = -np.inf, None
+    for labels in itertools.product((0, 1), repeat=len(unary_weights)):
+        value = sum(unary_weights[j] @ x for j, on in enumerate(labels) if on)
+        value += sum(pairwise[e, labels[u], labels[v]] for e, (u, v) in enumerate(edges))
+        if y_true is not None:
+            value += sum(a != b for a, b in zip(labels, y_true))
+        if value > best:
+            best, best_labels = value, np.array(labels)
+    return best, best_labels
+
+
+def maximum_spanning_tree_weight(weights):
+    """Return the largest total weight of a spanning tree of the complete graph, by trying
+    every set of n − 1 edges and keeping those without a cycle."""
+    n = len(weights)
+    pairs = list(itertools.combinations(range(n), 2))
+    best = -np.inf
+    for chosen in itertools.combinations(pairs, n - 1):
+        component = list(range(n))
+        for u, v in chosen:
+            old, new = component[u], component[v]
+            if old == new:
+                break
+            component = [new if c == old else c for c in component]
+        else:
+            best = max(best, sum(weights[u][v] for u, v in chosen))
+    return best
+
+
+def binary_hinge_svm_objective(X, signs, C):
+    """Return the optimum of ½‖w‖² + C Σ_i max(0, 1 − s_i w·x_i) (no intercept), from its dual
+    max Σ α − ½ αᵀ (s sᵀ ∘ X Xᵀ) α over 0 ≤ α ≤ C, solved by cvxopt."""
+    n = len(X)
+    Q = np.outer(signs, signs) * (X @ X.T)
+    G = np.vstack([-np.eye(n), np.eye(n)])
+    h = np.concatenate([np.zeros(n), np.full(n, C)])
+    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
+    solution = solvers.qp(matrix(Q), matrix(-np.ones(n)), matrix(G), matrix(h), options=options)
+    alpha = np.array(solution["x"]).ravel()
+    return alpha.sum() - 0.5 * alpha @ Q @ alpha

@@ -13,6 +13,7 @@ from structsvm import (
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    MultiLabelSVM,
     OneClassSVM,
     PerformanceSVM,
     RankingSVM,
@@ -50,6 +51,11 @@ def _ranked_documents():
     return X, np.round(X[:, 0]), np.repeat([0, 1], 10)
 
 
+def _label_sets():
+    X, y = _binary_data()
+    return X, np.column_stack([y, X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+
+
 def _real_targets():
     X, _ = _binary_data()
     return X, X @ np.array([1.0, -2.0])
@@ -72,6 +78,8 @@ ESTIMATORS = {
     "KernelMulticlassSVM": (KernelMulticlassSVM, _three_class_data),
     "PerformanceSVM": (PerformanceSVM, _binary_data),
     "RankingSVM": (RankingSVM, _ranked_documents),
+    "MultiLabelSVM": (MultiLabelSVM, _label_sets),
+    "MultiLabelSVM(tree)": (lambda: MultiLabelSVM(edges="tree"), _label_sets),
 }
 
 # Parameters that an estimator checks only in the configurations that use them.
@@ -171,6 +179,7 @@ def test_predict_checks_the_task():
         (KernelMulticlassSVM, (1.0,)),
         (PerformanceSVM, ("f1",)),
         (RankingSVM, (1.0,)),
+        (MultiLabelSVM, (1.0,)),
     ],
 )
 def test_hyper_parameters_are_keyword_only(make, args):

@@ -20,26 +20,62 @@ def solve_brute(
     lexicographically smallest. Options: ``max_labellings``, the most labellings it agrees to
     enumerate (a ValueError beyond).
     """
-    limit = check_positive_int(max_labellings, "max_labellings")
-    n_nodes, n_states = model.n_nodes, model.n_states
-    count = n_states**n_nodes
-    if count > limit:
-        raise ValueError(
-            f"brute force would enumerate n_states ** n_nodes = {n_states}**{n_nodes} labellings, "
-            f"more than max_labellings={limit}; use another method or raise max_labellings"
-        )
-    place_values = n_states ** np.arange(n_nodes - 1, -1, -1, dtype=np.int64)
-    first, second = model.edges[:, 0], model.edges[:, 1]
-    table = model.table_of(np.arange(model.n_edges))
+    count = _labelling_count(model, max_labellings)
     best_score, best_labels = -np.inf, None
     for start in range(0, count, _CHUNK):
-        codes = np.arange(start, min(start + _CHUNK, count), dtype=np.int64)
-        labellings = (codes[:, None] // place_values) % n_states
-        scores = model.unary[np.arange(n_nodes), labellings].sum(axis=1)
-        scores += model.tables[table, labellings[:, first], labellings[:, second]].sum(axis=1)
+        labellings = _labellings(model, start, min(start + _CHUNK, count))
+        scores = model.unary[np.arange(model.n_nodes), labellings].sum(axis=1)
+        scores += _pairwise_scores(model, labellings)
         winner = int(np.argmax(scores))
         if scores[winner] > best_score:
             best_score, best_labels = scores[winner], labellings[winner]
     labels = best_labels.astype(np.int64)
     score = model.score(labels)
     return InferenceResult(labels, score, score, True, None, None, "brute", 1)
+
+
+def brute_labellings(
+    model: PairwiseModel, unaries: np.ndarray, max_labellings: int = 1_000_000
+) -> np.ndarray:
+    """Return the labelling :func:`solve_brute` finds for each of many unary score arrays.
+
+    ``unaries`` has shape (n_models, n_nodes, n_states) and takes the place of
+    ``model.unary``; all models are scored against every labelling at once, a block of
+    models at a time, so that the cost is a few array operations rather than a call per model.
+    """
+    count = _labelling_count(model, max_labellings)
+    labellings = _labellings(model, 0, count)
+    pairwise = _pairwise_scores(model, labellings)
+    nodes = np.arange(model.n_nodes)
+    block = max(1, _CHUNK // count)
+    best = np.empty(len(unaries), dtype=np.int64)
+    for start in range(0, len(unaries), block):
+        scores = unaries[start : start + block][:, nodes, labellings].sum(axis=2) + pairwise
+        best[start : start + block] = np.argmax(scores, axis=1)
+    return labellings[best]
+
+
+def _labelling_count(model: PairwiseModel, max_labellings: int) -> int:
+    limit = check_positive_int(max_labellings, "max_labellings")
+    count = model.n_states**model.n_nodes
+    if count > limit:
+        raise ValueError(
+            f"brute force would enumerate n_states ** n_nodes = {model.n_states}**"
+            f"{model.n_nodes} labellings, more than max_labellings={limit}; use another method "
+            "or raise max_labellings"
+        )
+    return count
+
+
+def _labellings(model: PairwiseModel, start: int, stop: int) -> np.ndarray:
+    """Return labellings number ``start`` to ``stop`` in lexicographic order, int64 rows."""
+    place_values = model.n_states ** np.arange(model.n_nodes - 1, -1, -1, dtype=np.int64)
+    codes = np.arange(start, stop, dtype=np.int64)
+    return (codes[:, None] // place_values) % model.n_states
+
+
+def _pairwise_scores(model: PairwiseModel, labellings: np.ndarray) -> np.ndarray:
+    """Return the pairwise part of the objective of every row of ``labellings``."""
+    first, second = model.edges[:, 0], model.edges[:, 1]
+    table = model.table_of(np.arange(model.n_edges))
+    return model.tables[table, labellings[:, first], labellings[:, second]].sum(axis=1)

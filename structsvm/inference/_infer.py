@@ -1,4 +1,4 @@
-"""The one entry point of graph inference: check the model, pick the method, pass its options."""
+"""The entry points of graph inference: check the model, pick the method, pass its options."""
 
 from __future__ import annotations
 
@@ -6,14 +6,16 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
+from structsvm._utils.validation import check_feature_array
 from structsvm.inference._ad3 import solve_ad3
-from structsvm.inference._brute import solve_brute
+from structsvm.inference._brute import brute_labellings, solve_brute
 from structsvm.inference._graph import PairwiseModel, check_model
 from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
-from structsvm.inference._max_product import solve_max_product
+from structsvm.inference._max_product import forest_labellings, solve_max_product
 from structsvm.inference._result import InferenceResult
 
 _METHODS: dict[str, Callable[..., InferenceResult]] = {
@@ -100,6 +102,72 @@ def infer(
     M. J. Wainwright and M. I. Jordan. Graphical models, exponential families, and variational
     inference. Foundations and Trends in Machine Learning 1(1–2), 2008.
     """
+    solver = _checked_method(method, options)
+    model: PairwiseModel = check_model(unary, edges, pairwise)
+    return solver(model, bool(relaxed), **options)
+
+
+def infer_many(
+    unaries: ArrayLike,
+    edges: ArrayLike,
+    pairwise: ArrayLike,
+    method: str = "max-product",
+    *,
+    relaxed: bool = False,
+    **options: Any,
+) -> list[InferenceResult]:
+    """Run :func:`infer` on many models that share their graph and pairwise scores.
+
+    Model m maximises Σ_i unaries[m, i, y_i] + Σ_e pairwise[e, y_u, y_v]. The answers are
+    those of ``infer(unaries[m], edges, pairwise, method, relaxed=relaxed, **options)`` for
+    every m, but two cases are computed for the whole stack at once: ``"max-product"`` on a
+    forest (the schedule is built once, all upward and downward passes run in one compiled
+    call) and ``"brute"`` (every model scored against every labelling in a few array
+    operations). Other methods and graphs with cycles call :func:`infer` model by model.
+
+    Parameters
+    ----------
+    unaries : array-like of shape (n_models, n_nodes, n_states)
+        Finite unary scores of every model.
+    edges, pairwise, method, relaxed, **options
+        As for :func:`infer`; ``pairwise`` is shared by all models.
+
+    Returns
+    -------
+    list of InferenceResult
+        One per model, in order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`infer`, and if ``unaries`` is not a 3-D finite array with at least one model.
+    """
+    solver = _checked_method(method, options)
+    stack = check_feature_array(unaries, "unaries", ndim=3, n_features=None)
+    if stack.shape[0] == 0:
+        raise ValueError("unaries must hold at least one model, got shape (0, ...)")
+    model = check_model(stack[0], edges, pairwise)
+    if method == "brute":
+        labels = brute_labellings(model, stack, **options)
+    elif method == "max-product" and model.is_forest():
+        labels = forest_labellings(model, stack, **options)
+    else:
+        return [
+            solver(check_model(unary, edges, pairwise), bool(relaxed), **options) for unary in stack
+        ]
+    scores = np.take_along_axis(stack, labels[:, :, None], axis=2).sum(axis=(1, 2))
+    edge_ids = np.arange(model.n_edges)
+    scores += model.tables[
+        model.table_of(edge_ids), labels[:, model.edges[:, 0]], labels[:, model.edges[:, 1]]
+    ].sum(axis=1)
+    return [
+        InferenceResult(row, float(score), float(score), True, None, None, method, 1)
+        for row, score in zip(labels, scores, strict=True)
+    ]
+
+
+def _checked_method(method: str, options: dict[str, Any]) -> Callable[..., InferenceResult]:
+    """Return the solver of ``method``; raise ValueError for an unknown method or option."""
     solver = _METHODS.get(method) if isinstance(method, str) else None
     if solver is None:
         raise ValueError(
@@ -116,5 +184,4 @@ def infer(
         raise ValueError(
             f"method {method!r} takes no option {', '.join(map(repr, unknown))}; {takes}"
         )
-    model: PairwiseModel = check_model(unary, edges, pairwise)
-    return solver(model, bool(relaxed), **options)
+    return solver

@@ -47,9 +47,7 @@ def solve_max_product(
     ``damping`` in [0, 1) (the weight kept from the previous message) and ``tol`` (stop when
     no message entry changes by more than it).
     """
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
-    tol = check_positive_float(tol, "tol")
+    max_iter, tol = _check_options(max_iter, damping, tol)
     if model.is_forest():
         return _solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
@@ -77,6 +75,41 @@ def _solve_forest(model: PairwiseModel) -> InferenceResult:
     )
     score = model.score(labels)
     return InferenceResult(labels, score, score, True, None, None, "max-product", 1)
+
+
+def _check_options(max_iter: int, damping: float, tol: float) -> tuple[int, float]:
+    """Check the options of max-product; return ``max_iter`` and ``tol``."""
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
+    return max_iter, check_positive_float(tol, "tol")
+
+
+def forest_labellings(
+    model: PairwiseModel,
+    unaries: np.ndarray,
+    *,
+    max_iter: int = 100,
+    damping: float = 0.5,
+    tol: float = 1e-6,
+) -> np.ndarray:
+    """Return a best labelling of the forest ``model`` under each of many unary score arrays.
+
+    ``unaries`` has shape (n_models, n_nodes, n_states) and takes the place of
+    ``model.unary``; the schedule is built once and the passes of every model run in one
+    compiled call. The labellings are those :func:`solve_max_product` returns model by model.
+    The options of :func:`solve_max_product` are checked alike, and unused on a forest.
+    """
+    _check_options(max_iter, damping, tol)
+    order, parent, parent_edge, child_is_second = _forest_schedule(model)
+    return _forest_max_product_many(
+        np.ascontiguousarray(unaries, dtype=np.float64),
+        model.tables,
+        model.per_edge,
+        order,
+        parent,
+        parent_edge,
+        child_is_second,
+    )
 
 
 def _forest_schedule(model: PairwiseModel) -> tuple[np.ndarray, ...]:
@@ -153,6 +186,25 @@ def _forest_max_product(
             labels[node] = np.argmax(belief[node])
         else:
             labels[node] = best_state[node, labels[parent[node]]]
+    return labels
+
+
+@numba.njit(cache=True)
+def _forest_max_product_many(
+    unaries: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    order: np.ndarray,
+    parent: np.ndarray,
+    parent_edge: np.ndarray,
+    child_is_second: np.ndarray,
+) -> np.ndarray:
+    """Run :func:`_forest_max_product` on every unary array of a (n_models, ...) stack."""
+    labels = np.empty(unaries.shape[:2], dtype=np.int64)
+    for m in range(unaries.shape[0]):
+        labels[m] = _forest_max_product(
+            unaries[m], tables, per_edge, order, parent, parent_edge, child_is_second
+        )
     return labels
 
 

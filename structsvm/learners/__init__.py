@@ -3,7 +3,8 @@
 :class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`,
 :class:`LatentStructuredSVM` a :class:`~structsvm.LatentTask` with hidden variables;
 :class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
-on the multiclass structural SVM, :class:`PerformanceSVM` a binary one trained for F1 or another
+on the multiclass structural SVM, :class:`MultiLabelSVM` a multi-label classifier on a
+graph over the labels, :class:`PerformanceSVM` a binary one trained for F1 or another
 multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
 :func:`pairwise_accuracy` or :func:`mean_ndcg`. :func:`radius`, :func:`margin` and
 :func:`mistake_bound` give the perceptron's mistake bound.
@@ -13,6 +14,7 @@ from structsvm.learners._bounds import margin, mistake_bound, radius
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
 from structsvm.learners._latent import LatentStructuredSVM, latent_objective
 from structsvm.learners._multiclass import MulticlassSVM
+from structsvm.learners._multilabel import MultiLabelSVM
 from structsvm.learners._perceptron import StructuredPerceptron
 from structsvm.learners._performance import PerformanceSVM
 from structsvm.learners._ranking import RankingSVM
@@ -22,6 +24,7 @@ from structsvm.learners._ssvm import StructuredSVM
 __all__ = [
     "KernelMulticlassSVM",
     "LatentStructuredSVM",
+    "MultiLabelSVM",
     "MulticlassSVM",
     "PerformanceSVM",
     "RankingSVM",

@@ -6,7 +6,13 @@ import zlib
 import numpy as np
 import pytest
 
-from structsvm.inference import INFERENCE_METHODS, InferenceResult, hamming_augmented_unary, infer
+from structsvm.inference import (
+    INFERENCE_METHODS,
+    InferenceResult,
+    hamming_augmented_unary,
+    infer,
+    infer_many,
+)
 from tests.references import (
     brute_force_map,
     pairwise_model_score,
@@ -280,3 +286,44 @@ def test_bad_input_is_refused_by_name(arguments, options, message):
 def test_bad_loss_arguments_are_refused_by_name(arguments, message):
     with pytest.raises(ValueError, match=message):
         hamming_augmented_unary(*arguments)
+
+
+# ------------------------------------------------------------------------ many models at once
+@pytest.mark.parametrize(
+    ("graph", "method"),
+    [
+        ("tree", "max-product"),
+        ("forest", "max-product"),
+        ("cycle", "max-product"),
+        ("tree", "brute"),
+        ("cycle", "brute"),
+        ("cycle", "lp"),
+    ],
+)
+def test_infer_many_equals_infer_model_by_model(graph, method):
+    rng = np.random.default_rng(zlib.crc32(f"{graph}{method}".encode()))
+    n_nodes, n_states = 6, 3
+    edges = {"tree": random_tree, "forest": random_forest, "cycle": cycle}[graph](rng, n_nodes)
+    pairwise = rng.normal(size=(len(edges), n_states, n_states))
+    # Integer scores make ties common: both must pick the same maximiser.
+    unaries = rng.integers(-2, 3, size=(40, n_nodes, n_states)).astype(float)
+    results = infer_many(unaries, edges, pairwise, method)
+    assert len(results) == len(unaries)
+    for unary, result in zip(unaries, results, strict=True):
+        single = infer(unary, edges, pairwise, method)
+        np.testing.assert_array_equal(result.labels, single.labels)
+        assert result.score == pytest.approx(single.score, abs=TIGHT)
+        assert result.certified == single.certified
+        if method != "lp":
+            best, _ = brute_force_map(unary, edges, pairwise)
+            assert result.score == pytest.approx(best, abs=TIGHT)
+
+
+def test_infer_many_rejects_a_single_model_and_unknown_options():
+    unary = np.zeros((3, 2))
+    with pytest.raises(ValueError, match="unaries"):
+        infer_many(unary, np.zeros((0, 2), dtype=int), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="max_iter"):
+        infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "brute", max_iter=3)
+    with pytest.raises(ValueError, match="damping"):
+        infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), damping=2.0)

@@ -13,6 +13,7 @@ from structsvm import (
     BinarySVM,
     KernelPerceptron,
     MulticlassSVM,
+    MultiLabelSVM,
     OneClassSVM,
     PerformanceSVM,
     RankingSVM,
@@ -30,6 +31,7 @@ def data(label_sequences, points_around):
         "3 classes": points_around(np.eye(3), 40, 0.5, seed=1),
         "2 classes": points_around(np.eye(3)[:2], 40, 0.5, seed=1),
         "graded documents": _graded_documents(30, seed=2),
+        "label sets": _label_sets(30, seed=3),
     }
 
 
@@ -38,6 +40,14 @@ def _graded_documents(n, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))
     return X, np.clip(np.round(X[:, 0] + 0.5 * rng.normal(size=n)), 0, 3)
+
+
+def _label_sets(n, seed):
+    """Inputs with three labels each, two of them thresholds of a feature and one their AND."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    on = X[:, :2] > 0
+    return X, np.column_stack([on, on[:, 0] & on[:, 1]]).astype(int)
 
 
 def pickle_round_trip(model):
@@ -67,6 +77,7 @@ FITTED = {
     "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
     "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
     "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
+    "MultiLabelSVM on a tree": lambda data: (MultiLabelSVM(edges="tree"), *data["label sets"]),
     "BinarySVM": lambda data: (BinarySVM(C=1.0, kernel="rbf"), *data["2 classes"]),
     "KernelPerceptron": lambda data: (
         KernelPerceptron(kernel="poly", random_state=0),

@@ -1,0 +1,360 @@
+"""Multi-label classification: a 0/1 vector of labels scored on a graph over the labels."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm._task import Task
+from structsvm._utils.validation import (
+    check_feature_array,
+    check_flag,
+    check_labels,
+    check_positive_int,
+    check_weights,
+)
+from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer_many
+from structsvm.inference._graph import check_model
+from tasks._chow_liu import chow_liu_tree
+from tasks._relaxed import RelaxedLabelling
+
+LABEL_GRAPHS = ("independent", "tree", "full")
+"""The label graphs :class:`MultiLabelTask` builds itself."""
+
+BRUTE_FORCE_LABELS = 12
+"""The most labels whose 2 ** n_labels labellings the default oracle of a cyclic graph scores."""
+
+
+class MultiLabelTask(Task):
+    """Multi-label classification: x is a feature vector, y ∈ {0, 1}^k says which labels are on.
+
+    The k labels are the nodes of a graph. With d features and m edges the weights are
+
+    * the unary block ``w[:k*d].reshape(k, d)``: row j scores x when label j is on (an off
+      label scores 0, so that ``edges="independent"`` is k independent binary SVMs, below);
+    * the pairwise block ``w[k*d:].reshape(m, 2, 2)``: entry ``[e, a, b]`` scores edge
+      e = (u, v) with ``y_u = a`` and ``y_v = b`` (4 weights per edge).
+
+    The score of y is ``Σ_j y_j W[j] · x + Σ_e P[e, y_u, y_v]`` and the loss the Hamming loss,
+    the number of labels that differ. Without edges the margin-rescaled slack of an example is
+    ``Σ_j max(0, 1 − s_j W[j] · x)`` with ``s_j = ±1`` for label j on or off, so the
+    structural SVM's objective ``½‖w‖² + C Σ_i ξ_i`` splits into k binary hinge-loss SVMs,
+    each with the same C (``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` per label).
+
+    Label graphs (``edges``):
+
+    * ``"independent"``: no edges;
+    * ``"tree"``: the Chow–Liu tree of the training labels (:func:`tasks.chow_liu_tree`, the
+      maximum spanning tree of their pairwise mutual information), k − 1 edges. It is fitted by
+      :meth:`fit_graph`, which :meth:`check_data` calls on the first labels it sees, so that
+      ``StructuredSVM(task).fit(X, Y)`` fits the tree on its training labels; later data
+      (validation, test) leaves the tree as it is;
+    * ``"full"``: every pair of labels, k (k − 1) / 2 edges;
+    * an (m, 2) int array: those edges.
+
+    The oracles call :func:`structsvm.inference.infer_many` on all examples of a batch. The
+    default ``inference_method`` is exact: ``"max-product"`` on forests (the independent
+    labels and the tree), ``"brute"`` (all 2^k labellings) on graphs with cycles of at most
+    ``BRUTE_FORCE_LABELS`` = 12 labels, and beyond that ``"ad3"``, a relaxation whose
+    uncertified outputs the loss-augmented oracle returns as :class:`~tasks.RelaxedLabelling`
+    (fractional ones with ``relaxed=True``), whose joint feature and loss are those of their
+    marginals, as for :class:`~tasks.GraphTask`. Ties follow the method: an independent label
+    is off when its score is 0, brute force takes the lexicographically smallest labelling.
+
+    Parameters
+    ----------
+    n_labels : int
+        Number of labels k.
+    n_features : int
+        Width d of an input vector.
+    edges : {"independent", "tree", "full"} or array of shape (m, 2), default="independent"
+        The label graph.
+    inference_method : str, optional
+        One of :data:`structsvm.inference.INFERENCE_METHODS`; the exact default above if None.
+    relaxed : bool, default=False
+        Let the loss-augmented oracle return the fractional optimum of ``"lp"`` or ``"ad3"``.
+    inference_options : dict, optional
+        Further keyword arguments of the inference method.
+
+    Attributes
+    ----------
+    edges_ : ndarray of shape (m, 2) or None
+        The label graph's edges; None for ``"tree"`` until :meth:`fit_graph`.
+    size_joint_feature : int
+        ``k*d + 4*m``.
+
+    References
+    ----------
+    B. Taskar, C. Guestrin and D. Koller, "Max-margin Markov networks", NIPS 2003.
+    T. Finley and T. Joachims, "Training structural SVMs when exact inference is
+    intractable", ICML 2008 (multi-label classification on fully connected label graphs).
+    C. K. Chow and C. N. Liu, "Approximating discrete probability distributions with
+    dependence trees", IEEE Transactions on Information Theory 14(3), 1968.
+    """
+
+    def __init__(
+        self,
+        n_labels: int,
+        n_features: int,
+        edges: str | np.ndarray = "independent",
+        inference_method: str | None = None,
+        relaxed: bool = False,
+        inference_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.n_labels = check_positive_int(n_labels, "n_labels")
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.relaxed = check_flag(relaxed, "relaxed")
+        if isinstance(edges, str):
+            if edges not in LABEL_GRAPHS:
+                raise ValueError(f"edges must be one of {LABEL_GRAPHS} or an array, got {edges!r}")
+            self.graph = edges
+            pairs = itertools.combinations(range(self.n_labels), 2) if edges == "full" else ()
+            self.edges_ = None if edges == "tree" else _edge_array(list(pairs))
+        else:
+            self.graph = "given"
+            self.edges_ = _check_edges(edges, self.n_labels)
+        n_edges = self.n_labels - 1 if self.graph == "tree" else len(self.edges_)
+        self._pairwise_at = self.n_labels * self.n_features
+        self.size_joint_feature = self._pairwise_at + 4 * n_edges
+        self._set_inference(inference_method, inference_options)
+
+    def _set_inference(self, method: str | None, options: Any) -> None:
+        if method is None:
+            method = self._default_inference_method()
+        if method not in INFERENCE_METHODS:
+            raise ValueError(
+                f"inference_method must be one of {INFERENCE_METHODS} or None, got {method!r}"
+            )
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(
+                f"inference_options must be a dict of keyword arguments of infer, "
+                f"got {type(options).__name__}"
+            )
+        self.inference_method = method
+        self.inference_options = dict(options or {})
+
+    def _default_inference_method(self) -> str:
+        if self.graph in ("independent", "tree") or _is_forest(self.edges_, self.n_labels):
+            return "max-product"
+        return "brute" if self.n_labels <= BRUTE_FORCE_LABELS else "ad3"
+
+    def with_inference_method(self, method: str, **options: Any) -> MultiLabelTask:
+        """Return a copy of the task that infers with ``method`` (and ``options``, if given)."""
+        other = copy.copy(self)
+        other._set_inference(method, options or None)
+        return other
+
+    def fit_graph(self, Y: Any) -> MultiLabelTask:
+        """Fit the Chow–Liu tree of the labels Y, shape (n, n_labels), for ``edges="tree"``.
+
+        Returns the task. Other label graphs are fixed and are left as they are.
+        """
+        Y = check_labels(Y, "Y", n_labels=2, ndim=2)
+        if self.graph == "tree":
+            self.edges_ = chow_liu_tree(_check_width(Y, self.n_labels))
+        return self
+
+    def __repr__(self) -> str:
+        return (
+            f"MultiLabelTask(n_labels={self.n_labels}, n_features={self.n_features}, "
+            f"edges={self.graph!r}, inference_method={self.inference_method!r})"
+        )
+
+    # ----------------------------------------------------------------- data
+    def check_data(self, X: Any, Y: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Return X as a finite (n, n_features) float array and Y as an (n, n_labels) 0/1 array.
+
+        With ``edges="tree"`` and no tree fitted yet, the tree is fitted on Y here.
+
+        Raises
+        ------
+        ValueError
+            If X is not a finite 2-D array of width ``n_features`` with at least one row, or Y
+            not a 0/1 array of shape (n, n_labels).
+        """
+        X = check_feature_array(X, "X", ndim=2, n_features=self.n_features)
+        if X.shape[0] == 0:
+            raise ValueError("X is empty: expected at least one example")
+        if Y is None:
+            return X, None
+        Y = _check_width(check_labels(Y, "Y", n_labels=2, ndim=2), self.n_labels)
+        super().check_data(X, Y)
+        if self.edges_ is None:
+            self.fit_graph(Y)
+        return X, Y
+
+    def _edges(self) -> np.ndarray:
+        if self.edges_ is None:
+            raise ValueError(
+                "the label tree is not fitted: call fit_graph(Y) (or check_data(X, Y)) before "
+                'using a MultiLabelTask with edges="tree"'
+            )
+        return self.edges_
+
+    # ----------------------------------------------------------------- joint feature and loss
+    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
+        """Return φ(x, y): ``y_j x`` for every label j, then one indicator of 4 per edge.
+
+        For a :class:`~tasks.RelaxedLabelling` the marginals of label j being on and of the
+        four states of every edge take the place of the indicators.
+        """
+        edges = self._edges()
+        if isinstance(y, RelaxedLabelling):
+            on = y.node_marginals[:, 1]
+            pairs = y.edge_marginals.reshape(len(edges), 4)
+        else:
+            labels = np.asarray(y, dtype=np.int64)
+            on = labels.astype(np.float64)
+            pairs = np.zeros((len(edges), 4))
+            pairs[np.arange(len(edges)), 2 * labels[edges[:, 0]] + labels[edges[:, 1]]] = 1.0
+        return np.concatenate(
+            [np.outer(on, np.asarray(x, dtype=np.float64)).ravel(), pairs.ravel()]
+        )
+
+    def batch_joint_feature(self, X: Any, Y: Sequence[Any]) -> np.ndarray:
+        """Return the rows φ(X[i], Y[i]), shape (n, size_joint_feature), in a few array steps."""
+        if any(isinstance(y, RelaxedLabelling) for y in Y):
+            return super().batch_joint_feature(X, Y)
+        edges = self._edges()
+        X = np.asarray(X, dtype=np.float64)
+        labels = np.asarray(Y, dtype=np.int64).reshape(len(X), self.n_labels)
+        phi = np.zeros((len(X), self.size_joint_feature))
+        phi[:, : self._pairwise_at] = (labels[:, :, None] * X[:, None, :]).reshape(len(X), -1)
+        states = 2 * labels[:, edges[:, 0]] + labels[:, edges[:, 1]]
+        columns = self._pairwise_at + 4 * np.arange(len(edges)) + states
+        np.put_along_axis(phi, columns, 1.0, axis=1)
+        return phi
+
+    def loss(self, y_true: Any, y: Any) -> float:
+        """Return the Hamming loss, or ``Σ_j (1 − μ_j(y_true_j))`` for a relaxed output."""
+        labels = np.asarray(y_true, dtype=np.int64)
+        if isinstance(y, RelaxedLabelling):
+            return float(np.sum(1.0 - y.node_marginals[np.arange(len(labels)), labels]))
+        guess = np.asarray(y, dtype=np.int64)
+        if guess.shape != labels.shape:
+            raise ValueError(f"y has shape {guess.shape} but y_true has shape {labels.shape}")
+        return float(np.count_nonzero(guess != labels))
+
+    def max_loss(self, y_true: Any) -> float:
+        """Return k, the loss of getting every label wrong."""
+        return float(self.n_labels)
+
+    # ----------------------------------------------------------------- outputs
+    def outputs(self, x: Any) -> Iterator[np.ndarray]:
+        """Yield all 2^k labellings in lexicographic order (small k only)."""
+        for labels in itertools.product((0, 1), repeat=self.n_labels):
+            yield np.array(labels, dtype=np.int64)
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two outputs are the same labelling, or the same relaxed output."""
+        if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
+            return y == other
+        return super().outputs_equal(y, other)
+
+    def output_key(self, y: Any) -> bytes:
+        """Return a digest that tells outputs apart (of the marginals, for relaxed outputs)."""
+        if isinstance(y, RelaxedLabelling):
+            return y.key()
+        return super().output_key(y)
+
+    def is_certified(self, y: Any) -> bool:
+        """Tell whether an oracle output is a certified maximiser: a labelling, not relaxed."""
+        return not isinstance(y, RelaxedLabelling)
+
+    # ----------------------------------------------------------------- oracles
+    def unary_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
+        """Return the (n, k, 2) unary scores: 0 for a label off, ``W[j] · x`` for it on."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        weights = w[: self._pairwise_at].reshape(self.n_labels, self.n_features)
+        X = np.asarray(X, dtype=np.float64).reshape(-1, self.n_features)
+        unary = np.zeros((len(X), self.n_labels, 2))
+        unary[:, :, 1] = X @ weights.T
+        return unary
+
+    def pairwise_scores(self, w: np.ndarray) -> np.ndarray:
+        """Return the (m, 2, 2) edge scores ``P[e, y_u, y_v]``."""
+        return np.asarray(w[self._pairwise_at :], dtype=np.float64).reshape(-1, 2, 2)
+
+    def argmax(self, x: Any, w: np.ndarray) -> np.ndarray:
+        """Return the labelling of highest score (always a labelling)."""
+        return self.batch_argmax(np.asarray(x)[None, :], w)[0]
+
+    def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
+        """Return the output maximising Hamming loss plus score."""
+        return self.batch_loss_augmented_argmax(np.asarray(x)[None, :], [y_true], w)[0]
+
+    def batch_argmax(self, X: Any, w: np.ndarray) -> list[np.ndarray]:
+        """Return the best labelling of every input, from one call of the inference layer."""
+        results = infer_many(
+            self.unary_scores(X, w),
+            self._edges(),
+            self.pairwise_scores(w),
+            self.inference_method,
+            **self.inference_options,
+        )
+        return [result.labels for result in results]
+
+    def batch_loss_augmented_argmax(self, X: Any, Y_true: Any, w: np.ndarray) -> list[Any]:
+        """Return the most violating output of every example.
+
+        A labelling where inference certifies it; otherwise a :class:`~tasks.RelaxedLabelling`
+        (fractional with ``relaxed=True``, else one-hot).
+        """
+        unary = self.unary_scores(X, w)
+        labels = np.asarray(Y_true, dtype=np.int64).reshape(len(unary), self.n_labels)
+        augmented = hamming_augmented_unary(unary.reshape(-1, 2), labels.ravel())
+        edges = self._edges()
+        results = infer_many(
+            augmented.reshape(unary.shape),
+            edges,
+            self.pairwise_scores(w),
+            self.inference_method,
+            relaxed=self.relaxed,
+            **self.inference_options,
+        )
+        outputs = []
+        for result in results:
+            if result.certified:
+                outputs.append(result.labels)
+            elif result.node_marginals is not None and result.edge_marginals is not None:
+                outputs.append(RelaxedLabelling(result.node_marginals, result.edge_marginals))
+            else:
+                outputs.append(RelaxedLabelling.from_labels(result.labels, edges, 2))
+        return outputs
+
+
+def _edge_array(pairs: Sequence[Any]) -> np.ndarray:
+    return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _check_edges(edges: Any, n_labels: int) -> np.ndarray:
+    array = np.asarray(edges)
+    if array.size == 0:
+        return _edge_array([])
+    if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"edges must be one of {LABEL_GRAPHS} or an int array of shape (n_edges, 2), "
+            f"got {array.dtype} array of shape {array.shape}"
+        )
+    if array.min() < 0 or array.max() >= n_labels:
+        raise ValueError(
+            f"edges must join labels in [0, {n_labels}), found {array.min()}..{array.max()}"
+        )
+    if np.any(array[:, 0] == array[:, 1]):
+        raise ValueError("edges holds a self-loop (an edge (u, u)): an edge joins two labels")
+    return array.astype(np.int64)
+
+
+def _check_width(Y: np.ndarray, n_labels: int) -> np.ndarray:
+    if Y.shape[1] != n_labels:
+        raise ValueError(f"Y must have n_labels={n_labels} columns, got shape {Y.shape}")
+    return Y
+
+
+def _is_forest(edges: np.ndarray, n_labels: int) -> bool:
+    """Tell whether the edges over ``n_labels`` labels form no cycle."""
+    return check_model(np.zeros((n_labels, 2)), edges, np.zeros((2, 2))).is_forest()
