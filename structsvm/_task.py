@@ -224,11 +224,12 @@ class Task:
         function ``kernel(data, visits, problem, dual) -> dual`` that, for every example ``i``
         of the int64 array ``visits`` in turn, finds ``ŷ = argmax_y Δ(y_i, y) + w · φ(x_i, y)``
         at the current ``w = dual[5]`` and calls
-        ``dual = structsvm.solvers.bcfw_margin_step(i, indices, values, Δ(y_i, ŷ), problem,
-        dual)`` with the sorted sparse φ(x_i, ŷ), then returns ``dual``. The solver then runs a
-        whole pass in one call, with the same steps as its Python loop. It does so only for
-        margin rescaling with L1 slacks; the duality gap after each pass is still evaluated by
-        the batch oracle. The base class returns None (the Python loop).
+        ``dual = structsvm.solvers.bcfw_visit(i, indices, values, Δ(y_i, ŷ), problem, dual)``
+        with the sorted sparse φ(x_i, ŷ), then returns ``dual``. The solver then runs each pass
+        in one call, taking the same steps as its Python loop, and evaluates the duality gap
+        after it with another call whose ``problem`` asks ``bcfw_visit`` for the slacks. It
+        does so only for margin rescaling with L1 slacks (see the ``compiled`` option of
+        :func:`structsvm.solvers.bcfw`). The base class returns None: the Python loop.
 
         A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
         ``sparse_joint_feature`` do, so a subclass that overrides any of them should not keep

@@ -18,7 +18,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from structsvm.solvers import bcfw_margin_step
+from structsvm.solvers import bcfw_visit
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -659,7 +659,7 @@ def _chain_bcfw_pass(data, visits, problem, dual):
             triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
             use_bias,
         )
-        dual = bcfw_margin_step(i, hat_indices, hat_values, loss, problem, dual)
+        dual = bcfw_visit(i, hat_indices, hat_values, loss, problem, dual)
     return dual
 
 

@@ -12,7 +12,7 @@ from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
-from structsvm.solvers import bcfw_margin_step
+from structsvm.solvers import bcfw_visit
 
 
 @functools.cache
@@ -250,7 +250,7 @@ def _multiclass_bcfw_pass(data, visits, problem, dual):
         size = end - begin
         for p in range(size):
             hat_indices[p] = best * n_features + columns[begin + p]
-        dual = bcfw_margin_step(
+        dual = bcfw_visit(
             i, hat_indices[:size], values[begin:end], loss_matrix[truth, best], problem, dual
         )
     return dual

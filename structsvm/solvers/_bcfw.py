@@ -300,6 +300,7 @@ def bcfw(
         compiled_pass = task.bcfw_pass_kernel(X, Y)
     if compiled_pass is not None:
         pool = _BlockPool.of(block_indices, block_values)
+        true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     for iteration in counters.iterations:
         if iteration > 0:
             visits = rng.permutation(n) if order == "random" else np.arange(n)
@@ -307,11 +308,10 @@ def bcfw(
                 kernel, data = compiled_pass
                 sums = np.array([total_loss, average_scale, average_loss])
                 counts = np.array([pool.used, steps], dtype=np.int64)
-                problem = (true_indptr, true_indices, true_values, float(C), bool(averaging))
                 dual = kernel(
                     data,
                     visits,
-                    problem,
+                    (*true_rows_and_C, bool(averaging), np.empty(0)),
                     (
                         pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
                         average_offset, average_sum_offset, sums, counts,
@@ -389,15 +389,31 @@ def bcfw(
             reported_w += average_scale * average_offset
             reported_loss = average_loss
             reported_sums += average_scale * average_sum_offset
-        oracle = loss_augmented_pass(
-            task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
-        )
+        if compiled_pass is None:
+            oracle = loss_augmented_pass(
+                task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
+            )
+            slacks, certified = oracle.slacks, oracle.certified
+        else:
+            # The kernel's evaluation mode: the oracle at the reported w, no steps.
+            kernel, data = compiled_pass
+            slacks, certified = np.zeros(n), True
+            kernel(
+                data,
+                np.arange(n),
+                (*true_rows_and_C, False, slacks),
+                (
+                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
+                    reported_w, average_offset, average_sum_offset, np.zeros(3),
+                    np.zeros(2, dtype=np.int64),
+                ),
+            )
         counters.oracle_calls += n
         squared_norm = reported_w @ reported_w
-        primal = penalty.primal(squared_norm, oracle.slacks, C)
+        primal = penalty.primal(squared_norm, slacks, C)
         dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
         state.w = reported_w
-        counters.record(iteration, primal, dual, certified=oracle.certified)
+        counters.record(iteration, primal, dual, certified=certified)
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = BCFWDual(
             block_indices,

@@ -2,7 +2,7 @@
 
 :func:`structsvm.solvers._bcfw.bcfw` takes its steps here one at a time from Python; a task
 that compiles a whole pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls
-:func:`margin_step` from its own compiled loop, so both take exactly the same steps. The dual
+:func:`visit_block` from its own compiled loop, so both take exactly the same steps. The dual
 blocks of a compiled pass live in one pool of sorted sparse vectors (:func:`store_block`).
 """
 
@@ -272,12 +272,15 @@ def store_block(
 
 
 @numba.njit(cache=True)
-def margin_step(i, hat_indices, hat_values, loss, problem, dual):
-    """Take the BCFW step on block i (margin rescaling, L1 slacks) towards the oracle's ŷ.
+def visit_block(i, hat_indices, hat_values, loss, problem, dual):
+    """Take the BCFW step on block i towards the oracle's ŷ, or record example i's slack.
 
-    The step of :func:`structsvm.solvers._bcfw.bcfw`, bit for bit: a task's compiled pass (see
-    :meth:`structsvm.Task.bcfw_pass_kernel`) calls it once per example with the sorted sparse
-    φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and ``loss = Δ(y_i, ŷ)``.
+    A task's compiled pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls it once per
+    example with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
+    ``loss = Δ(y_i, ŷ)``, ŷ being the loss-augmented oracle's answer at ``w = dual[5]``. It
+    takes the step of :func:`structsvm.solvers._bcfw.bcfw` (margin rescaling, L1 slacks), bit
+    for bit, or, to evaluate the duality gap, sets ``slacks[i]`` to the exact slack
+    ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))`` and leaves the dual alone.
 
     Parameters
     ----------
@@ -286,9 +289,10 @@ def margin_step(i, hat_indices, hat_values, loss, problem, dual):
     hat_values : ndarray of float64
     loss : float
     problem : tuple
-        ``(true_indptr, true_indices, true_values, C, averaging)``: the rows φ(x_i, y_i) in CSR
-        form with sorted column indices, the weight C of the slacks and whether the iterates are
-        averaged.
+        ``(true_indptr, true_indices, true_values, C, averaging, slacks)``: the rows
+        φ(x_i, y_i) in CSR form with sorted column indices, the weight C of the slacks, whether
+        the iterates are averaged, and an empty array to take steps or an array of shape (n,) to
+        record slacks in.
     dual : tuple
         ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
@@ -300,12 +304,21 @@ def margin_step(i, hat_indices, hat_values, loss, problem, dual):
     tuple
         ``dual`` with the pool arrays that :func:`store_block` returned.
     """
-    true_indptr, true_indices, true_values, C, averaging = problem
+    true_indptr, true_indices, true_values, C, averaging, slacks = problem
     (
         starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts,
     ) = dual
     begin, end = true_indptr[i], true_indptr[i + 1]
+    if len(slacks) > 0:
+        true_score = 0.0
+        for p in range(begin, end):
+            true_score += true_values[p] * w[true_indices[p]]
+        hat_score = 0.0
+        for p in range(len(hat_indices)):
+            hat_score += hat_values[p] * w[hat_indices[p]]
+        slacks[i] = max(loss - (true_score - hat_score), 0.0)
+        return dual
     block_begin, block_end = starts[i], starts[i] + lengths[i]
     loss_gain = C * loss - block_losses[i]
     indices, values, step = block_step(
