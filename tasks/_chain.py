@@ -604,6 +604,8 @@ class ChainTask(Task):
 # The methods whose answers the compiled BCFW pass reproduces.
 _COMPILED = (
     "loss_augmented_argmax",
+    "batch_loss",
+    "is_certified",
     "batch_loss_augmented_argmax",
     "loss",
     "joint_feature",

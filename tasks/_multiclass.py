@@ -218,6 +218,8 @@ class MulticlassTask(Task):
 # The methods whose answers the compiled BCFW pass reproduces.
 _COMPILED_METHODS = (
     "loss_augmented_argmax",
+    "batch_loss",
+    "is_certified",
     "batch_loss_augmented_argmax",
     "loss",
     "joint_feature",

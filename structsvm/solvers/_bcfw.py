@@ -52,6 +52,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm.solvers import _bcfw_kernels as kernels
 from structsvm.solvers._bcfw_kernels import (
     advance_average,
     block_step,
@@ -311,7 +312,7 @@ def bcfw(
                 dual = kernel(
                     data,
                     visits,
-                    (*true_rows_and_C, bool(averaging), np.empty(0)),
+                    (*true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE, np.empty(0)),
                     (
                         pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
                         average_offset, average_sum_offset, sums, counts,
@@ -380,6 +381,7 @@ def bcfw(
                             average_loss,
                             average_offset,
                             average_sum_offset,
+                            kernels.SMALLEST_SCALE,
                         )
             counters.oracle_calls += n
         # A fresh array: the state keeps it, and later steps change w in place.
@@ -401,7 +403,7 @@ def bcfw(
             kernel(
                 data,
                 np.arange(n),
-                (*true_rows_and_C, False, slacks),
+                (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
                 (
                     pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
                     reported_w, average_offset, average_sum_offset, np.zeros(3),

@@ -207,18 +207,20 @@ def advance_average(
     average_loss: float,
     average_offset: np.ndarray,
     average_sum_offset: np.ndarray,
+    smallest_scale: float,
 ) -> tuple[float, float]:
     """Fold step number ``steps`` into the lazy weighted average; return its scale and loss.
 
     The average moves towards the new iterate with weight ``ρ = 2 / (steps + 1)``: its scale
     σ becomes ``(1 − ρ) σ`` and its ``Σ_i ℓ_i`` becomes ``(1 − ρ) average_loss + ρ total_loss``.
-    A scale below :data:`SMALLEST_SCALE` is folded into the offsets (in place), which keeps them
-    from overflowing; the first step (ρ = 1) thereby sets the average to the iterate.
+    A scale below ``smallest_scale`` (:data:`SMALLEST_SCALE` in a run) is folded into the
+    offsets (in place), which keeps them from overflowing; the first step (ρ = 1) thereby sets
+    the average to the iterate.
     """
     weight = 2.0 / (steps + 1)
     average_scale *= 1 - weight
     average_loss = (1 - weight) * average_loss + weight * total_loss
-    if average_scale < SMALLEST_SCALE:
+    if average_scale < smallest_scale:
         average_offset *= average_scale
         average_sum_offset *= average_scale
         average_scale = 1.0
@@ -289,10 +291,11 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     hat_values : ndarray of float64
     loss : float
     problem : tuple
-        ``(true_indptr, true_indices, true_values, C, averaging, slacks)``: the rows
-        φ(x_i, y_i) in CSR form with sorted column indices, the weight C of the slacks, whether
-        the iterates are averaged, and an empty array to take steps or an array of shape (n,) to
-        record slacks in.
+        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks)``: the
+        rows φ(x_i, y_i) in CSR form with sorted column indices, the weight C of the slacks,
+        whether the iterates are averaged, the scale below which the average is folded (see
+        :func:`advance_average`), and an empty array to take steps or an array of shape (n,)
+        to record slacks in.
     dual : tuple
         ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
@@ -304,7 +307,7 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     tuple
         ``dual`` with the pool arrays that :func:`store_block` returned.
     """
-    true_indptr, true_indices, true_values, C, averaging, slacks = problem
+    true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks = problem
     (
         starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts,
@@ -344,7 +347,8 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     counts[1] += 1
     if averaging:
         sums[1], sums[2] = advance_average(
-            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset
+            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
+            smallest_scale,
         )
     return (
         starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
