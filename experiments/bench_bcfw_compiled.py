@@ -27,7 +27,7 @@ from structsvm.solvers import bcfw
 from tasks import ChainTask, MulticlassTask
 
 TOL = 1e-3
-TIME_LIMIT = 200.0
+TIME_LIMIT = 150.0
 SEED = 0
 
 

@@ -20,6 +20,15 @@ lazily as ``w̄ = w + σ z``: a step ``w_{k+1} = w_k + γ d`` gives
 and ``σ ← (1 − ρ) σ``. A step thus costs time in proportion to the stored entries of the block
 and of ψ_i(ŷ), not to ``size_joint_feature``.
 
+A task may compile a whole pass (:meth:`structsvm.Task.bcfw_pass_kernel`, offered by
+:class:`~tasks.MulticlassTask` and first-order unconstrained :class:`~tasks.ChainTask`): its
+compiled loop calls the oracle and :func:`~structsvm.solvers._bcfw_kernels.visit_block`, which
+takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python loop, so the
+iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
+blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
+an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
+are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
+
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
 ``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
 unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
@@ -223,8 +232,9 @@ def bcfw(
         back, marked converged, without a new pass. ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
-        each (None: 1 unless a joblib context says otherwise). The steps themselves are
-        sequential; the iterates do not depend on ``n_jobs``.
+        each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
+        evaluate it in compiled code, see ``compiled``). The steps themselves are sequential;
+        the iterates do not depend on ``n_jobs``.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
@@ -237,10 +247,11 @@ def bcfw(
         Run each pass as one compiled call when the task offers one
         (:meth:`~structsvm.Task.bcfw_pass_kernel`) and the options allow it: margin
         rescaling with L1 slacks (``rescaling="margin"``, ``slack_norm=1``), any ``order``,
-        ``averaging`` and ``n_jobs`` (which still spreads the duality-gap evaluation). The
-        compiled pass takes the same steps as the Python one, so the iterates agree to
-        rounding; False always takes the Python path, which calls the task's methods for every
-        step.
+        and ``averaging``. The compiled pass takes the same steps as the Python one, so the
+        iterates agree to rounding. The duality gap after it is then evaluated by the same
+        compiled code in this process, unless ``n_jobs`` is neither None nor 1, which
+        evaluates it with the batch oracle on joblib workers as the Python path does. False
+        always takes the Python path, which calls the task's methods for every step.
 
     Yields
     ------
@@ -391,7 +402,7 @@ def bcfw(
             reported_w += average_scale * average_offset
             reported_loss = average_loss
             reported_sums += average_scale * average_sum_offset
-        if compiled_pass is None:
+        if compiled_pass is None or n_jobs not in (None, 1):
             oracle = loss_augmented_pass(
                 task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
             )

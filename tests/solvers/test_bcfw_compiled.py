@@ -146,3 +146,12 @@ def test_tasks_without_a_kernel_take_the_python_loop():
 def test_chains_the_kernel_does_not_cover_take_the_python_loop(options):
     task = ChainTask(3, 5, **options)
     assert task.bcfw_pass_kernel([np.ones((2, 5))], [np.zeros(2, dtype=int)]) is None
+
+
+def test_workers_evaluate_the_gap_of_compiled_passes_as_the_python_path_does():
+    task, X, Y = chain(False)
+    compiled = passes(task, X, Y, True, n_passes=3)
+    with_workers = passes(task, X, Y, True, n_passes=3, n_jobs=2)
+    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, with_workers, strict=True):
+        np.testing.assert_array_equal(w, w_ref)
+        assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
