@@ -1,5 +1,6 @@
 """BCFW's compiled passes take the steps of its Python loop, and only tasks that offer them."""
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse
@@ -151,7 +152,16 @@ def test_chains_the_kernel_does_not_cover_take_the_python_loop(options):
 def test_workers_evaluate_the_gap_of_compiled_passes_as_the_python_path_does():
     task, X, Y = chain(False)
     compiled = passes(task, X, Y, True, n_passes=3)
-    with_workers = passes(task, X, Y, True, n_passes=3, n_jobs=2)
+    batch_oracle, chunks = task.batch_loss_augmented_argmax, []
+
+    def counting_batch_oracle(X_chunk, Y_chunk, w):
+        chunks.append(len(X_chunk))
+        return batch_oracle(X_chunk, Y_chunk, w)
+
+    task.batch_loss_augmented_argmax = counting_batch_oracle
+    with joblib.parallel_backend("threading"):
+        with_workers = passes(task, X, Y, True, n_passes=3, n_jobs=2)
+    assert sum(chunks) == 4 * len(X) and len(chunks) == 8
     for (w, record, _), (w_ref, record_ref, _) in zip(compiled, with_workers, strict=True):
         np.testing.assert_array_equal(w, w_ref)
         assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
