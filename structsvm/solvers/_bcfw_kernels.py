@@ -73,17 +73,49 @@ def block_step(
     average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
     support of d. Returns the new block's indices and values, and γ.
     """
-    corner_indices, corner_values = _merge(
-        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
-    )
-    indices, direction = _merge(
-        corner_indices, corner_values, 1.0, block_indices, block_values, -1.0
-    )
+    # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
+    # products and sums of two separate merges, so that both give the same bits.
+    n_true, n_hat, n_block = len(true_indices), len(hat_indices), len(block_indices)
+    size = n_true + n_hat + n_block
+    indices = np.empty(size, dtype=np.int64)
+    direction = np.empty(size)
+    previous = np.empty(size)
+    past_end = np.iinfo(np.int64).max
+    p = q = r = m = 0
     score_change = 0.0
     curvature = 0.0
-    for n in range(len(indices)):
-        score_change += w[indices[n]] * direction[n]
-        curvature += direction[n] * direction[n]
+    while p < n_true or q < n_hat or r < n_block:
+        at_true = true_indices[p] if p < n_true else past_end
+        at_hat = hat_indices[q] if q < n_hat else past_end
+        at_block = block_indices[r] if r < n_block else past_end
+        index = min(at_true, at_hat, at_block)
+        in_corner = True
+        if at_true == index and at_hat == index:
+            corner = corner_scale * true_values[p] + -corner_scale * hat_values[q]
+            p += 1
+            q += 1
+        elif at_true == index:
+            corner = corner_scale * true_values[p]
+            p += 1
+        elif at_hat == index:
+            corner = -corner_scale * hat_values[q]
+            q += 1
+        else:
+            corner = 0.0
+            in_corner = False
+        if at_block == index:
+            previous[m] = block_values[r]
+            change = corner - block_values[r] if in_corner else -block_values[r]
+            r += 1
+        else:
+            previous[m] = 0.0
+            change = corner
+        indices[m] = index
+        direction[m] = change
+        score_change += w[index] * change
+        curvature += change * change
+        m += 1
+    indices, direction = indices[:m], direction[:m]
     gap = loss_gain - score_change
     step = 0.0
     if curvature > 0:
@@ -91,13 +123,9 @@ def block_step(
     elif gap > 0:
         # A zero direction leaves w alone: the dual gains gap · γ, so the full step is exact.
         step = 1.0
-    values = np.empty(len(indices))
-    p = 0
-    for n in range(len(indices)):
-        values[n] = step * direction[n]
-        if p < len(block_indices) and block_indices[p] == indices[n]:
-            values[n] += block_values[p]
-            p += 1
+    values = np.empty(m)
+    for n in range(m):
+        values[n] = step * direction[n] + previous[n]
         w[indices[n]] += step * direction[n]
         if averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
