@@ -60,7 +60,8 @@ class Task:
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
-    sparse. Inputs ``X`` and outputs ``Y`` are sequences indexable
+    sparse. A task whose oracle is compiled with Numba may also hand the BCFW solver a compiled
+    pass (:meth:`bcfw_pass_kernel`). Inputs ``X`` and outputs ``Y`` are sequences indexable
     by example (a list, or an array whose first axis runs over examples).
     """
 
