@@ -60,7 +60,8 @@ class Task:
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
-    sparse. Inputs ``X`` and outputs ``Y`` are sequences indexable
+    sparse. A task whose oracle is compiled with Numba may also hand the BCFW solver a compiled
+    pass (:meth:`bcfw_pass_kernel`). Inputs ``X`` and outputs ``Y`` are sequences indexable
     by example (a list, or an array whose first axis runs over examples).
     """
 
@@ -214,6 +215,42 @@ class Task:
             row.sum_duplicates()
         return row.indices.astype(np.int64, copy=False), row.data
 
+    def bcfw_pass_kernel(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any] | None:
+        """Return a compiled pass of block-coordinate Frank–Wolfe over (X, Y), or None.
+
+        The BCFW solver (:func:`structsvm.solvers.bcfw`) calls the task's oracle and
+        :meth:`sparse_joint_feature` from Python at every step. A task whose oracle is compiled
+        with Numba may instead return ``(kernel, data)``: ``data`` is whatever its compiled code
+        needs (arrays, scalars, tuples of them) and ``kernel`` a ``numba.njit(cache=True)``
+        function ``kernel(data, visits, problem, dual) -> dual`` that, for every example ``i``
+        of the int64 array ``visits`` in turn, finds ``ŷ = argmax_y Δ(y_i, y) + w · φ(x_i, y)``
+        at the current ``w = dual[5]`` and calls
+        ``dual = structsvm.solvers.bcfw_visit(i, indices, values, Δ(y_i, ŷ), problem, dual)``
+        with the sorted sparse φ(x_i, ŷ), then returns ``dual``. The solver then runs each pass
+        in one call, taking the same steps as its Python loop, and evaluates the duality gap
+        after it with another call whose ``problem`` asks ``bcfw_visit`` for the slacks. It
+        does so only for margin rescaling with L1 slacks (see the ``compiled`` option of
+        :func:`structsvm.solvers.bcfw`). The base class returns None: the Python loop.
+
+        A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
+        ``sparse_joint_feature`` do, so a subclass that overrides any of them should not keep
+        its parent's kernel (:func:`overrides_any` tells).
+
+        Parameters
+        ----------
+        X, Y : sequences of training inputs and outputs, as ``check_data`` returned them
+
+        Returns
+        -------
+        tuple (kernel, data), or None
+
+        References
+        ----------
+        S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher, "Block-coordinate Frank–Wolfe
+        optimization for structural SVMs", ICML 2013.
+        """
+        return None
+
     def batch_loss(self, Y_true: Sequence[Any], Y: Sequence[Any]) -> np.ndarray:
         """Return Δ(Y_true[i], Y[i]) for every example, shape (n,)."""
         return np.array(
@@ -325,6 +362,15 @@ def array_key(y: Any) -> bytes:
     return hashlib.blake2b(
         array.tobytes() + str(array.shape).encode(), digest_size=16
     ).digest()
+
+
+def overrides_any(task: Task, base: type, names: Iterable[str]) -> bool:
+    """Tell whether the class of ``task`` redefines any of the methods ``names`` of ``base``.
+
+    A task's compiled code stands for its Python methods; a subclass that changes one of them
+    must not run its parent's compiled code.
+    """
+    return any(getattr(type(task), name) is not getattr(base, name) for name in names)
 
 
 def check_size_joint_feature(task: Task) -> int:

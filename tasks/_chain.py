@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
+import numba
 import numpy as np
 import scipy.sparse
 
-from structsvm._task import Task
+from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
     check_feature_array,
@@ -17,6 +18,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
+from structsvm.solvers import bcfw_visit
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -404,6 +406,31 @@ class ChainTask(Task):
         _, indices, data = self._features_csr([x], [y])
         return indices, data
 
+    def bcfw_pass_kernel(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
+    ) -> tuple[Callable, tuple] | None:
+        """Return the compiled BCFW pass of this task (see :meth:`structsvm.Task.bcfw_pass_kernel`).
+
+        For first-order chains without constraints, dense or sparse: each step scores the
+        positions of x_i from their stored entries, decodes by the same Viterbi as
+        :meth:`loss_augmented_argmax` (same ties) and builds φ(x_i, ŷ) as
+        :meth:`sparse_joint_feature` does. None for ``order=2``, for a task with
+        constraints, and for a subclass that overrides an oracle, the loss or the joint feature.
+        """
+        if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
+            return None
+        X_all, offsets = _concatenate(X)
+        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        layout = np.array(
+            [self._transitions_at, self._triples_at, self._start_at, self._end_at, self._bias_at]
+        )
+        flags = (self.transitions, self.start_end, self.bias)
+        data = (
+            *_csr_arrays(X_all), offsets, labels, self.label_weights, self.n_labels,
+            self.n_features, layout, flags,
+        )
+        return _chain_bcfw_pass, data
+
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
         if len(Y_true) != len(Y):
@@ -619,6 +646,70 @@ class ChainTask(Task):
             f"no labelling of {name} ({length} positions) keeps the task's constraints "
             "(forbidden_transitions, forbidden_first, forbidden_last)"
         )
+
+
+# The methods whose answers the compiled BCFW pass reproduces.
+_COMPILED = (
+    "loss_augmented_argmax",
+    "batch_loss",
+    "is_certified",
+    "batch_loss_augmented_argmax",
+    "loss",
+    "joint_feature",
+    "sparse_joint_feature",
+    "batch_joint_feature",
+    "_features_csr",
+    "_unary_scores",
+    "_chain_weights",
+    "_decoding_weights",
+    "_decode",
+)
+
+
+@numba.njit(cache=True)
+def _chain_bcfw_pass(data, visits, problem, dual):
+    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``)."""
+    (
+        X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
+        layout, flags,
+    ) = data
+    transitions_at, triples_at, start_at, end_at, bias_at = layout
+    use_transitions, use_start_end, use_bias = flags
+    for k in range(len(visits)):
+        i = visits[k]
+        w = dual[5]
+        first, stop = offsets[i], offsets[i + 1]
+        length = stop - first
+        emissions = w[:transitions_at].reshape((n_labels, n_features))
+        rows = X_indptr[first : stop + 1]
+        unary = sparse_unary_scores(rows, X_indices, X_data, emissions)
+        if use_bias:
+            for t in range(length):
+                for label in range(n_labels):
+                    unary[t, label] += w[bias_at + label]
+        y_true = labels[first:stop]
+        add_hamming_loss(unary, y_true, label_weights)
+        if use_transitions:
+            transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
+        else:
+            transitions = np.zeros((n_labels, n_labels))
+        if use_start_end:
+            start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
+        else:
+            start, end = np.zeros(n_labels), np.zeros(n_labels)
+        bounds = np.array([0, length], dtype=np.int64)
+        y_hat = batch_viterbi(unary, bounds, transitions, start, end)
+        loss = 0.0
+        for t in range(length):
+            if y_hat[t] != y_true[t]:
+                loss += label_weights[y_true[t]]
+        _, hat_indices, hat_values = chain_features_csr(
+            rows, X_indices, X_data, n_features, y_hat, bounds, n_labels, transitions_at,
+            triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
+            use_bias,
+        )
+        dual = bcfw_visit(i, hat_indices, hat_values, loss, problem, dual)
+    return dual
 
 
 def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from structsvm._task import Task
+from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
+from structsvm.solvers import bcfw_visit
 
 
 @functools.cache
@@ -129,6 +131,33 @@ class MulticlassTask(Task):
             super().check_data(X, Y)
         return X, Y
 
+    def bcfw_pass_kernel(self, X, Y):
+        """Return the compiled BCFW pass of this task (see :meth:`structsvm.Task.bcfw_pass_kernel`).
+
+        Its oracle scores the classes with the stored entries of x_i (all entries of a dense
+        x_i), breaks ties towards the smallest class as :meth:`loss_augmented_argmax` does,
+        and writes φ(x_i, ŷ) on the same entries as :meth:`sparse_joint_feature`. None for a
+        subclass that overrides an oracle, the loss or the joint feature.
+        """
+        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
+            return None
+        if not _is_sparse_input(X):
+            # Every entry of a dense row, zeros included, as batch_joint_feature stores them.
+            dense = np.asarray(X, dtype=float)
+            n, d = dense.shape
+            indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
+            columns = np.tile(np.arange(d, dtype=np.int64), n)
+            values = dense.ravel().copy()
+        else:
+            inputs = _as_csr(X)
+            inputs.sum_duplicates()
+            indptr = inputs.indptr.astype(np.int64)
+            columns = inputs.indices.astype(np.int64)
+            values = inputs.data
+        labels = np.asarray(Y, dtype=np.int64)
+        data = (indptr, columns, values, labels, self.loss_matrix, self.n_features)
+        return _multiclass_bcfw_pass, data
+
     # ----------------------------------------------------------------- vectorised batches
     def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
         """Return the (n, n_classes) scores ``W[y] · X[i]``.
@@ -201,6 +230,49 @@ class MulticlassTask(Task):
         """Return ``W[Y[i]] · X[i]`` for every example."""
         scores = self._class_scores(X, w)
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
+
+
+# The methods whose answers the compiled BCFW pass reproduces.
+_COMPILED_METHODS = (
+    "loss_augmented_argmax",
+    "batch_loss",
+    "is_certified",
+    "batch_loss_augmented_argmax",
+    "loss",
+    "joint_feature",
+    "sparse_joint_feature",
+    "batch_joint_feature",
+    "_class_scores",
+)
+
+
+@numba.njit(cache=True)
+def _multiclass_bcfw_pass(data, visits, problem, dual):
+    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``)."""
+    indptr, columns, values, labels, loss_matrix, n_features = data
+    n_classes = loss_matrix.shape[0]
+    hat_indices = np.empty(n_features, dtype=np.int64)
+    for k in range(len(visits)):
+        i = visits[k]
+        w = dual[5]
+        begin, end = indptr[i], indptr[i + 1]
+        truth = labels[i]
+        best, best_value = 0, -np.inf
+        for label in range(n_classes):
+            offset = label * n_features
+            score = 0.0
+            for p in range(begin, end):
+                score += values[p] * w[offset + columns[p]]
+            value = score + loss_matrix[truth, label]
+            if value > best_value:
+                best, best_value = label, value
+        size = end - begin
+        for p in range(size):
+            hat_indices[p] = best * n_features + columns[begin + p]
+        dual = bcfw_visit(
+            i, hat_indices[:size], values[begin:end], loss_matrix[truth, best], problem, dual
+        )
+    return dual
 
 
 def _one_row(x: Any) -> Any:

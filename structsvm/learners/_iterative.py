@@ -34,13 +34,15 @@ def is_interrupt(error: BaseException) -> bool:
     """Tell whether an exception is a KeyboardInterrupt, also one raised inside compiled code.
 
     A SIGINT handled while a Numba-compiled function hands back its result surfaces as a
-    SystemError ("returned a result with an exception set") caused by the KeyboardInterrupt.
+    SystemError ("returned a result with an exception set") caused by the KeyboardInterrupt,
+    or by another such SystemError when the function hands back several arrays (each one's
+    conversion fails in turn): a chain of SystemErrors that ends in the KeyboardInterrupt.
     """
-    if isinstance(error, KeyboardInterrupt):
-        return True
-    return isinstance(error, SystemError) and isinstance(
-        error.__cause__ or error.__context__, KeyboardInterrupt
-    )
+    seen = set()
+    while isinstance(error, SystemError) and id(error) not in seen:
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return isinstance(error, KeyboardInterrupt)
 
 
 def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:

@@ -107,7 +107,9 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         :func:`~structsvm._utils.parallel.map_chunks`. None means 1 unless a
         ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
         inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
-        steps are sequential; only its gap evaluation after each pass is parallel.
+        steps are sequential; only its gap evaluation after each pass is parallel, and only
+        for n_jobs other than None and 1 when the task compiles its passes (the compiled
+        evaluation is then faster: see :func:`structsvm.solvers.bcfw`).
     progress : bool, default=False
         Show a tqdm progress bar during fit, counting iterations, with the primal objective
         and the relative duality gap of the latest one.

@@ -9,6 +9,7 @@ through a joint kernel (:func:`joint_kernel_n_slack`).
 """
 
 from structsvm.solvers._bcfw import bcfw
+from structsvm.solvers._bcfw_kernels import visit_block as bcfw_visit
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._n_slack import joint_kernel_n_slack, n_slack
 from structsvm.solvers._one_slack import one_slack
@@ -21,6 +22,7 @@ __all__ = [
     "SOLVER_DEFAULTS",
     "SolverState",
     "bcfw",
+    "bcfw_visit",
     "joint_kernel_n_slack",
     "n_slack",
     "one_slack",

@@ -20,6 +20,15 @@ lazily as ``w̄ = w + σ z``: a step ``w_{k+1} = w_k + γ d`` gives
 and ``σ ← (1 − ρ) σ``. A step thus costs time in proportion to the stored entries of the block
 and of ψ_i(ŷ), not to ``size_joint_feature``.
 
+A task may compile a whole pass (:meth:`structsvm.Task.bcfw_pass_kernel`, offered by
+:class:`~tasks.MulticlassTask` and first-order unconstrained :class:`~tasks.ChainTask`): its
+compiled loop calls the oracle and :func:`~structsvm.solvers._bcfw_kernels.visit_block`, which
+takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python loop, so the
+iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
+blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
+an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
+are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
+
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
 ``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
 unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
@@ -47,12 +56,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm.solvers import _bcfw_kernels as kernels
+from structsvm.solvers._bcfw_kernels import (
+    advance_average,
+    block_step,
+    cone_step,
+)
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
@@ -63,192 +77,6 @@ from structsvm.solvers._state import (
     meets_tolerance,
 )
 
-# Below this scale the lazy average folds σ into z, so that z cannot overflow.
-_SMALLEST_SCALE = 1e-100
-
-
-@numba.njit(cache=True)
-def _merge(
-    a_indices: np.ndarray,
-    a_values: np.ndarray,
-    a_scale: float,
-    b_indices: np.ndarray,
-    b_values: np.ndarray,
-    b_scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``a_scale * a + b_scale * b`` of two sparse vectors with sorted indices.
-
-    The result is stored on the union of the two supports, in sorted order.
-    """
-    n_a, n_b = len(a_indices), len(b_indices)
-    indices = np.empty(n_a + n_b, dtype=np.int64)
-    values = np.empty(n_a + n_b, dtype=np.float64)
-    p = q = n = 0
-    while p < n_a or q < n_b:
-        if q == n_b or (p < n_a and a_indices[p] < b_indices[q]):
-            indices[n] = a_indices[p]
-            values[n] = a_scale * a_values[p]
-            p += 1
-        elif p == n_a or b_indices[q] < a_indices[p]:
-            indices[n] = b_indices[q]
-            values[n] = b_scale * b_values[q]
-            q += 1
-        else:
-            indices[n] = a_indices[p]
-            values[n] = a_scale * a_values[p] + b_scale * b_values[q]
-            p += 1
-            q += 1
-        n += 1
-    return indices[:n], values[:n]
-
-
-@numba.njit(cache=True)
-def _block_step(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    w: np.ndarray,
-    corner_scale: float,
-    loss_gain: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Move block i towards the corner ``s = c (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
-
-    ``c = corner_scale`` is C, or ``C Δ(y_i, ŷ)`` under slack rescaling.
-    ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
-    ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
-    average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
-    support of d. Returns the new block's indices and values, and γ.
-    """
-    corner_indices, corner_values = _merge(
-        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
-    )
-    indices, direction = _merge(
-        corner_indices, corner_values, 1.0, block_indices, block_values, -1.0
-    )
-    score_change = 0.0
-    curvature = 0.0
-    for n in range(len(indices)):
-        score_change += w[indices[n]] * direction[n]
-        curvature += direction[n] * direction[n]
-    gap = loss_gain - score_change
-    step = 0.0
-    if curvature > 0:
-        step = min(max(gap / curvature, 0.0), 1.0)
-    elif gap > 0:
-        # A zero direction leaves w alone: the dual gains gap · γ, so the full step is exact.
-        step = 1.0
-    values = np.empty(len(indices))
-    p = 0
-    for n in range(len(indices)):
-        values[n] = step * direction[n]
-        if p < len(block_indices) and block_indices[p] == indices[n]:
-            values[n] += block_values[p]
-            p += 1
-        w[indices[n]] += step * direction[n]
-        if averaging:
-            average_offset[indices[n]] -= (step / average_scale) * direction[n]
-    return indices, values, step
-
-
-@numba.njit(cache=True)
-def _best_in_cone(
-    linear_a: float, linear_b: float, h_aa: float, h_ab: float, h_bb: float
-) -> tuple[float, float]:
-    """Return ``(a, b) >= 0`` maximising ``la a + lb b − ½ (h_aa a² + 2 h_ab a b + h_bb b²)``.
-
-    The quadratic is concave (its matrix is a Gram matrix) with ``h_bb > 0``: the maximum is the
-    best of the stationary point, if it is in the quadrant, and the maxima on the two edges.
-    """
-    best_a, best_b, best = 0.0, 0.0, 0.0
-    if h_aa > 0 and linear_a > 0:
-        a = linear_a / h_aa
-        value = 0.5 * linear_a * a
-        if value > best:
-            best_a, best_b, best = a, 0.0, value
-    if linear_b > 0:
-        b = linear_b / h_bb
-        value = 0.5 * linear_b * b
-        if value > best:
-            best_a, best_b, best = 0.0, b, value
-    determinant = h_aa * h_bb - h_ab * h_ab
-    if determinant > 1e-12 * h_aa * h_bb:
-        a = (h_bb * linear_a - h_ab * linear_b) / determinant
-        b = (h_aa * linear_b - h_ab * linear_a) / determinant
-        if a >= 0 and b >= 0:
-            value = 0.5 * (linear_a * a + linear_b * b)
-            if value > best:
-                best_a, best_b = a, b
-    return best_a, best_b
-
-
-@numba.njit(cache=True)
-def _cone_step(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    corner_scale: float,
-    corner_loss: float,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    block_loss: float,
-    block_sum: float,
-    w: np.ndarray,
-    C: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
-
-    ``v = corner_scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = corner_loss``. ``w`` and the lazy
-    average are updated in place on the support of the change. Returns the new block's indices
-    and values, and (a, b).
-    """
-    corner_indices, corner_values = _merge(
-        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
-    )
-    indices, _ = _merge(corner_indices, corner_values, 1.0, block_indices, block_values, 1.0)
-    block = np.zeros(len(indices))
-    corner = np.zeros(len(indices))
-    p = q = 0
-    for n in range(len(indices)):
-        if p < len(block_indices) and block_indices[p] == indices[n]:
-            block[n] = block_values[p]
-            p += 1
-        if q < len(corner_indices) and corner_indices[q] == indices[n]:
-            corner[n] = corner_values[q]
-            q += 1
-    block_norm = cross = corner_norm = w_block = w_corner = 0.0
-    for n in range(len(indices)):
-        block_norm += block[n] * block[n]
-        cross += block[n] * corner[n]
-        corner_norm += corner[n] * corner[n]
-        w_block += w[indices[n]] * block[n]
-        w_corner += w[indices[n]] * corner[n]
-    # The dual as a function of (a, b), with the other blocks' part of w held fixed.
-    a, b = _best_in_cone(
-        block_loss - (w_block - block_norm),
-        corner_loss - (w_corner - cross),
-        block_norm + block_sum * block_sum / C,
-        cross + block_sum / C,
-        corner_norm + 1.0 / C,
-    )
-    values = np.empty(len(indices))
-    for n in range(len(indices)):
-        values[n] = a * block[n] + b * corner[n]
-        change = values[n] - block[n]
-        w[indices[n]] += change
-        if averaging:
-            average_offset[indices[n]] -= change / average_scale
-    return indices, values, a, b
-
 
 def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
     """Return joint features as CSR rows with sorted, distinct int64 column indices."""
@@ -257,6 +85,42 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
         rows = rows.copy()
         rows.sum_duplicates()
     return rows
+
+
+@dataclass
+class _BlockPool:
+    """The dual blocks of a compiled pass, packed in one pool (see ``store_block``).
+
+    Block i is ``indices[starts[i]:starts[i] + lengths[i]]`` and the same slice of ``values``;
+    ``used`` entries of the pool are taken.
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    used: int
+
+    @classmethod
+    def of(cls, block_indices: list[np.ndarray], block_values: list[np.ndarray]) -> _BlockPool:
+        """Pack blocks given as lists of sorted indices and values (copying them)."""
+        lengths = np.array([len(indices) for indices in block_indices], dtype=np.int64)
+        starts = np.zeros(len(lengths), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        used = int(lengths.sum())
+        capacity = 2 * used + 16
+        indices = np.empty(capacity, dtype=np.int64)
+        values = np.empty(capacity)
+        if used:
+            indices[:used] = np.concatenate(block_indices)
+            values[:used] = np.concatenate(block_values)
+        return cls(starts, lengths, indices, values, used)
+
+    def blocks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Return the blocks as lists of views (later steps never write into them)."""
+        bounds = zip(self.starts.tolist(), (self.starts + self.lengths).tolist(), strict=True)
+        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
+        return [indices for indices, _ in pairs], [values for _, values in pairs]
 
 
 @dataclass
@@ -338,6 +202,7 @@ def bcfw(
     true_features: FeatureMatrix | None = None,
     rescaling: str = "margin",
     slack_norm: int = 1,
+    compiled: bool = True,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -367,8 +232,9 @@ def bcfw(
         back, marked converged, without a new pass. ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
-        each (None: 1 unless a joblib context says otherwise). The steps themselves are
-        sequential; the iterates do not depend on ``n_jobs``.
+        each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
+        evaluate it in compiled code, see ``compiled``). The steps themselves are sequential;
+        the iterates do not depend on ``n_jobs``.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
@@ -377,6 +243,15 @@ def bcfw(
     slack_norm : {1, 2}, default=1
         Penalise the slacks by ``C Σ ξ_i`` or by ``(C/2) Σ ξ_i²`` (steps over a cone, see the
         module docstring).
+    compiled : bool, default=True
+        Run each pass as one compiled call when the task offers one
+        (:meth:`~structsvm.Task.bcfw_pass_kernel`) and the options allow it: margin
+        rescaling with L1 slacks (``rescaling="margin"``, ``slack_norm=1``), any ``order``,
+        and ``averaging``. The compiled pass takes the same steps as the Python one, so the
+        iterates agree to rounding. The duality gap after it is then evaluated by the same
+        compiled code in this process, unless ``n_jobs`` is neither None nor 1, which
+        evaluates it with the batch oracle on joblib workers as the Python path does. False
+        always takes the Python path, which calls the task's methods for every step.
 
     Yields
     ------
@@ -432,67 +307,93 @@ def bcfw(
         average_offset, average_scale = resume.average_offset, resume.average_scale
         average_loss = resume.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
+    compiled_pass = None
+    if compiled and rescaling == "margin" and slack_norm == 1:
+        compiled_pass = task.bcfw_pass_kernel(X, Y)
+    if compiled_pass is not None:
+        pool = _BlockPool.of(block_indices, block_values)
+        true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     for iteration in counters.iterations:
         if iteration > 0:
-            for i in rng.permutation(n) if order == "random" else range(n):
-                y_hat = oracle_method(X[i], Y[i], w)
-                hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
-                loss = task.loss(Y[i], y_hat)
-                vector_scale = loss if rescaling == "slack" else 1.0
-                begin, end = true_indptr[i], true_indptr[i + 1]
-                if slack_norm == 1:
-                    corner_loss = C * loss
-                    block_indices[i], block_values[i], step = _block_step(
-                        true_indices[begin:end],
-                        true_values[begin:end],
-                        hat_indices,
-                        hat_values,
-                        block_indices[i],
-                        block_values[i],
-                        w,
-                        C * vector_scale,
-                        corner_loss - block_losses[i],
-                        average_offset,
-                        average_scale,
-                        averaging,
-                    )
-                    loss_change = step * (corner_loss - block_losses[i])
-                    sum_change = 0.0
-                else:
-                    block_indices[i], block_values[i], a, b = _cone_step(
-                        true_indices[begin:end],
-                        true_values[begin:end],
-                        hat_indices,
-                        hat_values,
-                        vector_scale,
-                        loss,
-                        block_indices[i],
-                        block_values[i],
-                        block_losses[i],
-                        block_sums[i],
-                        w,
-                        C,
-                        average_offset,
-                        average_scale,
-                        averaging,
-                    )
-                    loss_change = (a - 1.0) * block_losses[i] + b * loss
-                    sum_change = (a - 1.0) * block_sums[i] + b
-                    block_sums[i] += sum_change
+            visits = rng.permutation(n) if order == "random" else np.arange(n)
+            if compiled_pass is not None:
+                kernel, data = compiled_pass
+                sums = np.array([total_loss, average_scale, average_loss])
+                counts = np.array([pool.used, steps], dtype=np.int64)
+                dual = kernel(
+                    data,
+                    visits,
+                    (*true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE, np.empty(0)),
+                    (
+                        pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
+                        average_offset, average_sum_offset, sums, counts,
+                    ),
+                )
+                pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
+                block_indices, block_values = pool.blocks()
+                total_loss, average_scale, average_loss = (float(value) for value in sums)
+                steps = int(counts[1])
+            else:
+                for i in visits:
+                    y_hat = oracle_method(X[i], Y[i], w)
+                    hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
+                    loss = task.loss(Y[i], y_hat)
+                    vector_scale = loss if rescaling == "slack" else 1.0
+                    begin, end = true_indptr[i], true_indptr[i + 1]
+                    if slack_norm == 1:
+                        corner_loss = C * loss
+                        block_indices[i], block_values[i], step = block_step(
+                            true_indices[begin:end],
+                            true_values[begin:end],
+                            hat_indices,
+                            hat_values,
+                            block_indices[i],
+                            block_values[i],
+                            w,
+                            C * vector_scale,
+                            corner_loss - block_losses[i],
+                            average_offset,
+                            average_scale,
+                            averaging,
+                        )
+                        loss_change = step * (corner_loss - block_losses[i])
+                        sum_change = 0.0
+                    else:
+                        block_indices[i], block_values[i], a, b = cone_step(
+                            true_indices[begin:end],
+                            true_values[begin:end],
+                            hat_indices,
+                            hat_values,
+                            vector_scale,
+                            loss,
+                            block_indices[i],
+                            block_values[i],
+                            block_losses[i],
+                            block_sums[i],
+                            w,
+                            C,
+                            average_offset,
+                            average_scale,
+                            averaging,
+                        )
+                        loss_change = (a - 1.0) * block_losses[i] + b * loss
+                        sum_change = (a - 1.0) * block_sums[i] + b
+                        block_sums[i] += sum_change
+                        if averaging:
+                            average_sum_offset[i] -= sum_change / average_scale
+                    block_losses[i] += loss_change
+                    total_loss += loss_change
+                    steps += 1
                     if averaging:
-                        average_sum_offset[i] -= sum_change / average_scale
-                block_losses[i] += loss_change
-                total_loss += loss_change
-                steps += 1
-                if averaging:
-                    weight = 2.0 / (steps + 1)
-                    average_scale *= 1 - weight
-                    average_loss = (1 - weight) * average_loss + weight * total_loss
-                    if average_scale < _SMALLEST_SCALE:
-                        # The first step (weight 1) sets the average to w: the offset is 0.
-                        average_offset *= average_scale
-                        average_sum_offset *= average_scale
-                        average_scale = 1.0
+                        average_scale, average_loss = advance_average(
+                            steps,
+                            total_loss,
+                            average_scale,
+                            average_loss,
+                            average_offset,
+                            average_sum_offset,
+                            kernels.SMALLEST_SCALE,
+                        )
             counters.oracle_calls += n
         # A fresh array: the state keeps it, and later steps change w in place.
         reported_w, reported_loss = w.copy(), total_loss
@@ -501,15 +402,31 @@ def bcfw(
             reported_w += average_scale * average_offset
             reported_loss = average_loss
             reported_sums += average_scale * average_sum_offset
-        oracle = loss_augmented_pass(
-            task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
-        )
+        if compiled_pass is None or n_jobs not in (None, 1):
+            oracle = loss_augmented_pass(
+                task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
+            )
+            slacks, certified = oracle.slacks, oracle.certified
+        else:
+            # The kernel's evaluation mode: the oracle at the reported w, no steps.
+            kernel, data = compiled_pass
+            slacks, certified = np.zeros(n), True
+            kernel(
+                data,
+                np.arange(n),
+                (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
+                (
+                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
+                    reported_w, average_offset, average_sum_offset, np.zeros(3),
+                    np.zeros(2, dtype=np.int64),
+                ),
+            )
         counters.oracle_calls += n
         squared_norm = reported_w @ reported_w
-        primal = penalty.primal(squared_norm, oracle.slacks, C)
+        primal = penalty.primal(squared_norm, slacks, C)
         dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
         state.w = reported_w
-        counters.record(iteration, primal, dual, certified=oracle.certified)
+        counters.record(iteration, primal, dual, certified=certified)
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = BCFWDual(
             block_indices,

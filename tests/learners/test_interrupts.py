@@ -18,6 +18,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from structsvm import KernelMulticlassSVM, StructuredPerceptron, StructuredSVM
+from structsvm.learners._iterative import is_interrupt
 from tasks import ChainTask, MulticlassTask
 
 # Faults injected per estimator; raise it to search harder (the outcomes print with -s).
@@ -251,3 +252,22 @@ def test_an_interrupt_in_a_chain_fit_on_compiled_oracles_keeps_the_last_iteratio
         model = StructuredSVM(Interrupted(3, 3), solver="1-slack").fit(X, Y)
     assert model.n_iter_ == 1 and len(model.history_) == 2
     assert len(model.predict(X)) == len(X)
+
+
+def chained(first, *wrappers):
+    """Return the last of ``wrappers`` raised from the one before, the first from ``first``."""
+    error = first
+    for wrapper in wrappers:
+        try:
+            raise wrapper from error
+        except BaseException as caught:
+            error = caught
+    return error
+
+
+def test_a_chain_of_system_errors_from_an_interrupt_is_an_interrupt():
+    # A compiled pass handing back several arrays fails on each in turn after a SIGINT.
+    nested = chained(KeyboardInterrupt(), *(SystemError("an exception set") for _ in range(3)))
+    assert is_interrupt(nested)
+    assert not is_interrupt(chained(ValueError("a bug"), SystemError("returned a result")))
+    assert not is_interrupt(SystemError("a real bug"))

@@ -86,13 +86,14 @@ def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(
 ):
     # σ = 2 / (k (k + 1)) after k steps; the solver folds σ into z when σ gets tiny. Make that
     # happen every few steps: the average must not change.
-    module = importlib.import_module("structsvm.solvers._bcfw")
-    monkeypatch.setattr(module, "_SMALLEST_SCALE", 0.05)
+    module = importlib.import_module("structsvm.solvers._bcfw_kernels")
+    monkeypatch.setattr(module, "SMALLEST_SCALE", 0.05)
     task, X, Y = multiclass_problem(n=10)
     reference = list(dense_bcfw_passes(task, X, Y, 1.0, 5, True, "cyclic", 0))
-    states = bcfw(task, X, Y, 1.0, tol=1e-12, max_iter=5, order="cyclic")
-    for (w_ref, _), state in zip(reference, states, strict=True):
-        np.testing.assert_allclose(state.w, w_ref, rtol=1e-10, atol=1e-12)
+    for compiled in (True, False):
+        states = bcfw(task, X, Y, 1.0, tol=1e-12, max_iter=5, order="cyclic", compiled=compiled)
+        for (w_ref, _), state in zip(reference, states, strict=True):
+            np.testing.assert_allclose(state.w, w_ref, rtol=1e-10, atol=1e-12)
 
 
 def test_bcfw_trains_a_chain_with_a_million_weights_without_dense_blocks():

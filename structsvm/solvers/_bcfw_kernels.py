@@ -1,0 +1,384 @@
+"""The compiled steps of block-coordinate Frank–Wolfe, shared by every way of running a pass.
+
+:func:`structsvm.solvers._bcfw.bcfw` takes its steps here one at a time from Python; a task
+that compiles a whole pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls
+:func:`visit_block` from its own compiled loop, so both take exactly the same steps. The dual
+blocks of a compiled pass live in one pool of sorted sparse vectors (:func:`store_block`).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+# Below this scale the lazy average folds σ into z, so that z cannot overflow.
+SMALLEST_SCALE = 1e-100
+
+
+@numba.njit(cache=True)
+def _merge(
+    a_indices: np.ndarray,
+    a_values: np.ndarray,
+    a_scale: float,
+    b_indices: np.ndarray,
+    b_values: np.ndarray,
+    b_scale: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``a_scale * a + b_scale * b`` of two sparse vectors with sorted indices.
+
+    The result is stored on the union of the two supports, in sorted order.
+    """
+    n_a, n_b = len(a_indices), len(b_indices)
+    indices = np.empty(n_a + n_b, dtype=np.int64)
+    values = np.empty(n_a + n_b, dtype=np.float64)
+    p = q = n = 0
+    while p < n_a or q < n_b:
+        if q == n_b or (p < n_a and a_indices[p] < b_indices[q]):
+            indices[n] = a_indices[p]
+            values[n] = a_scale * a_values[p]
+            p += 1
+        elif p == n_a or b_indices[q] < a_indices[p]:
+            indices[n] = b_indices[q]
+            values[n] = b_scale * b_values[q]
+            q += 1
+        else:
+            indices[n] = a_indices[p]
+            values[n] = a_scale * a_values[p] + b_scale * b_values[q]
+            p += 1
+            q += 1
+        n += 1
+    return indices[:n], values[:n]
+
+
+@numba.njit(cache=True)
+def block_step(
+    true_indices: np.ndarray,
+    true_values: np.ndarray,
+    hat_indices: np.ndarray,
+    hat_values: np.ndarray,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    w: np.ndarray,
+    corner_scale: float,
+    loss_gain: float,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Move block i towards the corner ``s = c (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
+
+    ``c = corner_scale`` is C, or ``C Δ(y_i, ŷ)`` under slack rescaling.
+    ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
+    ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
+    average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
+    support of d. Returns the new block's indices and values, and γ.
+    """
+    # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
+    # products and sums of two separate merges, so that both give the same bits.
+    n_true, n_hat, n_block = len(true_indices), len(hat_indices), len(block_indices)
+    size = n_true + n_hat + n_block
+    indices = np.empty(size, dtype=np.int64)
+    direction = np.empty(size)
+    previous = np.empty(size)
+    past_end = np.iinfo(np.int64).max
+    p = q = r = m = 0
+    score_change = 0.0
+    curvature = 0.0
+    while p < n_true or q < n_hat or r < n_block:
+        at_true = true_indices[p] if p < n_true else past_end
+        at_hat = hat_indices[q] if q < n_hat else past_end
+        at_block = block_indices[r] if r < n_block else past_end
+        index = min(at_true, at_hat, at_block)
+        in_corner = True
+        if at_true == index and at_hat == index:
+            corner = corner_scale * true_values[p] + -corner_scale * hat_values[q]
+            p += 1
+            q += 1
+        elif at_true == index:
+            corner = corner_scale * true_values[p]
+            p += 1
+        elif at_hat == index:
+            corner = -corner_scale * hat_values[q]
+            q += 1
+        else:
+            corner = 0.0
+            in_corner = False
+        if at_block == index:
+            previous[m] = block_values[r]
+            change = corner - block_values[r] if in_corner else -block_values[r]
+            r += 1
+        else:
+            previous[m] = 0.0
+            change = corner
+        indices[m] = index
+        direction[m] = change
+        score_change += w[index] * change
+        curvature += change * change
+        m += 1
+    indices, direction = indices[:m], direction[:m]
+    gap = loss_gain - score_change
+    step = 0.0
+    if curvature > 0:
+        step = min(max(gap / curvature, 0.0), 1.0)
+    elif gap > 0:
+        # A zero direction leaves w alone: the dual gains gap · γ, so the full step is exact.
+        step = 1.0
+    values = np.empty(m)
+    for n in range(m):
+        values[n] = step * direction[n] + previous[n]
+        w[indices[n]] += step * direction[n]
+        if averaging:
+            average_offset[indices[n]] -= (step / average_scale) * direction[n]
+    return indices, values, step
+
+
+@numba.njit(cache=True)
+def _best_in_cone(
+    linear_a: float, linear_b: float, h_aa: float, h_ab: float, h_bb: float
+) -> tuple[float, float]:
+    """Return ``(a, b) >= 0`` maximising ``la a + lb b − ½ (h_aa a² + 2 h_ab a b + h_bb b²)``.
+
+    The quadratic is concave (its matrix is a Gram matrix) with ``h_bb > 0``: the maximum is the
+    best of the stationary point, if it is in the quadrant, and the maxima on the two edges.
+    """
+    best_a, best_b, best = 0.0, 0.0, 0.0
+    if h_aa > 0 and linear_a > 0:
+        a = linear_a / h_aa
+        value = 0.5 * linear_a * a
+        if value > best:
+            best_a, best_b, best = a, 0.0, value
+    if linear_b > 0:
+        b = linear_b / h_bb
+        value = 0.5 * linear_b * b
+        if value > best:
+            best_a, best_b, best = 0.0, b, value
+    determinant = h_aa * h_bb - h_ab * h_ab
+    if determinant > 1e-12 * h_aa * h_bb:
+        a = (h_bb * linear_a - h_ab * linear_b) / determinant
+        b = (h_aa * linear_b - h_ab * linear_a) / determinant
+        if a >= 0 and b >= 0:
+            value = 0.5 * (linear_a * a + linear_b * b)
+            if value > best:
+                best_a, best_b = a, b
+    return best_a, best_b
+
+
+@numba.njit(cache=True)
+def cone_step(
+    true_indices: np.ndarray,
+    true_values: np.ndarray,
+    hat_indices: np.ndarray,
+    hat_values: np.ndarray,
+    corner_scale: float,
+    corner_loss: float,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    block_loss: float,
+    block_sum: float,
+    w: np.ndarray,
+    C: float,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
+
+    ``v = corner_scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = corner_loss``. ``w`` and the lazy
+    average are updated in place on the support of the change. Returns the new block's indices
+    and values, and (a, b).
+    """
+    corner_indices, corner_values = _merge(
+        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
+    )
+    indices, _ = _merge(corner_indices, corner_values, 1.0, block_indices, block_values, 1.0)
+    block = np.zeros(len(indices))
+    corner = np.zeros(len(indices))
+    p = q = 0
+    for n in range(len(indices)):
+        if p < len(block_indices) and block_indices[p] == indices[n]:
+            block[n] = block_values[p]
+            p += 1
+        if q < len(corner_indices) and corner_indices[q] == indices[n]:
+            corner[n] = corner_values[q]
+            q += 1
+    block_norm = cross = corner_norm = w_block = w_corner = 0.0
+    for n in range(len(indices)):
+        block_norm += block[n] * block[n]
+        cross += block[n] * corner[n]
+        corner_norm += corner[n] * corner[n]
+        w_block += w[indices[n]] * block[n]
+        w_corner += w[indices[n]] * corner[n]
+    # The dual as a function of (a, b), with the other blocks' part of w held fixed.
+    a, b = _best_in_cone(
+        block_loss - (w_block - block_norm),
+        corner_loss - (w_corner - cross),
+        block_norm + block_sum * block_sum / C,
+        cross + block_sum / C,
+        corner_norm + 1.0 / C,
+    )
+    values = np.empty(len(indices))
+    for n in range(len(indices)):
+        values[n] = a * block[n] + b * corner[n]
+        change = values[n] - block[n]
+        w[indices[n]] += change
+        if averaging:
+            average_offset[indices[n]] -= change / average_scale
+    return indices, values, a, b
+
+
+
+@numba.njit(cache=True)
+def advance_average(
+    steps: int,
+    total_loss: float,
+    average_scale: float,
+    average_loss: float,
+    average_offset: np.ndarray,
+    average_sum_offset: np.ndarray,
+    smallest_scale: float,
+) -> tuple[float, float]:
+    """Fold step number ``steps`` into the lazy weighted average; return its scale and loss.
+
+    The average moves towards the new iterate with weight ``ρ = 2 / (steps + 1)``: its scale
+    σ becomes ``(1 − ρ) σ`` and its ``Σ_i ℓ_i`` becomes ``(1 − ρ) average_loss + ρ total_loss``.
+    A scale below ``smallest_scale`` (:data:`SMALLEST_SCALE` in a run) is folded into the
+    offsets (in place), which keeps them from overflowing; the first step (ρ = 1) thereby sets
+    the average to the iterate.
+    """
+    weight = 2.0 / (steps + 1)
+    average_scale *= 1 - weight
+    average_loss = (1 - weight) * average_loss + weight * total_loss
+    if average_scale < smallest_scale:
+        average_offset *= average_scale
+        average_sum_offset *= average_scale
+        average_scale = 1.0
+    return average_scale, average_loss
+
+
+@numba.njit(cache=True)
+def store_block(
+    i: int,
+    indices: np.ndarray,
+    values: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    pool_indices: np.ndarray,
+    pool_values: np.ndarray,
+    counts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Make block i the sparse vector ``(indices, values)`` of a pool of blocks; return the pool.
+
+    Block j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
+    ``pool_values``; ``counts[0]`` entries of the pool are in use. A block is written after the
+    used entries and never over an entry in use, so views of earlier blocks stay valid. When the
+    pool is full, the blocks are copied, packed, into a new pool twice their size (the old
+    arrays are left as they were) and the new pool is returned.
+    """
+    size = len(indices)
+    used = counts[0]
+    if used + size > len(pool_indices):
+        live = 0
+        for j in range(len(lengths)):
+            live += lengths[j]
+        capacity = 2 * (live + size) + 16
+        packed_indices = np.empty(capacity, dtype=np.int64)
+        packed_values = np.empty(capacity, dtype=np.float64)
+        used = 0
+        for j in range(len(lengths)):
+            begin = starts[j]
+            for p in range(lengths[j]):
+                packed_indices[used + p] = pool_indices[begin + p]
+                packed_values[used + p] = pool_values[begin + p]
+            starts[j] = used
+            used += lengths[j]
+        pool_indices, pool_values = packed_indices, packed_values
+    for p in range(size):
+        pool_indices[used + p] = indices[p]
+        pool_values[used + p] = values[p]
+    starts[i] = used
+    lengths[i] = size
+    counts[0] = used + size
+    return pool_indices, pool_values
+
+
+@numba.njit(cache=True)
+def visit_block(i, hat_indices, hat_values, loss, problem, dual):
+    """Take the BCFW step on block i towards the oracle's ŷ, or record example i's slack.
+
+    A task's compiled pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls it once per
+    example with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
+    ``loss = Δ(y_i, ŷ)``, ŷ being the loss-augmented oracle's answer at ``w = dual[5]``. It
+    takes the step of :func:`structsvm.solvers._bcfw.bcfw` (margin rescaling, L1 slacks), bit
+    for bit, or, to evaluate the duality gap, sets ``slacks[i]`` to the exact slack
+    ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))`` and leaves the dual alone.
+
+    Parameters
+    ----------
+    i : int
+    hat_indices : ndarray of int64
+    hat_values : ndarray of float64
+    loss : float
+    problem : tuple
+        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks)``: the
+        rows φ(x_i, y_i) in CSR form with sorted column indices, the weight C of the slacks,
+        whether the iterates are averaged, the scale below which the average is folded (see
+        :func:`advance_average`), and an empty array to take steps or an array of shape (n,)
+        to record slacks in.
+    dual : tuple
+        ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
+        blocks' ℓ_i, the iterate, the lazy average's offsets, ``sums = [Σ_i ℓ_i, σ, average
+        Σ_i ℓ_i]`` and ``counts = [pool entries in use, steps]``, all updated in place.
+
+    Returns
+    -------
+    tuple
+        ``dual`` with the pool arrays that :func:`store_block` returned.
+    """
+    true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks = problem
+    (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    ) = dual
+    begin, end = true_indptr[i], true_indptr[i + 1]
+    if len(slacks) > 0:
+        true_score = 0.0
+        for p in range(begin, end):
+            true_score += true_values[p] * w[true_indices[p]]
+        hat_score = 0.0
+        for p in range(len(hat_indices)):
+            hat_score += hat_values[p] * w[hat_indices[p]]
+        slacks[i] = max(loss - (true_score - hat_score), 0.0)
+        return dual
+    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    loss_gain = C * loss - block_losses[i]
+    indices, values, step = block_step(
+        true_indices[begin:end],
+        true_values[begin:end],
+        hat_indices,
+        hat_values,
+        pool_indices[block_begin:block_end],
+        pool_values[block_begin:block_end],
+        w,
+        C * 1.0,
+        loss_gain,
+        average_offset,
+        sums[1],
+        averaging,
+    )
+    pool_indices, pool_values = store_block(
+        i, indices, values, starts, lengths, pool_indices, pool_values, counts
+    )
+    loss_change = step * loss_gain
+    block_losses[i] += loss_change
+    sums[0] += loss_change
+    counts[1] += 1
+    if averaging:
+        sums[1], sums[2] = advance_average(
+            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
+            smallest_scale,
+        )
+    return (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    )

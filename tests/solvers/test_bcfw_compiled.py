@@ -1,0 +1,167 @@
+"""BCFW's compiled passes take the steps of its Python loop, and only tasks that offer them."""
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse
+
+from structsvm import Task
+from structsvm.solvers import bcfw
+from tasks import ChainTask, MulticlassTask
+from tests.references import dense_bcfw_passes
+
+
+def multiclass(sparse):
+    rng = np.random.default_rng(0)
+    Y = rng.integers(0, 4, 50)
+    X = rng.normal(size=(50, 6)) + np.eye(4, 6)[Y] * 1.5
+    X[rng.random(X.shape) < 0.3] = 0.0
+    task = MulticlassTask(4, 6, loss_matrix=1.0 - np.eye(4) + np.eye(4, k=1))
+    return (task, *task.check_data(scipy.sparse.csr_matrix(X) if sparse else X, Y))
+
+
+def chain(sparse):
+    rng = np.random.default_rng(1)
+    Y = [rng.integers(0, 3, size=rng.integers(1, 7)) for _ in range(30)]
+    X = [np.eye(3, 5)[y] + rng.normal(size=(len(y), 5)) for y in Y]
+    X = [x * (rng.random(x.shape) < 0.6) for x in X]
+    task = ChainTask(3, 5, start_end=True, bias=True, label_weights=[1.0, 2.0, 0.5])
+    return (task, *task.check_data([scipy.sparse.csr_matrix(x) for x in X] if sparse else X, Y))
+
+
+PROBLEMS = {
+    "dense multiclass": lambda: multiclass(False),
+    "sparse multiclass": lambda: multiclass(True),
+    "dense chain": lambda: chain(False),
+    "sparse chain": lambda: chain(True),
+}
+
+
+def passes(task, X, Y, compiled, n_passes=6, C=0.5, random_state=2, **options):
+    """Return (w, last history record, dual state) after every pass of a BCFW run."""
+    states = bcfw(
+        task, X, Y, C, tol=0.0, max_iter=n_passes, random_state=random_state,
+        compiled=compiled, **options,
+    )
+    return [(state.w.copy(), dict(state.history[-1]), state.dual_state) for state in states]
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("averaging", [True, False])
+@pytest.mark.parametrize("order", ["random", "cyclic"])
+def test_compiled_passes_take_the_steps_of_the_python_loop(problem, averaging, order):
+    task, X, Y = PROBLEMS[problem]()
+    assert task.bcfw_pass_kernel(X, Y) is not None
+    options = {"averaging": averaging, "order": order}
+    compiled = passes(task, X, Y, True, **options)
+    generic = passes(task, X, Y, False, **options)
+    assert len(compiled) == len(generic) == 7
+    for (w, record, dual), (w_ref, record_ref, dual_ref) in zip(compiled, generic, strict=True):
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-10)
+        for key in ("primal", "dual", "gap", "oracle_calls", "certified"):
+            assert record[key] == pytest.approx(record_ref[key], rel=1e-10, abs=1e-10)
+        np.testing.assert_allclose(dual.w, dual_ref.w, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(dual.block_losses, dual_ref.block_losses, atol=1e-10)
+        for i in range(len(X)):
+            np.testing.assert_array_equal(dual.block_indices[i], dual_ref.block_indices[i])
+            np.testing.assert_allclose(dual.block_values[i], dual_ref.block_values[i], atol=1e-10)
+        assert dual.steps == dual_ref.steps
+
+
+@pytest.mark.parametrize("problem", ["sparse multiclass", "dense chain"])
+def test_compiled_passes_equal_textbook_bcfw_with_dense_blocks(problem):
+    task, X, Y = PROBLEMS[problem]()
+    reference = dense_bcfw_passes(task, X, Y, 0.5, 6, True, "random", 2)
+    for (w_ref, loss_ref), (w, record, _) in zip(
+        reference, passes(task, X, Y, True), strict=True
+    ):
+        np.testing.assert_allclose(w, w_ref, rtol=1e-10, atol=1e-12)
+        assert record["dual"] == pytest.approx(loss_ref - 0.5 * w_ref @ w_ref, rel=1e-10)
+
+
+def test_a_run_continues_on_the_other_path_exactly():
+    task, X, Y = chain(True)
+    straight = passes(task, X, Y, False, n_passes=6)[-1]
+    first = list(bcfw(task, X, Y, 0.5, tol=0.0, max_iter=3, random_state=2, compiled=False))
+    later = list(bcfw(task, X, Y, 0.5, tol=0.0, max_iter=3, initial_state=first[-1]))
+    np.testing.assert_allclose(later[-1].w, straight[0], rtol=0, atol=1e-10)
+    assert later[-1].history[-1]["primal"] == pytest.approx(straight[1]["primal"], rel=1e-10)
+
+
+def test_the_compiled_pass_calls_no_python_oracle():
+    task, X, Y = multiclass(False)
+    calls = []
+    task.loss_augmented_argmax = lambda *args: calls.append(args)
+    task.batch_loss_augmented_argmax = lambda *args: calls.append(args)
+    list(bcfw(task, X, Y, 1.0, tol=0.0, max_iter=3))
+    assert calls == []
+
+
+class CountingMulticlass(MulticlassTask):
+    """A user's subclass that changes an oracle: it must not run its parent's kernel."""
+
+    calls = 0
+
+    def loss_augmented_argmax(self, x, y_true, w):
+        CountingMulticlass.calls += 1
+        return super().loss_augmented_argmax(x, y_true, w)
+
+
+class PythonMulticlass(Task):
+    """A task written in Python only."""
+
+    size_joint_feature = 12
+
+    def joint_feature(self, x, y):
+        phi = np.zeros((3, 4))
+        phi[y] = x
+        return phi.ravel()
+
+    def loss(self, y_true, y):
+        return float(y_true != y)
+
+    def outputs(self, x):
+        return range(3)
+
+
+def test_tasks_without_a_kernel_take_the_python_loop():
+    rng = np.random.default_rng(3)
+    Y = rng.integers(0, 3, 20)
+    X = rng.normal(size=(20, 4)) + np.eye(3, 4)[Y]
+    python_task = PythonMulticlass()
+    assert python_task.bcfw_pass_kernel(X, Y) is None
+    states = list(bcfw(python_task, X, Y, 1.0, tol=0.0, max_iter=2, random_state=0))
+    subclass = CountingMulticlass(3, 4)
+    assert subclass.bcfw_pass_kernel(X, Y) is None
+    list(bcfw(subclass, X, Y, 1.0, tol=0.0, max_iter=2, random_state=0))
+    assert CountingMulticlass.calls == 2 * len(X)
+    np.testing.assert_allclose(states[-1].w, passes(MulticlassTask(3, 4), X, Y, True,
+                                                    n_passes=2, C=1.0, random_state=0)[-1][0])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"order": 2}, {"forbidden_transitions": [(0, 1)]}],
+    ids=["second order", "constrained"],
+)
+def test_chains_the_kernel_does_not_cover_take_the_python_loop(options):
+    task = ChainTask(3, 5, **options)
+    assert task.bcfw_pass_kernel([np.ones((2, 5))], [np.zeros(2, dtype=int)]) is None
+
+
+def test_workers_evaluate_the_gap_of_compiled_passes_as_the_python_path_does():
+    task, X, Y = chain(False)
+    compiled = passes(task, X, Y, True, n_passes=3)
+    batch_oracle, chunks = task.batch_loss_augmented_argmax, []
+
+    def counting_batch_oracle(X_chunk, Y_chunk, w):
+        chunks.append(len(X_chunk))
+        return batch_oracle(X_chunk, Y_chunk, w)
+
+    task.batch_loss_augmented_argmax = counting_batch_oracle
+    with joblib.parallel_backend("threading"):
+        with_workers = passes(task, X, Y, True, n_passes=3, n_jobs=2)
+    assert sum(chunks) == 4 * len(X) and len(chunks) == 8
+    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, with_workers, strict=True):
+        np.testing.assert_array_equal(w, w_ref)
+        assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
