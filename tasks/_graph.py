@@ -10,7 +10,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._task import Task
 from structsvm._utils.validation import (
     check_class_weights,
     check_feature_array,
@@ -21,7 +20,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
 from tasks._pairwise_blocks import pairwise_block_map
-from tasks._relaxed import RelaxedLabelling, WeightedLabels
+from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, WeightedLabels
 
 NodeFeatures = np.ndarray | sp.csr_matrix
 
@@ -43,7 +42,7 @@ class GraphInput(NamedTuple):
     node_weights: np.ndarray | None
 
 
-class GraphTask(Task):
+class GraphTask(RelaxedOutputsTask):
     """Label every node of a graph: unary potentials from node features, one pairwise block.
 
     An input is ``x = (node_features, edges)`` or ``(node_features, edges, node_weights)``:
@@ -297,22 +296,6 @@ class GraphTask(Task):
         n_nodes = self._parts(x).nodes.shape[0]
         for labels in itertools.product(range(self.n_states), repeat=n_nodes):
             yield np.array(labels, dtype=np.int64)
-
-    def outputs_equal(self, y: Any, other: Any) -> bool:
-        """Tell whether two outputs are the same labelling, or the same relaxed output."""
-        if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
-            return y == other
-        return super().outputs_equal(y, other)
-
-    def output_key(self, y: Any) -> bytes:
-        """Return a digest that tells outputs apart (of the marginals, for relaxed outputs)."""
-        if isinstance(y, RelaxedLabelling):
-            return y.key()
-        return super().output_key(y)
-
-    def is_certified(self, y: Any) -> bool:
-        """Tell whether an oracle output is a certified maximiser: a labelling, not relaxed."""
-        return not isinstance(y, RelaxedLabelling)
 
     # ----------------------------------------------------------------- oracles
     def potentials(self, x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

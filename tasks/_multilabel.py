@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from structsvm._task import Task
 from structsvm._utils.validation import (
     check_feature_array,
     check_flag,
@@ -20,7 +19,7 @@ from structsvm._utils.validation import (
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer_many
 from structsvm.inference._graph import check_model
 from tasks._chow_liu import chow_liu_tree
-from tasks._relaxed import RelaxedLabelling
+from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask
 
 LABEL_GRAPHS = ("independent", "tree", "full")
 """The label graphs :class:`MultiLabelTask` builds itself."""
@@ -29,7 +28,7 @@ BRUTE_FORCE_LABELS = 12
 """The most labels whose 2 ** n_labels labellings the default oracle of a cyclic graph scores."""
 
 
-class MultiLabelTask(Task):
+class MultiLabelTask(RelaxedOutputsTask):
     """Multi-label classification: x is a feature vector, y ∈ {0, 1}^k says which labels are on.
 
     The k labels are the nodes of a graph. With d features and m edges the weights are
@@ -248,22 +247,6 @@ class MultiLabelTask(Task):
         """Yield all 2^k labellings in lexicographic order (small k only)."""
         for labels in itertools.product((0, 1), repeat=self.n_labels):
             yield np.array(labels, dtype=np.int64)
-
-    def outputs_equal(self, y: Any, other: Any) -> bool:
-        """Tell whether two outputs are the same labelling, or the same relaxed output."""
-        if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
-            return y == other
-        return super().outputs_equal(y, other)
-
-    def output_key(self, y: Any) -> bytes:
-        """Return a digest that tells outputs apart (of the marginals, for relaxed outputs)."""
-        if isinstance(y, RelaxedLabelling):
-            return y.key()
-        return super().output_key(y)
-
-    def is_certified(self, y: Any) -> bool:
-        """Tell whether an oracle output is a certified maximiser: a labelling, not relaxed."""
-        return not isinstance(y, RelaxedLabelling)
 
     # ----------------------------------------------------------------- oracles
     def unary_scores(self, X: Any, w: np.ndarray) -> np.ndarray:

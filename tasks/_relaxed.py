@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from structsvm._task import Task
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,3 +106,28 @@ class WeightedLabels:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class RelaxedOutputsTask(Task):
+    """A task whose oracles may answer with a :class:`RelaxedLabelling`.
+
+    Relaxed outputs compare by their marginals, are told apart by a digest of them, and are
+    never certified maximisers (see :meth:`structsvm.Task.is_certified`); plain labellings are
+    compared and keyed as the base class does.
+    """
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two outputs are the same labelling, or the same relaxed output."""
+        if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
+            return y == other
+        return super().outputs_equal(y, other)
+
+    def output_key(self, y: Any) -> bytes:
+        """Return a digest that tells outputs apart (of the marginals, for relaxed outputs)."""
+        if isinstance(y, RelaxedLabelling):
+            return y.key()
+        return super().output_key(y)
+
+    def is_certified(self, y: Any) -> bool:
+        """Tell whether an oracle output is a certified maximiser: a labelling, not relaxed."""
+        return not isinstance(y, RelaxedLabelling)
