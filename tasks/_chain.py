@@ -56,9 +56,11 @@ class ChainTask(Task):
     Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba, over the L
     labels (first order, L² per position) or the L² label pairs (second order, L³ per
     position); the batch versions score all positions of a batch with one matrix product and
-    decode all sequences in one compiled call. :meth:`top_k` lists the k best labellings (list
-    Viterbi) and :meth:`max_marginals` gives, for every position and label, the best score of a
-    labelling through it.
+    decode all sequences in one compiled call. The sequences of a batch, in the oracles and in
+    the joint features, are spread over Numba's threads (``threaded_batches``: a learner's
+    ``n_jobs`` sets their number, with no copies of the data; the results do not depend on
+    it). :meth:`top_k` lists the k best labellings (list Viterbi) and :meth:`max_marginals`
+    gives, for every position and label, the best score of a labelling through it.
 
     Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
     labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
@@ -137,6 +139,8 @@ class ChainTask(Task):
     M. J. Wainwright and M. I. Jordan. Graphical models, exponential families, and variational
     inference. *Foundations and Trends in Machine Learning*, 1(1–2):1–305, 2008 (max-marginals).
     """
+
+    threaded_batches = True
 
     def __init__(
         self,

@@ -14,6 +14,10 @@ programme from the last position backwards, then reads the labelling off from th
 forwards, taking at every position the smallest label that still completes a best labelling.
 This is the labelling that enumerating all outputs in lexicographic order finds first.
 
+:func:`batch_viterbi` decodes the sequences of a batch in parallel on Numba's threads
+(:func:`numba.set_num_threads` sets how many); every sequence is decoded by the same serial
+code, so the labels do not depend on the number of threads.
+
 Loss-augmented decoding (Taskar, Guestrin & Koller, NIPS 2003) needs no decoder of its own: the
 Hamming loss splits over positions, so :func:`add_hamming_loss` adds it to the unary scores and
 the same decoder then maximises loss plus score.
@@ -106,7 +110,7 @@ def _decode_sequence(
         labels[t] = best_label
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def batch_viterbi(
     unary: np.ndarray,
     offsets: np.ndarray,
@@ -137,7 +141,9 @@ def batch_viterbi(
     transitions_by_next = np.ascontiguousarray(transitions.T)
     best_from = np.empty((n_positions, n_labels))
     labels = np.empty(n_positions, dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
+    # The sequences are decoded on Numba's threads (numba.set_num_threads); each writes only
+    # its own rows of best_from and labels, so the result does not depend on the threads.
+    for k in numba.prange(offsets.shape[0] - 1):
         _decode_sequence(
             unary,
             offsets[k],

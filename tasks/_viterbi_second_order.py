@@ -11,7 +11,8 @@ L² states ``(y_{t-1}, y_t)``, at a cost of L³ per position. As in :mod:`tasks.
 dynamic programme runs from the last position backwards and the labelling is read off from the
 first position forwards, taking the smallest label that still completes a best labelling, so
 ties go to the lexicographically smallest labelling; a batch is stored one sequence after
-another, ``offsets`` marking where each starts.
+another, ``offsets`` marking where each starts, and its sequences are decoded in parallel on
+Numba's threads.
 
 The transition weights enter as ``pair_scores`` (L, L), the score of ``y_t → y_{t+1}``, and
 ``triple_scores`` (L, L, L), the score of ``(y_{t-2}, y_{t-1}) → y_t`` *including* the pair
@@ -87,7 +88,7 @@ def _best_label(into: np.ndarray, following: np.ndarray) -> int:
     return best_label
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def batch_viterbi_second_order(
     unary: np.ndarray,
     offsets: np.ndarray,
@@ -118,13 +119,12 @@ def batch_viterbi_second_order(
         The labels of every position; ties go to the lexicographically smallest labelling.
     """
     n_labels = unary.shape[1]
-    longest = 0
-    for k in range(offsets.shape[0] - 1):
-        longest = max(longest, offsets[k + 1] - offsets[k])
-    best_from = np.empty((longest, n_labels, n_labels))
     labels = np.empty(unary.shape[0], dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
+    # The sequences are decoded on Numba's threads (numba.set_num_threads), each with a
+    # workspace of its own and into its own labels, so the result does not depend on them.
+    for k in numba.prange(offsets.shape[0] - 1):
         begin, stop = offsets[k], offsets[k + 1]
+        best_from = np.empty((stop - begin, n_labels, n_labels))
         second_order_suffix_scores(
             unary, begin, stop, pair_scores, triple_scores, end, best_from
         )
