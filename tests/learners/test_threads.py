@@ -8,7 +8,8 @@ import scipy.sparse as sp
 import structsvm._utils.parallel
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
-from tasks import ChainTask
+from tasks import ChainTask, MulticlassTask
+from tasks._multiclass import ROWS_PER_BLOCK
 
 CHAIN_TASKS = {
     "first order": dict(),
@@ -55,6 +56,24 @@ def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, spar
     serial, threaded = serial_and_threaded(task, lambda: task.batch_joint_feature(X, Y))
     for part in ("indptr", "indices", "data"):
         np.testing.assert_array_equal(getattr(threaded, part), getattr(serial, part))
+
+
+def test_multiclass_oracles_on_threads_are_the_serial_ones():
+    rng = np.random.default_rng(5)
+    n = 2 * ROWS_PER_BLOCK + 17
+    task = MulticlassTask(7, 9)
+    X, Y = rng.normal(size=(n, 9)), rng.integers(0, 7, size=n)
+    w = rng.normal(size=task.size_joint_feature)
+    for call in (
+        lambda: task.batch_argmax(X, w),
+        lambda: task.batch_loss_augmented_argmax(X, Y, w),
+        lambda: task.batch_score(X, Y, w),
+    ):
+        serial, threaded = serial_and_threaded(task, call)
+        np.testing.assert_array_equal(threaded, serial)
+    np.testing.assert_allclose(
+        task.batch_score(X, Y, w), np.einsum("ij,ij->i", X, w.reshape(7, 9)[Y]), rtol=1e-12
+    )
 
 
 def test_an_oracle_pass_of_a_threaded_task_uses_threads_not_joblib(monkeypatch):
