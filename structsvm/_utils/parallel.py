@@ -193,7 +193,9 @@ class ParallelTask(Task):
     ----------
     task : Task
         The task whose oracles to run. It is pickled to every worker, so it must pickle
-        (tasks defined in importable modules do).
+        (tasks defined in importable modules do), unless its batch methods are threaded
+        (:attr:`~structsvm.Task.threaded_batches`, which the wrapper shares): they then run
+        on ``n_jobs`` threads in this process.
     n_jobs : int or None, default=None
         Number of workers, as in :func:`map_chunks` (None: 1 unless a joblib context says
         otherwise).

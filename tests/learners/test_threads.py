@@ -10,6 +10,7 @@ from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
 from tasks._multiclass import ROWS_PER_BLOCK
+from tasks._threads import PARALLEL_FROM, threads_for, use_threads
 
 CHAIN_TASKS = {
     "first order": dict(),
@@ -111,3 +112,13 @@ def test_threads_are_at_least_one_and_at_most_numbas():
     assert n_threads(10**6) == numba.config.NUMBA_NUM_THREADS
     with pytest.raises(ValueError, match="n_jobs"):
         n_threads(0)
+
+
+def test_small_batches_stay_on_the_calling_thread():
+    task = ChainTask(3, 4)
+    with oracle_threads(task, -1):
+        assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
+        assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
+        with threads_for(1):
+            assert numba.get_num_threads() == 1
+        assert numba.get_num_threads() == n_threads(-1)
