@@ -23,10 +23,15 @@ from tasks._chain_constraints import (
     constrained_weights,
     find_violation,
 )
-from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
+from tasks._chain_features import (
+    chain_features_csr,
+    dense_rows_as_csr,
+    parallel_chain_features_csr,
+    sparse_unary_scores,
+)
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
-from tasks._threads import threads_for, use_threads
+from tasks._threads import use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
@@ -466,23 +471,24 @@ class ChainTask(Task):
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
         X_all, offsets = _concatenate(X)
         Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        with threads_for(len(offsets) - 1):
-            return chain_features_csr(
-                *_csr_arrays(X_all),
-                self.n_features,
-                Y_all,
-                offsets,
-                self.n_labels,
-                self._transitions_at,
-                self._triples_at,
-                self._start_at,
-                self._end_at,
-                self._bias_at,
-                self.transitions,
-                self.order == 2,
-                self.start_end,
-                self.bias,
-            )
+        threaded = use_threads(len(offsets) - 1)
+        features_csr = parallel_chain_features_csr if threaded else chain_features_csr
+        return features_csr(
+            *_csr_arrays(X_all),
+            self.n_features,
+            Y_all,
+            offsets,
+            self.n_labels,
+            self._transitions_at,
+            self._triples_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.order == 2,
+            self.start_end,
+            self.bias,
+        )
 
     def _unary_scores(
         self, X: Sequence[np.ndarray], w: np.ndarray

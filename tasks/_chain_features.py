@@ -11,6 +11,8 @@ The positions are read in CSR form (``indptr``, ``indices``, ``data``), so the w
 memory grow with the stored entries of the sequence, never with ``n_labels * n_features``;
 dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
 in position order, so dense and sparse positions of the same values give the same bits.
+:func:`parallel_chain_features_csr` builds the same arrays with the sequences spread over
+Numba's threads.
 """
 
 from __future__ import annotations
@@ -19,35 +21,25 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array.
-
-    Rows are counted, then copied, in parallel on Numba's threads.
-    """
+    """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array."""
     n_rows, n_columns = X.shape
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    for t in numba.prange(n_rows):
-        count = 0
-        for j in range(n_columns):
-            if X[t, j] != 0.0:
-                count += 1
-        indptr[t + 1] = count
+    indices = np.empty(n_rows * n_columns, dtype=np.int64)
+    data = np.empty(n_rows * n_columns, dtype=np.float64)
+    nnz = 0
     for t in range(n_rows):
-        indptr[t + 1] += indptr[t]
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    data = np.empty(indptr[-1], dtype=np.float64)
-    for t in numba.prange(n_rows):
-        nnz = indptr[t]
         for j in range(n_columns):
             if X[t, j] != 0.0:
                 indices[nnz] = j
                 data[nnz] = X[t, j]
                 nnz += 1
-    return indptr, indices, data
+        indptr[t + 1] = nnz
+    return indptr, indices[:nnz], data[:nnz]
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def chain_features_csr(
     X_indptr: np.ndarray,
     X_indices: np.ndarray,
@@ -72,10 +64,51 @@ def chain_features_csr(
     ``n_features``) one sequence after another in CSR form; ``Y_all`` (N,) holds their labels
     and ``offsets`` (n + 1,) marks where each sequence starts. The ``*_at`` arguments are the
     column where each block begins. Emission sums that come out exactly zero are left out.
+    """
+    n_sequences = len(offsets) - 1
+    bound = 0
+    for k in range(n_sequences):
+        first, stop = offsets[k], offsets[k + 1]
+        length = stop - first
+        bound += X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    indices = np.empty(bound, dtype=np.int64)
+    data = np.empty(bound, dtype=np.float64)
+    for k in range(n_sequences):
+        indptr[k + 1] = indptr[k] + _sequence_features(
+            X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
+            n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
+            use_transitions, use_triples, use_start_end, use_bias,
+            indices[indptr[k] :], data[indptr[k] :],
+        )
+    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
 
-    The sequences are processed in parallel on Numba's threads, each into a slot of its own
-    (as long as its bound on the entries), and the slots are then packed; every row is built
-    by the same serial code, so the result does not depend on the number of threads.
+
+@numba.njit(cache=True, parallel=True)
+def parallel_chain_features_csr(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
+    Y_all: np.ndarray,
+    offsets: np.ndarray,
+    n_labels: int,
+    transitions_at: int,
+    triples_at: int,
+    start_at: int,
+    end_at: int,
+    bias_at: int,
+    use_transitions: bool,
+    use_triples: bool,
+    use_start_end: bool,
+    use_bias: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`chain_features_csr`'s result (same arguments), computed on threads.
+
+    The sequences are processed in parallel on
+    Numba's threads, each into a slot of its own (as long as its bound on the entries), and
+    the slots are then packed; every row is built by the same serial code, so the result does
+    not depend on the number of threads.
     """
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)

@@ -10,7 +10,7 @@ from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
 from tasks._multiclass import ROWS_PER_BLOCK
-from tasks._threads import PARALLEL_FROM, threads_for, use_threads
+from tasks._threads import PARALLEL_FROM, use_threads
 
 CHAIN_TASKS = {
     "first order": dict(),
@@ -119,6 +119,3 @@ def test_small_batches_stay_on_the_calling_thread():
     with oracle_threads(task, -1):
         assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
         assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
-        with threads_for(1):
-            assert numba.get_num_threads() == 1
-        assert numba.get_num_threads() == n_threads(-1)
