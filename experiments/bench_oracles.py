@@ -12,9 +12,9 @@ product included, on one thread, beside two references decoding the same batch:
 * a plain NumPy Viterbi written here (vectorised over labels, a Python loop over positions).
 
 Every oracle and reference is called once to warm it (compilation, caches), then timed
-``repeats`` times, keeping the fastest run; the ratio is the C time over the Numba time of
-the same run, so above 1 the compiled oracle is the faster. The labellings of all three are
-checked to agree.
+``repeats`` times, the compiled oracle and the C taking turns, keeping the fastest run; the
+ratio is the C time over the Numba time of the same run, so above 1 the compiled oracle is the
+faster. The labellings of all three are checked to agree.
 
 It then times one oracle pass of the 1-slack solver (the loss-augmented oracle, the losses and
 the joint features of its outputs) on 1 and on more threads (``n_jobs`` of the learners), in
@@ -162,12 +162,21 @@ def c_batch_oracle(
 
 def best_time(run: Callable[[], object], repeats: int) -> float:
     """Return the shortest wall-clock time of ``repeats`` calls of ``run``."""
-    times = []
+    return best_times([run], repeats)[0]
+
+
+def best_times(runs: list[Callable[[], object]], repeats: int) -> list[float]:
+    """Return the shortest wall-clock time of each run, calling them in turn ``repeats`` times.
+
+    Taking turns exposes every run to the same swings of a shared machine's load.
+    """
+    times = [float("inf")] * len(runs)
     for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for which, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            times[which] = min(times[which], time.perf_counter() - start)
+    return times
 
 
 def first_call_times(cache_dir: str) -> dict[str, float]:
@@ -213,8 +222,10 @@ def time_oracles(
             agrees = np.array_equal(labels, np.concatenate(numpy_run()))
             if c_run is not None:
                 agrees = agrees and np.array_equal(labels, c_run())  # warms the C too
-            compiled_time = best_time(compiled, repeats)
-            c_time = None if c_run is None else best_time(c_run, repeats)
+            if c_run is None:
+                compiled_time, c_time = best_time(compiled, repeats), None
+            else:
+                compiled_time, c_time = best_times([compiled, c_run], repeats)
             numpy_time = best_time(numpy_run, 1)
             row = {
                 "oracle": name,
@@ -288,7 +299,7 @@ def time_threads(
 
 def main(
     n_words: int | None = None,
-    repeats: int = 5,
+    repeats: int = 10,
     threads: tuple[int, ...] = (1, 2),
     rounds: int = 3,
     measure_compile: bool = True,
@@ -350,7 +361,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--words", type=int, default=None, help="use only the first N words")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument("--repeats", type=int, default=10, help="timed runs per measurement")
     parser.add_argument(
         "--threads", type=int, nargs="+", default=[1, 2],
         help="n_jobs to time the oracle pass with, the first as the baseline",
