@@ -62,10 +62,17 @@ class Task:
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
     sparse. A task whose oracle is compiled with Numba may also hand the BCFW solver a compiled
     pass (:meth:`bcfw_pass_kernel`). Inputs ``X`` and outputs ``Y`` are sequences indexable
-    by example (a list, or an array whose first axis runs over examples).
+    by example (a list, or an array whose first axis runs over examples). A task whose batch
+    methods run compiled code on threads sets ``threaded_batches = True``: learners then give
+    it their ``n_jobs`` as threads instead of joblib worker processes.
     """
 
     size_joint_feature: int
+    #: Whether the batch methods run compiled code on threads of their own (Numba's
+    #: parallel loops, which release the GIL). Learners then pass their ``n_jobs`` as the
+    #: number of threads (:func:`structsvm._utils.parallel.oracle_threads`) instead of
+    #: sending chunks of the data to joblib worker processes.
+    threaded_batches: bool = False
 
     # ----------------------------------------------------------------- the contract itself
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:

@@ -25,12 +25,22 @@ from tasks._chain_constraints import (
     constrained_weights,
     find_violation,
 )
-from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
+from tasks._chain_features import (
+    chain_features_csr,
+    dense_rows_as_csr,
+    parallel_chain_features_csr,
+    sparse_unary_scores,
+)
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
-from tasks._viterbi import add_hamming_loss, batch_viterbi
-from tasks._viterbi_second_order import batch_viterbi_second_order, second_order_scores
+from tasks._threads import use_threads
+from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
+from tasks._viterbi_second_order import (
+    batch_viterbi_second_order,
+    parallel_batch_viterbi_second_order,
+    second_order_scores,
+)
 
 
 class ChainTask(Task):
@@ -59,11 +69,15 @@ class ChainTask(Task):
     Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba, over the L
     labels (first order, L² per position) or the L² label pairs (second order, L³ per
     position); the batch versions score all positions of a batch with one matrix product and
-    decode all sequences in one compiled call. :meth:`top_k` lists the k best labellings (list
-    Viterbi) and :meth:`max_marginals` gives, for every position and label, the best score of a
-    labelling through it. The slack-rescaled oracle (first order) runs Viterbi with one more
-    dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see :mod:`tasks._slack_rescaling`):
-    ``T + 1`` times the work of Viterbi for equal label weights, more for unequal ones.
+    decode all sequences in one compiled call. The sequences of a batch of at least
+    :data:`tasks._threads.PARALLEL_FROM`, in the oracles and in the joint features, are spread
+    over Numba's threads (``threaded_batches``: a learner's ``n_jobs`` sets their number, with
+    no copies of the data; the results do not depend on it). :meth:`top_k` lists the k best
+    labellings (list Viterbi) and :meth:`max_marginals` gives, for every position and label,
+    the best score of a labelling through it. The slack-rescaled oracle (first order) runs
+    Viterbi with one more dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see
+    :mod:`tasks._slack_rescaling`): ``T + 1`` times the work of Viterbi for equal label
+    weights, more for unequal ones.
 
     Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
     labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
@@ -142,6 +156,8 @@ class ChainTask(Task):
     M. J. Wainwright and M. I. Jordan. Graphical models, exponential families, and variational
     inference. *Foundations and Trends in Machine Learning*, 1(1–2):1–305, 2008 (max-marginals).
     """
+
+    threaded_batches = True
 
     def __init__(
         self,
@@ -530,7 +546,9 @@ class ChainTask(Task):
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
         X_all, offsets = _concatenate(X)
         Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        return chain_features_csr(
+        threaded = use_threads(len(offsets) - 1)
+        features_csr = parallel_chain_features_csr if threaded else chain_features_csr
+        return features_csr(
             *_csr_arrays(X_all),
             self.n_features,
             Y_all,
@@ -614,10 +632,15 @@ class ChainTask(Task):
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
     ) -> list[np.ndarray]:
         transitions, triples, start, end = self._decoding_weights(w)
+        threaded = use_threads(len(offsets) - 1)
         if self.order == 1:
-            labels = batch_viterbi(unary, offsets, transitions, start, end)
+            decode = parallel_batch_viterbi if threaded else batch_viterbi
+            labels = decode(unary, offsets, transitions, start, end)
         else:
-            labels = batch_viterbi_second_order(unary, offsets, transitions, triples, start, end)
+            decode = (
+                parallel_batch_viterbi_second_order if threaded else batch_viterbi_second_order
+            )
+            labels = decode(unary, offsets, transitions, triples, start, end)
         if self._constrained:
             # A decoder returns a forbidden labelling only when every labelling is forbidden.
             violation = self._violation(labels, offsets)
@@ -765,10 +788,14 @@ def _concatenate(
         else:
             x = np.asarray(x, dtype=np.float64)
         return x, np.array([0, x.shape[0]], dtype=np.int64)
-    lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
+    # Arrays, the common case, are told apart by one exact type test each.
+    all_arrays = all(type(x) is np.ndarray for x in X)
+    lengths = np.array(
+        [len(x) for x in X] if all_arrays else [_n_positions(x) for x in X], dtype=np.int64
+    )
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    if not any(scipy.sparse.issparse(x) for x in X):
+    if all_arrays or not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
 

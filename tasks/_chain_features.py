@@ -11,6 +11,8 @@ The positions are read in CSR form (``indptr``, ``indices``, ``data``), so the w
 memory grow with the stored entries of the sequence, never with ``n_labels * n_features``;
 dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
 in position order, so dense and sparse positions of the same values give the same bits.
+:func:`parallel_chain_features_csr` builds the same arrays with the sequences spread over
+Numba's threads.
 """
 
 from __future__ import annotations
@@ -72,89 +74,173 @@ def chain_features_csr(
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
-    label_counts = np.zeros(n_labels)
-    label_entries = np.zeros(n_labels + 1, dtype=np.int64)
-    pair_counts = np.zeros(n_labels * n_labels)
-    triples = np.empty(max(offsets[-1] - 2, 0), dtype=np.int64)
-    nnz = 0
+    for k in range(n_sequences):
+        indptr[k + 1] = indptr[k] + _sequence_features(
+            X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
+            n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
+            use_transitions, use_triples, use_start_end, use_bias,
+            indices[indptr[k] :], data[indptr[k] :],
+        )
+    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_chain_features_csr(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
+    Y_all: np.ndarray,
+    offsets: np.ndarray,
+    n_labels: int,
+    transitions_at: int,
+    triples_at: int,
+    start_at: int,
+    end_at: int,
+    bias_at: int,
+    use_transitions: bool,
+    use_triples: bool,
+    use_start_end: bool,
+    use_bias: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`chain_features_csr`'s result (same arguments), computed on threads.
+
+    The sequences are processed in parallel on
+    Numba's threads, each into a slot of its own (as long as its bound on the entries), and
+    the slots are then packed; every row is built by the same serial code, so the result does
+    not depend on the number of threads.
+    """
+    n_sequences = len(offsets) - 1
+    slots = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
         first, stop = offsets[k], offsets[k + 1]
-        # Emissions: bucket the stored entries by their position's label (a counting sort),
-        # then sort each bucket by (column, entry number), so that the entries of one column
-        # are summed in position order.
-        entries_at = X_indptr[first]
-        n_entries = X_indptr[stop] - entries_at
-        for t in range(first, stop):
-            label_counts[Y_all[t]] += 1.0
-            label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
-            if use_transitions and t + 1 < stop:
-                pair_counts[Y_all[t] * n_labels + Y_all[t + 1]] += 1.0
-        for label in range(n_labels):
-            label_entries[label + 1] += label_entries[label]
-        keys = np.empty(n_entries, dtype=np.int64)
-        for t in range(first, stop):
-            for p in range(X_indptr[t], X_indptr[t + 1]):
-                keys[label_entries[Y_all[t]]] = X_indices[p] * n_entries + (p - entries_at)
-                label_entries[Y_all[t]] += 1
-        bucket_start = 0
-        for label in range(n_labels):
-            bucket_stop = label_entries[label]
-            if bucket_stop - bucket_start > 1:
-                keys[bucket_start:bucket_stop].sort()
-            position = bucket_start
-            while position < bucket_stop:
-                column = keys[position] // n_entries
-                total = 0.0
-                while position < bucket_stop and keys[position] // n_entries == column:
-                    total += X_data[entries_at + keys[position] % n_entries]
-                    position += 1
-                if total != 0.0:
-                    indices[nnz] = label * n_features + column
-                    data[nnz] = total
-                    nnz += 1
-            bucket_start = bucket_stop
-        label_entries[:] = 0
-        if use_transitions:
-            for label in range(n_labels):
-                if label_counts[label] > 0:
-                    for following in range(n_labels):
-                        pair = label * n_labels + following
-                        if pair_counts[pair] > 0:
-                            indices[nnz] = transitions_at + pair
-                            data[nnz] = pair_counts[pair]
-                            nnz += 1
-                            pair_counts[pair] = 0.0
-        if use_triples and stop - first > 2:
-            # Code each triple as one integer, sort, and count the runs of equal codes.
-            n_triples = stop - first - 2
-            for t in range(first, stop - 2):
-                triples[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
-            triples[:n_triples].sort()
-            position = 0
-            while position < n_triples:
-                code = triples[position]
-                run = 0
-                while position < n_triples and triples[position] == code:
-                    run += 1
-                    position += 1
-                indices[nnz] = triples_at + code
-                data[nnz] = run
+        length = stop - first
+        bound = X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
+        slots[k + 1] = slots[k] + bound
+    slot_indices = np.empty(slots[-1], dtype=np.int64)
+    slot_data = np.empty(slots[-1], dtype=np.float64)
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    for k in numba.prange(n_sequences):
+        indptr[k + 1] = _sequence_features(
+            X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
+            n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
+            use_transitions, use_triples, use_start_end, use_bias,
+            slot_indices[slots[k] : slots[k + 1]], slot_data[slots[k] : slots[k + 1]],
+        )
+    for k in range(n_sequences):
+        indptr[k + 1] += indptr[k]
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    for k in numba.prange(n_sequences):
+        size = indptr[k + 1] - indptr[k]
+        indices[indptr[k] : indptr[k + 1]] = slot_indices[slots[k] : slots[k] + size]
+        data[indptr[k] : indptr[k + 1]] = slot_data[slots[k] : slots[k] + size]
+    return indptr, indices, data
+
+
+@numba.njit(cache=True)
+def _sequence_features(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
+    Y_all: np.ndarray,
+    first: int,
+    stop: int,
+    n_labels: int,
+    transitions_at: int,
+    triples_at: int,
+    start_at: int,
+    end_at: int,
+    bias_at: int,
+    use_transitions: bool,
+    use_triples: bool,
+    use_start_end: bool,
+    use_bias: bool,
+    indices: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Write the joint feature of the sequence in rows ``first:stop`` into ``indices``, ``data``.
+
+    Returns the number of entries written, in increasing column order.
+    """
+    label_counts = np.zeros(n_labels)
+    label_entries = np.zeros(n_labels + 1, dtype=np.int64)
+    nnz = 0
+    # Emissions: bucket the stored entries by their position's label (a counting sort), then
+    # sort each bucket by (column, entry number), so that the entries of one column are
+    # summed in position order.
+    entries_at = X_indptr[first]
+    n_entries = X_indptr[stop] - entries_at
+    for t in range(first, stop):
+        label_counts[Y_all[t]] += 1.0
+        label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
+    for label in range(n_labels):
+        label_entries[label + 1] += label_entries[label]
+    keys = np.empty(n_entries, dtype=np.int64)
+    for t in range(first, stop):
+        for p in range(X_indptr[t], X_indptr[t + 1]):
+            keys[label_entries[Y_all[t]]] = X_indices[p] * n_entries + (p - entries_at)
+            label_entries[Y_all[t]] += 1
+    bucket_start = 0
+    for label in range(n_labels):
+        bucket_stop = label_entries[label]
+        if bucket_stop - bucket_start > 1:
+            keys[bucket_start:bucket_stop].sort()
+        position = bucket_start
+        while position < bucket_stop:
+            column = keys[position] // n_entries
+            total = 0.0
+            while position < bucket_stop and keys[position] // n_entries == column:
+                total += X_data[entries_at + keys[position] % n_entries]
+                position += 1
+            if total != 0.0:
+                indices[nnz] = label * n_features + column
+                data[nnz] = total
                 nnz += 1
-        if use_start_end:
-            indices[nnz] = start_at + Y_all[first]
-            data[nnz] = 1.0
-            indices[nnz + 1] = end_at + Y_all[stop - 1]
-            data[nnz + 1] = 1.0
-            nnz += 2
+        bucket_start = bucket_stop
+    if use_transitions:
+        pair_counts = np.zeros(n_labels * n_labels)
+        for t in range(first, stop - 1):
+            pair_counts[Y_all[t] * n_labels + Y_all[t + 1]] += 1.0
         for label in range(n_labels):
             if label_counts[label] > 0:
-                if use_bias:
-                    indices[nnz] = bias_at + label
-                    data[nnz] = label_counts[label]
-                    nnz += 1
-                label_counts[label] = 0.0
-        indptr[k + 1] = nnz
-    return indptr, indices[:nnz], data[:nnz]
+                for following in range(n_labels):
+                    pair = label * n_labels + following
+                    if pair_counts[pair] > 0:
+                        indices[nnz] = transitions_at + pair
+                        data[nnz] = pair_counts[pair]
+                        nnz += 1
+    if use_triples and stop - first > 2:
+        # Code each triple as one integer, sort, and count the runs of equal codes.
+        n_triples = stop - first - 2
+        triples = np.empty(n_triples, dtype=np.int64)
+        for t in range(first, stop - 2):
+            triples[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
+        triples.sort()
+        position = 0
+        while position < n_triples:
+            code = triples[position]
+            run = 0
+            while position < n_triples and triples[position] == code:
+                run += 1
+                position += 1
+            indices[nnz] = triples_at + code
+            data[nnz] = run
+            nnz += 1
+    if use_start_end:
+        indices[nnz] = start_at + Y_all[first]
+        data[nnz] = 1.0
+        indices[nnz + 1] = end_at + Y_all[stop - 1]
+        data[nnz + 1] = 1.0
+        nnz += 2
+    if use_bias:
+        for label in range(n_labels):
+            if label_counts[label] > 0:
+                indices[nnz] = bias_at + label
+                data[nnz] = label_counts[label]
+                nnz += 1
+    return nnz
 
 
 @numba.njit(cache=True)

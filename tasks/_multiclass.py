@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import functools
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task, overrides_any
+from structsvm._utils.parallel import blas_threads
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from structsvm.solvers import bcfw_visit
 
-
-@functools.cache
-def _blas_threads() -> ThreadpoolController:
-    """Return a controller of the BLAS thread pools (looking them up once per process)."""
-    return ThreadpoolController()
+#: Dense inputs are scored in blocks of this many rows, whichever thread scores a block, so
+#: that the scores do not depend on the number of threads.
+ROWS_PER_BLOCK = 1024
 
 
 class SparseRows(sp.csr_matrix):
@@ -67,7 +65,14 @@ class MulticlassTask(Task):
     Notes
     -----
     Ties between classes are broken towards the smallest class index (``numpy.argmax``).
+
+    The batch methods score dense inputs in blocks of :data:`ROWS_PER_BLOCK` rows, each a
+    one-thread BLAS product, spread over Numba's number of threads
+    (:func:`numba.get_num_threads`, which a learner sets from its ``n_jobs``:
+    ``threaded_batches``); the scores are the same on any number of threads.
     """
+
+    threaded_batches = True
 
     def __init__(
         self, n_classes: int, n_features: int, loss_matrix: np.ndarray | None = None
@@ -162,15 +167,31 @@ class MulticlassTask(Task):
     def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
         """Return the (n, n_classes) scores ``W[y] · X[i]``.
 
-        Dense inputs are multiplied by BLAS limited to one thread and sparse ones by scipy's CSR
-        product: a threaded BLAS product of this size is many times slower as soon as other
-        processes keep the cores busy.
+        Dense inputs are multiplied in blocks of :data:`ROWS_PER_BLOCK` rows by BLAS limited to
+        one thread (a threaded BLAS product of this size is many times slower as soon as other
+        processes keep the cores busy), the blocks shared among Numba's number of threads, which
+        release the GIL in the products; sparse ones by scipy's CSR product.
         """
         weights = w.reshape(self.n_classes, self.n_features)
         if _is_sparse_input(X):
             return np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
-        with _blas_threads().limit(limits=1, user_api="blas"):
-            return np.asarray(X, dtype=float) @ weights.T
+        X = np.asarray(X, dtype=float)
+        scores = np.empty((X.shape[0], self.n_classes))
+
+        def score_block(begin: int) -> None:
+            stop = begin + ROWS_PER_BLOCK
+            np.matmul(X[begin:stop], weights.T, out=scores[begin:stop])
+
+        blocks = range(0, X.shape[0], ROWS_PER_BLOCK)
+        threads = min(numba.get_num_threads(), len(blocks))
+        with blas_threads().limit(limits=1, user_api="blas"):
+            if threads <= 1:
+                for begin in blocks:
+                    score_block(begin)
+            else:
+                with ThreadPoolExecutor(max_workers=threads) as pool:
+                    list(pool.map(score_block, blocks))
+        return scores
 
     def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
         """Return the rows e_{Y[i]} ⊗ X[i] as a CSR matrix, shape (n, n_classes * n_features).

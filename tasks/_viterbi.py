@@ -14,6 +14,10 @@ programme from the last position backwards, then reads the labelling off from th
 forwards, taking at every position the smallest label that still completes a best labelling.
 This is the labelling that enumerating all outputs in lexicographic order finds first.
 
+:func:`parallel_batch_viterbi` is the same decoder with the sequences of a batch spread over
+Numba's threads (:func:`numba.set_num_threads` sets how many); every sequence is decoded by the
+same serial code, so the labels are :func:`batch_viterbi`'s on any number of threads.
+
 Loss-augmented decoding (Taskar, Guestrin & Koller, NIPS 2003) needs no decoder of its own: the
 Hamming loss splits over positions, so :func:`add_hamming_loss` adds it to the unary scores and
 the same decoder then maximises loss plus score.
@@ -138,6 +142,39 @@ def batch_viterbi(
     best_from = np.empty((n_positions, n_labels))
     labels = np.empty(n_positions, dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
+        _decode_sequence(
+            unary,
+            offsets[k],
+            offsets[k + 1],
+            transitions,
+            transitions_by_next,
+            start,
+            end,
+            best_from,
+            labels,
+        )
+    return labels
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_batch_viterbi(
+    unary: np.ndarray,
+    offsets: np.ndarray,
+    transitions: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+) -> np.ndarray:
+    """Return :func:`batch_viterbi`'s labels, the sequences decoded on Numba's threads.
+
+    Each sequence writes only its own rows of the workspace and of the labels, so the result
+    does not depend on the number of threads. Every call starts the threads: worth it for
+    batches of many sequences, not for one.
+    """
+    n_positions, n_labels = unary.shape
+    transitions_by_next = np.ascontiguousarray(transitions.T)
+    best_from = np.empty((n_positions, n_labels))
+    labels = np.empty(n_positions, dtype=np.int64)
+    for k in numba.prange(offsets.shape[0] - 1):
         _decode_sequence(
             unary,
             offsets[k],

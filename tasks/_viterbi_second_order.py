@@ -11,7 +11,8 @@ L² states ``(y_{t-1}, y_t)``, at a cost of L³ per position. As in :mod:`tasks.
 dynamic programme runs from the last position backwards and the labelling is read off from the
 first position forwards, taking the smallest label that still completes a best labelling, so
 ties go to the lexicographically smallest labelling; a batch is stored one sequence after
-another, ``offsets`` marking where each starts.
+another, ``offsets`` marking where each starts. :func:`parallel_batch_viterbi_second_order`
+decodes the sequences of a batch on Numba's threads, with the same labels.
 
 The transition weights enter as ``pair_scores`` (L, L), the score of ``y_t → y_{t+1}``, and
 ``triple_scores`` (L, L, L), the score of ``(y_{t-2}, y_{t-1}) → y_t`` *including* the pair
@@ -124,16 +125,55 @@ def batch_viterbi_second_order(
     best_from = np.empty((longest, n_labels, n_labels))
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
-        begin, stop = offsets[k], offsets[k + 1]
-        second_order_suffix_scores(
-            unary, begin, stop, pair_scores, triple_scores, end, best_from
+        _decode_second_order(
+            unary, offsets[k], offsets[k + 1], pair_scores, triple_scores, start, end,
+            best_from, labels,
         )
-        labels[begin] = _best_label(start, best_from[0, 0])
-        if stop - begin > 1:
-            labels[begin + 1] = _best_label(pair_scores[labels[begin]], best_from[1, labels[begin]])
-        for t in range(begin + 2, stop):
-            before, previous = labels[t - 2], labels[t - 1]
-            labels[t] = _best_label(
-                triple_scores[before, previous], best_from[t - begin, previous]
-            )
     return labels
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_batch_viterbi_second_order(
+    unary: np.ndarray,
+    offsets: np.ndarray,
+    pair_scores: np.ndarray,
+    triple_scores: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+) -> np.ndarray:
+    """Return :func:`batch_viterbi_second_order`'s labels, the sequences on Numba's threads.
+
+    Each sequence has a workspace of its own and writes only its own labels, so the result
+    does not depend on the number of threads.
+    """
+    n_labels = unary.shape[1]
+    labels = np.empty(unary.shape[0], dtype=np.int64)
+    for k in numba.prange(offsets.shape[0] - 1):
+        begin, stop = offsets[k], offsets[k + 1]
+        best_from = np.empty((stop - begin, n_labels, n_labels))
+        _decode_second_order(
+            unary, begin, stop, pair_scores, triple_scores, start, end, best_from, labels
+        )
+    return labels
+
+
+@numba.njit(cache=True)
+def _decode_second_order(
+    unary: np.ndarray,
+    begin: int,
+    stop: int,
+    pair_scores: np.ndarray,
+    triple_scores: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    best_from: np.ndarray,
+    labels: np.ndarray,
+) -> None:
+    """Decode the chain in rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]``."""
+    second_order_suffix_scores(unary, begin, stop, pair_scores, triple_scores, end, best_from)
+    labels[begin] = _best_label(start, best_from[0, 0])
+    if stop - begin > 1:
+        labels[begin + 1] = _best_label(pair_scores[labels[begin]], best_from[1, labels[begin]])
+    for t in range(begin + 2, stop):
+        before, previous = labels[t - 2], labels[t - 1]
+        labels[t] = _best_label(triple_scores[before, previous], best_from[t - begin, previous])

@@ -1,12 +1,20 @@
-"""Oracle calls spread over workers with joblib: a batch oracle run on one chunk per worker.
+"""Oracle calls in parallel: compiled tasks on threads, the others on joblib workers.
 
-:func:`map_chunks` calls a task's batch method on contiguous chunks of its per-example
-arguments, one chunk per worker, and joins the results in the order of the examples; the
-result equals the one call on the whole batch. Solvers and learners call it with their
-``n_jobs`` on the decoding oracles (``batch_loss_augmented_argmax`` in every oracle pass,
-``batch_argmax`` in ``predict``), so any task runs in parallel without being wrapped.
-:class:`ParallelTask` is the same map behind the :class:`~structsvm.Task` interface, for code
-that only takes a task.
+``n_jobs`` means two things, depending on the task:
+
+* a task whose batch methods run compiled code in threads of their own (its
+  :attr:`~structsvm.Task.threaded_batches` is true, as for :class:`tasks.ChainTask`) is called
+  once on the whole batch inside :func:`oracle_threads`, which sets the number of Numba (and
+  BLAS) threads to ``n_jobs``: no pickling, no copies of the data;
+* any other task (plain Python code) has its batch method called by :func:`map_chunks` on
+  contiguous chunks of its per-example arguments, one chunk per joblib worker process, and
+  the results joined in the order of the examples.
+
+Either way the result equals the one serial call on the whole batch. Solvers and learners
+call :func:`map_chunks` with their ``n_jobs`` on the decoding oracles
+(``batch_loss_augmented_argmax`` in every oracle pass, ``batch_argmax`` in ``predict``), so
+any task runs in parallel without being wrapped. :class:`ParallelTask` is the same map behind
+the :class:`~structsvm.Task` interface, for code that only takes a task.
 
 joblib takes the backend from the surrounding context, so the same code uses local processes
 (joblib's default "loky" backend) or a Dask cluster::
@@ -17,14 +25,17 @@ joblib takes the backend from the surrounding context, so the same code uses loc
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task
 from structsvm._utils.validation import N_JOBS, check_value
@@ -66,12 +77,18 @@ def map_chunks(
 
     Notes
     -----
-    With one worker (``n_jobs=1``, or None outside a joblib context) or one example,
-    ``batch_method`` is called directly, without joblib. The result is exactly that of the
-    direct call as long as the method treats every example independently of the others in
-    the batch.
+    A batch method of a task with :attr:`~structsvm.Task.threaded_batches` is called once on
+    the whole batch, on ``n_jobs`` threads (:func:`oracle_threads`); ``backend`` is then
+    unused. Otherwise, with one worker (``n_jobs=1``, or None outside a joblib context) or one
+    example, ``batch_method`` is called directly, without joblib. The result is exactly that
+    of the direct call as long as the method treats every example independently of the others
+    in the batch.
     """
     n_jobs = check_n_jobs(n_jobs)
+    task = getattr(batch_method, "__self__", None)
+    if isinstance(task, Task) and task.threaded_batches:
+        with oracle_threads(task, n_jobs):
+            return batch_method(*batches, *shared)
     n_examples = len(batches[0])
     if n_jobs == 1 or n_examples <= 1:
         return batch_method(*batches, *shared)
@@ -86,6 +103,43 @@ def map_chunks(
             for begin, stop in itertools.pairwise(bounds)
         )
     return _joined(results)
+
+
+@functools.cache
+def blas_threads() -> ThreadpoolController:
+    """Return a controller of the BLAS thread pools (looking them up once per process)."""
+    return ThreadpoolController()
+
+
+def n_threads(n_jobs: int | None) -> int:
+    """Return how many threads ``n_jobs`` asks for, at most Numba's ``NUMBA_NUM_THREADS``.
+
+    ``n_jobs`` is read in joblib's convention (None: 1 unless a ``joblib.parallel_config``
+    context says otherwise; -1: all CPUs; -2: all but one).
+    """
+    return max(1, min(effective_n_jobs(check_n_jobs(n_jobs)), numba.config.NUMBA_NUM_THREADS))
+
+
+@contextmanager
+def oracle_threads(task: Task, n_jobs: int | None) -> Iterator[None]:
+    """Run the compiled batch methods of ``task`` on ``n_jobs`` threads inside the block.
+
+    For a task with :attr:`~structsvm.Task.threaded_batches`, sets the number of threads of
+    Numba's parallel loops (:func:`numba.set_num_threads`, which holds for the calling thread
+    only) and of the BLAS to :func:`n_threads` ``(n_jobs)``, and restores Numba's afterwards;
+    for any other task, does nothing.
+    """
+    if not task.threaded_batches:
+        yield
+        return
+    threads = n_threads(n_jobs)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        with blas_threads().limit(limits=threads, user_api="blas"):
+            yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 def _joined(results: list[Any]) -> Any:
@@ -139,7 +193,9 @@ class ParallelTask(Task):
     ----------
     task : Task
         The task whose oracles to run. It is pickled to every worker, so it must pickle
-        (tasks defined in importable modules do).
+        (tasks defined in importable modules do), unless its batch methods are threaded
+        (:attr:`~structsvm.Task.threaded_batches`, which the wrapper shares): they then run
+        on ``n_jobs`` threads in this process.
     n_jobs : int or None, default=None
         Number of workers, as in :func:`map_chunks` (None: 1 unless a joblib context says
         otherwise).
@@ -165,6 +221,11 @@ class ParallelTask(Task):
 
     def __repr__(self) -> str:
         return f"ParallelTask({self.task!r}, n_jobs={self.n_jobs}, backend={self.backend!r})"
+
+    @property
+    def threaded_batches(self) -> bool:
+        """Whether the wrapped task's batch methods run on threads of their own."""
+        return self.task.threaded_batches
 
     def __getattr__(self, name: str) -> Any:
         # Called only for names the wrapper lacks. Special names stay the wrapper's own, so

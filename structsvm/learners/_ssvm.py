@@ -103,13 +103,18 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     random_state : int, RandomState or None, default=None
         bcfw: seed of the random order.
     n_jobs : int or None, default=None
-        Workers for the batch oracle calls (fit, predict, score), through joblib; see
-        :func:`~structsvm._utils.parallel.map_chunks`. None means 1 unless a
-        ``joblib.parallel_config`` context says otherwise, -1 means all CPUs, or all workers
-        inside ``joblib.parallel_backend("dask")``. The weights do not depend on it. bcfw's
-        steps are sequential; only its gap evaluation after each pass is parallel, and only
-        for n_jobs other than None and 1 when the task compiles its passes (the compiled
-        evaluation is then faster: see :func:`structsvm.solvers.bcfw`).
+        Workers for the batch oracle calls (fit, predict, score). For a task with compiled,
+        threaded batch methods (``task.threaded_batches``, as :class:`tasks.ChainTask`),
+        these are threads in this process, sharing the data (their oracles and joint features
+        run on ``n_jobs`` Numba and BLAS threads); for any other task, joblib worker
+        processes, each given a chunk of the examples. See
+        :mod:`structsvm._utils.parallel`. None means 1 unless a ``joblib.parallel_config``
+        context says otherwise, -1 means all CPUs, or all workers inside
+        ``joblib.parallel_backend("dask")`` (for threads, at most Numba's
+        ``NUMBA_NUM_THREADS``). The weights do not depend on it. bcfw's steps are sequential;
+        only its gap evaluation after each pass is parallel, and only for n_jobs other than
+        None and 1 when the task compiles its passes (the compiled evaluation is then faster:
+        see :func:`structsvm.solvers.bcfw`).
     progress : bool, default=False
         Show a tqdm progress bar during fit, counting iterations, with the primal objective
         and the relative duality gap of the latest one.

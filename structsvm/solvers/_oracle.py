@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from structsvm._contract import check_oracle_results, check_violations
 from structsvm._task import Task, array_key
-from structsvm._utils.parallel import map_chunks
+from structsvm._utils.parallel import map_chunks, oracle_threads
 
 FeatureMatrix = np.ndarray | sp.csr_matrix
 
@@ -133,8 +133,9 @@ def loss_augmented_pass(
     ``true_feature_sum`` optionally their sum. The oracle, the task's
     ``batch_loss_augmented_argmax`` for ``rescaling="margin"`` and its
     ``batch_slack_rescaled_argmax`` for ``"slack"``, runs on ``n_jobs`` joblib workers, one
-    chunk of examples each (:func:`~structsvm._utils.parallel.map_chunks`); losses and joint
-    features of its outputs are computed here. Outputs the task does not certify
+    chunk of examples each (:func:`~structsvm._utils.parallel.map_chunks`), or, for a task with
+    :attr:`~structsvm.Task.threaded_batches`, on ``n_jobs`` threads, as do the joint features
+    of its outputs; losses and joint features are computed here. Outputs the task does not certify
     (:meth:`~structsvm.Task.is_certified`) may lose to the true output; their slacks are
     clipped at 0 like the others, and the pass is marked uncertified.
     """
@@ -143,9 +144,10 @@ def loss_augmented_pass(
         if rescaling == "slack"
         else task.batch_loss_augmented_argmax
     )
-    outputs = map_chunks(oracle, (X, Y), w, n_jobs=n_jobs)
-    losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
-    features = task.batch_joint_feature(X, outputs)
+    with oracle_threads(task, n_jobs):
+        outputs = map_chunks(oracle, (X, Y), w, n_jobs=n_jobs)
+        losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
+        features = task.batch_joint_feature(X, outputs)
     check_oracle_results(task, true_features, features, losses)
     score_gaps = np.asarray(true_features @ w).ravel() - np.asarray(features @ w).ravel()
     certified_outputs = np.array([task.is_certified(y) for y in outputs], dtype=bool)

@@ -1,0 +1,121 @@
+"""Compiled tasks run their batch methods on threads: the results are the serial ones."""
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import structsvm._utils.parallel
+from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
+from structsvm.solvers._oracle import loss_augmented_pass
+from tasks import ChainTask, MulticlassTask
+from tasks._multiclass import ROWS_PER_BLOCK
+from tasks._threads import PARALLEL_FROM, use_threads
+
+CHAIN_TASKS = {
+    "first order": dict(),
+    "second order, start/end, bias": dict(order=2, start_end=True, bias=True),
+    "constrained": dict(forbidden_transitions=[(0, 1)], forbidden_first=[2]),
+}
+
+
+def chain_data(n_sequences, n_labels, n_features, seed, sparse=False):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 12, size=n_sequences)
+    X = [rng.normal(size=(length, n_features)) * (rng.random((length, n_features)) < 0.5)
+         for length in lengths]
+    if sparse:
+        X = [sp.csr_matrix(x) for x in X]
+    Y = [rng.integers(0, n_labels, size=length) for length in lengths]
+    return X, Y
+
+
+def serial_and_threaded(task, call):
+    """Return ``call()`` on one thread and on all threads (two or more where there are)."""
+    with oracle_threads(task, 1):
+        serial = call()
+    with oracle_threads(task, -1):
+        threaded = call()
+    return serial, threaded
+
+
+@pytest.mark.parametrize("options", CHAIN_TASKS.values(), ids=CHAIN_TASKS.keys())
+@pytest.mark.parametrize("sparse", [False, True])
+def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse):
+    task = ChainTask(4, 5, **options)
+    X, Y = chain_data(300, 4, 5, seed=1, sparse=sparse)
+    Y = [np.where(y == 1, 2, y) if "forbidden_transitions" in options else y for y in Y]
+    Y = [np.concatenate([[0], y[1:]]) if "forbidden_first" in options else y for y in Y]
+    w = np.random.default_rng(2).normal(size=task.size_joint_feature)
+    for call in (
+        lambda: task.batch_argmax(X, w),
+        lambda: task.batch_loss_augmented_argmax(X, Y, w),
+    ):
+        serial, threaded = serial_and_threaded(task, call)
+        for mine, theirs in zip(threaded, serial, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+    serial, threaded = serial_and_threaded(task, lambda: task.batch_joint_feature(X, Y))
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(threaded, part), getattr(serial, part))
+
+
+def test_multiclass_oracles_on_threads_are_the_serial_ones():
+    rng = np.random.default_rng(5)
+    n = 2 * ROWS_PER_BLOCK + 17
+    task = MulticlassTask(7, 9)
+    X, Y = rng.normal(size=(n, 9)), rng.integers(0, 7, size=n)
+    w = rng.normal(size=task.size_joint_feature)
+    for call in (
+        lambda: task.batch_argmax(X, w),
+        lambda: task.batch_loss_augmented_argmax(X, Y, w),
+        lambda: task.batch_score(X, Y, w),
+    ):
+        serial, threaded = serial_and_threaded(task, call)
+        np.testing.assert_array_equal(threaded, serial)
+    np.testing.assert_allclose(
+        task.batch_score(X, Y, w), np.einsum("ij,ij->i", X, w.reshape(7, 9)[Y]), rtol=1e-12
+    )
+
+
+def test_an_oracle_pass_of_a_threaded_task_uses_threads_not_joblib(monkeypatch):
+    seen_threads = []
+
+    class Recording(ChainTask):
+        def batch_loss_augmented_argmax(self, X, Y_true, w):
+            seen_threads.append(numba.get_num_threads())
+            return super().batch_loss_augmented_argmax(X, Y_true, w)
+
+    def no_joblib(*args, **kwargs):
+        raise AssertionError("joblib.Parallel was used for a threaded task")
+
+    monkeypatch.setattr(structsvm._utils.parallel, "Parallel", no_joblib)
+    task = Recording(3, 4)
+    X, Y = chain_data(40, 3, 4, seed=3)
+    w = np.random.default_rng(4).normal(size=task.size_joint_feature)
+    true_features = task.batch_joint_feature(X, Y)
+    before = numba.get_num_threads()
+    passes = [loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n) for n in (1, -1)]
+    assert seen_threads == [1, n_threads(-1)]
+    assert numba.get_num_threads() == before
+    for mine, theirs in zip(passes[1].outputs, passes[0].outputs, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(passes[1].slacks, passes[0].slacks)
+    outputs = map_chunks(task.batch_argmax, (X,), w, n_jobs=2)
+    for mine, theirs in zip(outputs, task.batch_argmax(X, w), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_threads_are_at_least_one_and_at_most_numbas():
+    assert n_threads(None) == 1
+    assert n_threads(1) == 1
+    assert 1 <= n_threads(-1) <= numba.config.NUMBA_NUM_THREADS
+    assert n_threads(10**6) == numba.config.NUMBA_NUM_THREADS
+    with pytest.raises(ValueError, match="n_jobs"):
+        n_threads(0)
+
+
+def test_small_batches_stay_on_the_calling_thread():
+    task = ChainTask(3, 4)
+    with oracle_threads(task, -1):
+        assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
+        assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
