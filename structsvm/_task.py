@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from structsvm._utils.validation import check_consistent_length
+from structsvm._utils.validation import check_consistent_length, check_examples
 
 
 class Task:
@@ -105,6 +105,7 @@ class Task:
         ValueError
             Naming the argument and what was expected.
         """
+        check_examples(X, "X")
         if len(X) == 0:
             raise ValueError("X is empty: expected at least one example")
         if Y is not None:

@@ -10,7 +10,12 @@ import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task
-from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
+from structsvm._utils.validation import (
+    check_feature_array,
+    check_labels,
+    check_positive_int,
+    check_weights,
+)
 
 
 @functools.cache
@@ -133,11 +138,17 @@ class MulticlassTask(Task):
         product: a threaded BLAS product of this size is many times slower as soon as other
         processes keep the cores busy.
         """
+        w = check_weights(w, self.size_joint_feature, finite=False)
         weights = w.reshape(self.n_classes, self.n_features)
         if _is_sparse_input(X):
-            return np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
-        with _blas_threads().limit(limits=1, user_api="blas"):
-            return np.asarray(X, dtype=float) @ weights.T
+            scores = np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
+        else:
+            with _blas_threads().limit(limits=1, user_api="blas"):
+                scores = np.asarray(X, dtype=float) @ weights.T
+        if not np.all(np.isfinite(scores)):
+            check_weights(w, self.size_joint_feature)
+            raise ValueError("the scores of X under w overflow: they are not finite")
+        return scores
 
     def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
         """Return the rows e_{Y[i]} ⊗ X[i] as a CSR matrix, shape (n, n_classes * n_features).

@@ -49,11 +49,15 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import reprlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import assert_all_finite, column_or_1d
 
@@ -295,9 +299,47 @@ def _shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
+def check_examples(data: Any, name: str) -> None:
+    """Raise TypeError unless ``data`` is a sequence of examples: a list, tuple, array...
+
+    Strings, bytes, mappings, sets, scalars and 0-D arrays are not; objects with an array form
+    (``__array__``) are. ``name`` names the argument.
+    """
+    indexable = hasattr(data, "__len__") and hasattr(data, "__getitem__")
+    if (
+        getattr(data, "ndim", None) == 0
+        or isinstance(data, str | bytes | Mapping | AbstractSet)
+        or not (indexable or hasattr(data, "__array__"))
+    ):
+        raise TypeError(
+            f"{name} must be a sequence of examples (a list, tuple or array), "
+            f"got {type(data).__name__}"
+        )
+
+
+@contextmanager
+def errors_naming(argument: str) -> Iterator[None]:
+    """Prefix ``argument`` to the message of a ValueError or TypeError raised inside.
+
+    For checks by other libraries (scikit-learn's ``check_array``...) whose messages do not
+    say which argument is at fault. Errors that already name it, and NotFittedError, pass
+    unchanged; others are raised again as ValueError (TypeError if they were only that).
+    """
+    try:
+        yield
+    except NotFittedError:
+        raise
+    except (ValueError, TypeError) as error:
+        if re.search(rf"(?<![A-Za-z_]){re.escape(argument)}(?![A-Za-z_])", str(error)):
+            raise
+        kind = ValueError if isinstance(error, ValueError) else TypeError
+        raise kind(f"{argument}: {error}") from error
+
+
 def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
     """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
     check_targets_given(Y)
+    check_examples(Y, "Y")
     n_targets = len(np.asarray(Y))
     if len(X) != n_targets:
         raise ValueError(
@@ -332,6 +374,8 @@ def check_feature_array(
     finite : bool, default=True
         Also require every entry to be finite (a pass over the whole array).
     """
+    if isinstance(x, np.ndarray) and np.iscomplexobj(x):
+        raise ValueError(f"{name} must hold real numbers, got complex numbers")
     try:
         array = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -365,10 +409,11 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
 
 def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
     """Return class labels ``y`` as a 1-D array; raise ValueError if NaN or not classes."""
-    array = column_or_1d(y, warn=True)
-    if array.dtype.kind in "fc":
-        assert_all_finite(array, input_name=name)
-    check_classification_targets(array)
+    with errors_naming(name):
+        array = column_or_1d(y, warn=True)
+        if array.dtype.kind in "fc":
+            assert_all_finite(array, input_name=name)
+        check_classification_targets(array)
     return array
 
 

@@ -55,7 +55,14 @@ class Kernel:
                 "A and B must have the same number of features, "
                 f"got {A.shape[1:]} and {B.shape[1:]}"
             )
-        return self._gram(A, B)
+        gram = self._gram(A, B)
+        if not np.all(np.isfinite(gram)):
+            inputs = "A" if B is A else "A and B"
+            raise ValueError(
+                f"the kernel values of {inputs} are not finite: the values of {inputs} are too "
+                "large for this kernel; scale them"
+            )
+        return gram
 
     def diagonal(self, A: Any) -> np.ndarray:
         """Return ``k(a, a)`` for every input a in A."""
@@ -358,7 +365,14 @@ def check_mercer(kernel: Kernel, X: Any, tol: float = 1e-10) -> MercerReport:
     """
     tol = check_positive_float(tol, "tol")
     gram = gram_matrix(kernel, X)
-    eigenvalues = np.linalg.eigvalsh(0.5 * (gram + gram.T))
+    if len(gram) == 0:
+        raise ValueError("X is empty: check_mercer needs at least one input")
+    try:
+        eigenvalues = np.linalg.eigvalsh(0.5 * (gram + gram.T))
+    except np.linalg.LinAlgError as error:
+        raise ValueError(
+            f"the Gram matrix of X has no computable eigenvalues ({error}); scale X"
+        ) from None
     scale = max(1.0, float(np.abs(eigenvalues).max(initial=0.0)))
     max_asymmetry = float(np.abs(gram - gram.T).max(initial=0.0))
     symmetric = max_asymmetry <= tol * scale
