@@ -3,8 +3,10 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
-:class:`MulticlassSVM` and :class:`KernelMulticlassSVM` as flat classifiers; the optimisation
-methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
+multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
+:func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
+optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
 :func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
@@ -35,10 +37,14 @@ from structsvm.kernels import (
 from structsvm.learners import (
     KernelMulticlassSVM,
     MulticlassSVM,
+    PerformanceSVM,
+    RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
     margin,
+    mean_ndcg,
     mistake_bound,
+    pairwise_accuracy,
     radius,
 )
 
@@ -55,8 +61,10 @@ __all__ = [
     "NormalizedKernel",
     "NotSeparableError",
     "ParallelTask",
+    "PerformanceSVM",
     "PolynomialKernel",
     "RBFKernel",
+    "RankingSVM",
     "SigmoidKernel",
     "StructuredPerceptron",
     "StructuredSVM",
@@ -71,7 +79,9 @@ __all__ = [
     "gram_matrix",
     "kkt_report",
     "margin",
+    "mean_ndcg",
     "mistake_bound",
+    "pairwise_accuracy",
     "radius",
 ]
 __version__ = "0.1.0"

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse
 
 from structsvm._contract import TaskContractViolation
-from structsvm._task import Task
+from structsvm._task import Task, check_size_joint_feature
 from structsvm._utils.validation import check_positive_float, check_positive_int, take
 
 _ARGMAX = "argmax"
@@ -320,23 +320,23 @@ class _Checker:
 
     # ----------------------------------------------------------------- task-wide checks
     def _check_size(self) -> int | None:
-        size = self.problems.attempt(
-            "size_joint_feature",
-            None,
-            "reading size_joint_feature",
-            lambda: self.task.size_joint_feature,
-        )
-        if size is _FAILED:
-            return None
-        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        try:
+            return check_size_joint_feature(self.task)
+        except TypeError as error:  # missing, or not a positive integer
             self.problems.add(
                 "invalid_size_joint_feature",
                 "size_joint_feature",
                 None,
-                f"must be a positive int, got {size!r}; the oracles cannot be probed",
+                f"{error}; the oracles cannot be probed",
             )
-            return None
-        return int(size)
+        except Exception as error:  # a property of the task's own that raises
+            self.problems.add(
+                "exception",
+                "size_joint_feature",
+                None,
+                f"reading size_joint_feature raised {_describe(error)}",
+            )
+        return None
 
     def _check_data(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any]:
         """Return the data as ``check_data`` converts it, or unchanged if it fails."""

@@ -172,3 +172,27 @@ class Task:
     def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
         """Return ``w · φ(X[i], Y[i])`` for every example, shape (n,)."""
         return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()
+
+
+def check_size_joint_feature(task: Task) -> int:
+    """Return ``task.size_joint_feature``, checked to be a positive integer.
+
+    Raises
+    ------
+    TypeError
+        If the task does not set it, or sets something other than a positive integer: a
+        task states the length of φ(x, y), which is also the length of the weights ``w``.
+    """
+    size = getattr(task, "size_joint_feature", None)
+    if size is None:
+        raise TypeError(
+            f"{type(task).__name__} has no size_joint_feature: set it (a class or instance "
+            "attribute) to the length of the joint feature vector φ(x, y), which is also the "
+            "length of the weight vector w"
+        )
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise TypeError(
+            f"{type(task).__name__}.size_joint_feature must be a positive integer (the length "
+            f"of φ(x, y)), got {size!r}"
+        )
+    return int(size)

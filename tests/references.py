@@ -255,3 +255,63 @@ def brute_force_subsequence_kernel(s, t):
     """The all-subsequences kernel of s and t: pairs of equal subsequences, counted."""
     counts_s, counts_t = subsequence_counts(s), subsequence_counts(t)
     return sum(count * counts_t[u] for u, count in counts_s.items())
+
+
+# ------------------------------------------------------------------------ ranking
+def preference_pairs(grades):
+    """Every pair (i, j) of documents with grades[i] > grades[j], listed one by one."""
+    m = len(grades)
+    return [(i, j) for i in range(m) for j in range(m) if grades[i] > grades[j]]
+
+
+def ranking_value(x, grades, w, signs):
+    """Return (Δ + w·φ, φ, Δ) of a sign assignment to the pairs, from the definitions.
+
+    φ = ½ Σ_{(i, j)} sign_ij (x_i − x_j) over the preference pairs and Δ the number of pairs
+    with sign −1.
+    """
+    pairs = preference_pairs(grades)
+    phi = np.zeros(x.shape[1])
+    for (i, j), sign in zip(pairs, signs, strict=True):
+        phi += 0.5 * sign * (x[i] - x[j])
+    loss = float(sum(sign < 0 for sign in signs))
+    return loss + phi @ w, phi, loss
+
+
+def brute_force_ranking_oracle(x, grades, w):
+    """Return the largest Δ + w·φ over all 2^|P| sign assignments to the preference pairs."""
+    n_pairs = len(preference_pairs(grades))
+    return max(
+        ranking_value(x, grades, w, signs)[0]
+        for signs in itertools.product([1, -1], repeat=n_pairs)
+    )
+
+
+def pairwise_differences(queries, grades):
+    """Stack x_i − x_j for every preference pair of every query, one row per pair."""
+    rows = [
+        query[i] - query[j]
+        for query, g in zip(queries, grades, strict=True)
+        for i, j in preference_pairs(g)
+    ]
+    return np.array(rows)
+
+
+def solve_pairwise_svm(differences, C):
+    """Return (w, objective) of the linear SVM without intercept on the pair differences.
+
+    The primal QP in (w, ξ): ½‖w‖² + C Σ ξ_k subject to w · d_k >= 1 − ξ_k and ξ_k >= 0,
+    one slack per difference vector d_k (every pair labelled +1).
+    """
+    n, p = differences.shape
+    P = np.zeros((p + n, p + n))
+    P[:p, :p] = np.eye(p)
+    q = np.concatenate([np.zeros(p), np.full(n, C)])
+    G = np.block([[-differences, -np.eye(n)], [np.zeros((n, p)), -np.eye(n)]])
+    h = np.concatenate([-np.ones(n), np.zeros(n)])
+    options = {"show_progress": False, "abstol": 1e-11, "reltol": 1e-11, "feastol": 1e-10}
+    solution = solvers.qp(matrix(P), matrix(q), matrix(G), matrix(h), options=options)
+    z = np.array(solution["x"]).ravel()
+    w = z[:p]
+    hinge = np.maximum(0.0, 1.0 - differences @ w)
+    return w, 0.5 * w @ w + C * hinge.sum()

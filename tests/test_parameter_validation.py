@@ -12,6 +12,8 @@ from structsvm import (
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    PerformanceSVM,
+    RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
 )
@@ -41,6 +43,11 @@ def _three_class_data():
     return np.array([[4.0, 0.0], [0.0, 4.0], [4.0, 4.0]])[codes] + rng.normal(size=(30, 2)), codes
 
 
+def _ranked_documents():
+    X, _ = _binary_data()
+    return X, np.round(X[:, 0]), np.repeat([0, 1], 10)
+
+
 def _real_targets():
     X, _ = _binary_data()
     return X, X @ np.array([1.0, -2.0])
@@ -59,6 +66,8 @@ ESTIMATORS = {
         _three_class_data,
     ),
     "KernelMulticlassSVM": (KernelMulticlassSVM, _three_class_data),
+    "PerformanceSVM": (PerformanceSVM, _binary_data),
+    "RankingSVM": (RankingSVM, _ranked_documents),
 }
 
 # Parameters that an estimator checks only in the configurations that use them.
@@ -154,6 +163,8 @@ def test_predict_checks_the_task():
         (StructuredPerceptron, (MulticlassTask(2, 2), 10)),
         (StructuredSVM, (MulticlassTask(2, 2), 1.0)),
         (KernelMulticlassSVM, (1.0,)),
+        (PerformanceSVM, ("f1",)),
+        (RankingSVM, (1.0,)),
     ],
 )
 def test_hyper_parameters_are_keyword_only(make, args):

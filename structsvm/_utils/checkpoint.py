@@ -54,10 +54,29 @@ def _sync_directory(directory: Path) -> None:
 
 
 def read_checkpoint(path: str | os.PathLike[str], expected: type) -> Any:
-    """Load a checkpoint written by :func:`write_checkpoint` and check the estimator's type."""
-    obj = joblib.load(path)
+    """Load a checkpoint written by :func:`write_checkpoint` and check the estimator's type.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no file at ``path``.
+    ValueError
+        If the file is not a checkpoint at all: not a joblib pickle, truncated or corrupt.
+    TypeError
+        If it is a pickle of something other than an ``expected`` estimator.
+    """
+    try:
+        obj = joblib.load(path)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except Exception as error:  # unpickling a foreign or damaged file can raise anything
+        raise ValueError(
+            f"{os.fspath(path)!r} is not a structsvm checkpoint: it could not be read as a "
+            f"joblib pickle ({type(error).__name__}: {error})"
+        ) from error
     if not isinstance(obj, expected):
         raise TypeError(
-            f"{os.fspath(path)!r} holds a {type(obj).__name__}, not a {expected.__name__}"
+            f"{os.fspath(path)!r} is not a checkpoint of a {expected.__name__}: it holds a "
+            f"{type(obj).__name__}, not a {expected.__name__}"
         )
     return obj

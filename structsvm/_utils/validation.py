@@ -454,7 +454,13 @@ def check_weights(w: Any, size: int, *, finite: bool = True) -> np.ndarray:
     ``finite=False`` skips the pass over all entries, for callers that check the part of
     ``w`` they read (a cost independent of ``size``).
     """
-    return check_feature_array(w, "w", ndim=1, n_features=size, finite=finite)
+    w = check_feature_array(w, "w", ndim=1, n_features=None, finite=finite)
+    if len(w) != size:
+        raise ValueError(
+            f"w has length {len(w)}, expected size_joint_feature={size} "
+            "(the length of the joint feature vector φ(x, y))"
+        )
+    return w
 
 
 def take(data: Sequence[Any], indices: np.ndarray) -> Sequence[Any]:

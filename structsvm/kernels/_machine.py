@@ -145,11 +145,7 @@ class KernelMachine(BaseEstimator):
         self, inputs: Any, n_samples: int, support: np.ndarray, coef: np.ndarray, intercept: float
     ) -> None:
         """Keep the support inputs and the coefficients ``c_i`` of the kernel expansion."""
-        self.support_ = support
-        self.support_vectors_ = None if inputs is None else take(inputs, support)
-        self.intercept_ = float(intercept)
-        self._expansion_coef_ = coef[support]
-        self._n_fit_samples_ = n_samples
+        vars(self).update(expansion_attributes(inputs, n_samples, support, coef, intercept))
 
     def _kernel_to_support(self, X: Any) -> np.ndarray:
         """Return the kernel values ``k(x_i, x)`` of every input x in X against the support."""
@@ -212,3 +208,16 @@ def _check_vectors(X: Any) -> np.ndarray:
     """Return X as a dense, finite, non-empty 2-D float64 array (errors name X)."""
     with errors_naming("X"):
         return check_array(X, dtype=np.float64, input_name="X")
+
+
+def expansion_attributes(
+    inputs: Any, n_samples: int, support: np.ndarray, coef: np.ndarray, intercept: float
+) -> dict[str, Any]:
+    """Return the fitted attributes of a kernel expansion ``Σ_{i ∈ support} c_i k(x_i, ·) + b``."""
+    return {
+        "support_": support,
+        "support_vectors_": None if inputs is None else take(inputs, support),
+        "intercept_": float(intercept),
+        "_expansion_coef_": coef[support],
+        "_n_fit_samples_": n_samples,
+    }

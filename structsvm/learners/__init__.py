@@ -2,22 +2,31 @@
 
 :class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`;
 :class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
-on the multiclass structural SVM. :func:`radius`, :func:`margin` and :func:`mistake_bound` give
-the perceptron's mistake bound.
+on the multiclass structural SVM, :class:`PerformanceSVM` a binary one trained for F1 or another
+multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
+:func:`pairwise_accuracy` or :func:`mean_ndcg`. :func:`radius`, :func:`margin` and
+:func:`mistake_bound` give the perceptron's mistake bound.
 """
 
 from structsvm.learners._bounds import margin, mistake_bound, radius
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
 from structsvm.learners._multiclass import MulticlassSVM
 from structsvm.learners._perceptron import StructuredPerceptron
+from structsvm.learners._performance import PerformanceSVM
+from structsvm.learners._ranking import RankingSVM
+from structsvm.learners._ranking_metrics import mean_ndcg, pairwise_accuracy
 from structsvm.learners._ssvm import StructuredSVM
 
 __all__ = [
     "KernelMulticlassSVM",
     "MulticlassSVM",
+    "PerformanceSVM",
+    "RankingSVM",
     "StructuredPerceptron",
     "StructuredSVM",
     "margin",
+    "mean_ndcg",
     "mistake_bound",
+    "pairwise_accuracy",
     "radius",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structsvm._task import Task
+from structsvm._task import Task, check_size_joint_feature
 from structsvm._utils.parallel import map_chunks
 from structsvm._utils.validation import InstancesOf, ParameterConstraints, validate_parameters
 
@@ -31,8 +31,9 @@ class StructuredEstimator(BaseEstimator):
     n_jobs: int | None = 1
 
     def _check_task(self) -> Task:
-        """Return the task; raise InvalidParameterError (a TypeError) if it is not a Task."""
+        """Return the task; raise a TypeError if it is not a Task or lacks its size."""
         validate_parameters(self, only=("task",))
+        check_size_joint_feature(self.task)
         return self.task
 
     def _check_fitted(self) -> None:

@@ -11,15 +11,14 @@ rule holds, stops cleanly on KeyboardInterrupt, and continues an earlier fit wit
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from numbers import Integral
 from typing import Any, ClassVar
 
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from tqdm.auto import tqdm
 
@@ -31,33 +30,55 @@ from structsvm.solvers import SolverState
 logger = logging.getLogger("structsvm")
 
 
-@contextmanager
-def interruptible(estimator: BaseEstimator) -> Iterator[None]:
-    """Turn a KeyboardInterrupt inside a fit loop into a clean stop that keeps the model.
+def is_interrupt(error: BaseException) -> bool:
+    """Tell whether an exception is a KeyboardInterrupt, also one raised inside compiled code.
 
-    The estimator's ``interrupted_`` attribute records whether the fit was cut short; the
-    fit leaves the weights learned so far in place, so the model can be used or resumed.
+    A SIGINT handled while a Numba-compiled function hands back its result surfaces as a
+    SystemError ("returned a result with an exception set") caused by the KeyboardInterrupt.
     """
-    estimator.interrupted_ = False
-    try:
-        yield
-    except KeyboardInterrupt:
-        estimator.interrupted_ = True
-        warnings.warn(
-            f"{type(estimator).__name__}.fit was interrupted: keeping the model learned so far",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    return isinstance(error, SystemError) and isinstance(
+        error.__cause__ or error.__context__, KeyboardInterrupt
+    )
+
+
+def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a KeyboardInterrupt at any moment of ``fit`` a clean stop that keeps the model.
+
+    The decorated ``fit`` sets ``interrupted_``; when interrupted it warns and returns the
+    estimator, which holds the last completed iteration (see :meth:`IterativeEstimator._adopt`).
+    """
+
+    @functools.wraps(fit)
+    def interruptible(self: IterativeEstimator, *args: Any, **kwargs: Any) -> Any:
+        self.interrupted_ = False
+        try:
+            return fit(self, *args, **kwargs)
+        except (KeyboardInterrupt, SystemError) as error:
+            if not is_interrupt(error):
+                raise
+            self._note_interrupt()
+            return self
+
+    return interruptible
 
 
 class IterativeEstimator:
     """Mixin of the estimators trained by a solver generator.
 
     A subclass has the parameters ``warm_start``, ``progress``, ``verbose``, ``checkpoint``
-    and ``checkpoint_every`` (their table entries are merged into its own), calls
-    :meth:`_run_solver` from ``fit`` and implements :meth:`_keep` to set its own fitted
-    attributes from a state. It sets, on every state:
-    ``history_``, ``n_iter_``, ``converged_``, ``dual_state_`` and ``interrupted_``.
+    and ``checkpoint_every`` (their table entries are merged into its own), decorates ``fit``
+    with :func:`interruptible_fit`, calls :meth:`_run_solver` from it and implements
+    :meth:`_fitted_attributes` to give its own fitted attributes for a state. It sets, on
+    every state, ``history_``, ``n_iter_``, ``converged_`` and ``dual_state_``, and
+    ``interrupted_`` on every fit.
+
+    A KeyboardInterrupt at any moment of a fit stops it: ``fit`` warns and returns the
+    estimator with ``interrupted_ = True`` and the model of the last completed iteration, from
+    which ``warm_start=True`` continues exactly. A fresh fit interrupted before its first
+    iteration completes leaves the estimator unfitted; a continued fit so interrupted keeps
+    the model it continued from.
     """
 
     _iteration_key = "iteration"
@@ -84,8 +105,8 @@ class IterativeEstimator:
         """Return how progress bars, warnings and logs name the fit."""
         return type(self).__name__
 
-    def _keep(self, state: SolverState) -> None:
-        """Set the estimator's own fitted attributes from a solver state."""
+    def _fitted_attributes(self, state: SolverState) -> dict[str, Any]:
+        """Return the estimator's own fitted attributes for a solver state."""
         raise NotImplementedError
 
     def _describe(self, record: dict[str, float]) -> str:
@@ -168,21 +189,29 @@ class IterativeEstimator:
             unit="iter",
             disable=not (self.progress or verbose),
         )
-        with interruptible(self), bar:
-            for state in iterations:
-                self._adopt(state, key)
-                record = state.history[-1]
-                number = int(record[self._iteration_key])
-                bar.update(number - bar.n)
-                bar.set_postfix(self._postfix(record))
-                if verbose:
-                    logger.info(self._describe(record))
-                if self.checkpoint is not None and number > 0 and number % checkpoint_every == 0:
-                    self.save_checkpoint(self.checkpoint)
-                    saved = number
+        if initial_state is None:
+            self._forget_fit()
+        try:
+            with bar:
+                for state in iterations:
+                    self._adopt(state, key)
+                    record = self.history_[-1]
+                    number = int(record[self._iteration_key])
+                    bar.update(number - bar.n)
+                    bar.set_postfix(self._postfix(record))
+                    if verbose:
+                        logger.info(self._describe(record))
+                    due = number > 0 and number % checkpoint_every == 0
+                    if self.checkpoint is not None and due:
+                        self.save_checkpoint(self.checkpoint)
+                        saved = number
+        except (KeyboardInterrupt, SystemError) as error:
+            if not is_interrupt(error):
+                raise
+            self._note_interrupt()
         if state is None:
             return None
-        last = state.history[-1]
+        last = self.history_[-1]
         if not self.interrupted_ and not self.converged_ and self.n_iter_ >= first + max_iter:
             budget, unit = self._budget
             warnings.warn(
@@ -205,21 +234,53 @@ class IterativeEstimator:
         return state
 
     def _adopt(self, state: SolverState, key: dict[str, Any]) -> None:
-        """Keep a solver state on the estimator, and what a warm start continues from."""
-        self.history_ = state.history
-        self.n_iter_ = int(state.history[-1][self._iteration_key])
-        self.converged_ = state.converged
-        self.dual_state_ = state.dual_state
-        # The solver reuses its state object: keep the fields as they are now.
-        self._resumable_state = SolverState(
-            w=state.w,
-            working_set=state.working_set,
-            history=state.history,
-            converged=state.converged,
-            dual_state=state.dual_state,
+        """Keep a solver state on the estimator, and what a warm start continues from.
+
+        Every attribute is set by one dictionary update, which an interrupt cannot split: the
+        estimator always holds one whole iteration. The solver goes on changing its state
+        object, so the fields are taken as they are now, and the history is copied.
+        """
+        history = list(state.history)
+        attributes = {
+            "history_": history,
+            "n_iter_": int(history[-1][self._iteration_key]),
+            "converged_": state.converged,
+            "dual_state_": state.dual_state,
+            "_resumable_state": SolverState(
+                w=state.w,
+                working_set=state.working_set,
+                history=history,
+                converged=state.converged,
+                dual_state=state.dual_state,
+            ),
+            "_problem_key": key,
+            **self._fitted_attributes(state),
+        }
+        vars(self).update(attributes)
+
+    def _forget_fit(self) -> None:
+        """Remove what an earlier fit left, so that a fresh fit interrupted before its first
+        iteration leaves the estimator unfitted rather than a mixture of two fits."""
+        for name in list(vars(self)):
+            if name in self._kept_on_refit:
+                continue
+            if name in ("_resumable_state", "_problem_key") or (
+                name.endswith("_") and not name.endswith("__") and name != "interrupted_"
+            ):
+                delattr(self, name)
+
+    _kept_on_refit: tuple[str, ...] = ()
+    """Fitted attributes a fit sets before its solver starts, which ``_forget_fit`` keeps."""
+
+    def _note_interrupt(self) -> None:
+        """Record and report that the fit was interrupted."""
+        self.interrupted_ = True
+        warnings.warn(
+            f"{type(self).__name__}.fit was interrupted: keeping the model of the last "
+            "completed iteration",
+            RuntimeWarning,
+            stacklevel=4,
         )
-        self._problem_key = key
-        self._keep(state)
 
     def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Write the estimator, with what a fit needs to continue, to ``path`` atomically.

@@ -23,8 +23,8 @@ from structsvm._utils.validation import (
     check_consistent_length,
 )
 from structsvm.kernels._kernels import Kernel
-from structsvm.kernels._machine import KernelMachine
-from structsvm.learners._iterative import IterativeEstimator
+from structsvm.kernels._machine import KernelMachine, expansion_attributes
+from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.solvers import SolverState, joint_kernel_n_slack
 from structsvm.solvers._joint_kernel import MulticlassJointKernel
 
@@ -155,6 +155,7 @@ default="rbf"
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
 
+    @interruptible_fit
     def fit(self, X: Any, y: Any) -> KernelMulticlassSVM:
         """Train on inputs X and labels y (at least two distinct values); return self.
 
@@ -187,9 +188,8 @@ default="rbf"
             # Only a continuation checks the data: the Gram matrix stands for inputs and kernel.
             key["data"] = data_digest([gram, labels])
         initial = self._continued_state(key)
-        self.classes_ = classes
         problem = MulticlassJointKernel(gram, labels, len(classes))
-        self._fit_inputs = inputs
+        self._fit_inputs, self._fit_classes = inputs, classes
         try:
             self._run_solver(
                 joint_kernel_n_slack(problem, C, initial_state=initial, **options),
@@ -200,19 +200,26 @@ default="rbf"
                 key=key,
             )
         finally:
-            del self._fit_inputs
+            del self._fit_inputs, self._fit_classes
         return self
 
-    def _keep(self, state: SolverState) -> None:
+    _kept_on_refit = ("kernel_", "n_features_in_")  # set by _fit_gram before the solver runs
+
+    def _fitted_attributes(self, state: SolverState) -> dict[str, Any]:
         last = state.history[-1]
-        self.primal_objective_ = last["primal"]
-        self.dual_objective_ = last["dual"]
-        self.duality_gap_ = last["gap"]
         expansion = state.w
         coef = expansion.problem.dual_coef(expansion.constraints, expansion.alpha)
         support = np.flatnonzero(np.any(coef != 0.0, axis=1))
-        self._store_expansion(self._fit_inputs, expansion.problem.n_examples, support, coef, 0.0)
-        self.dual_coef_ = coef[support]
+        return {
+            "classes_": self._fit_classes,
+            "primal_objective_": last["primal"],
+            "dual_objective_": last["dual"],
+            "duality_gap_": last["gap"],
+            **expansion_attributes(
+                self._fit_inputs, expansion.problem.n_examples, support, coef, 0.0
+            ),
+            "dual_coef_": coef[support],
+        }
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Return the class scores ``Σ_s k(x_s, x) A[s, y]``, shape (n_inputs, n_classes)."""

@@ -18,7 +18,11 @@ from structsvm._utils.validation import (
     errors_naming,
     validate_parameters,
 )
-from structsvm.learners._ssvm import StructuredSVM
+from structsvm.learners._flat import (
+    flat_parameter_constraints,
+    structural_svm_for,
+    with_intercept_column,
+)
 
 
 class MulticlassSVM(ClassifierMixin, BaseEstimator):
@@ -73,16 +77,9 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
-        **{
-            name: StructuredSVM._parameter_constraints[name]
-            for name in ("C", "solver", "tol", "max_iter")
-        },
+        **flat_parameter_constraints(),
         "loss_matrix": [ArrayLikes(), None],
         "fit_intercept": [BOOLEAN],
-        **{
-            name: StructuredSVM._parameter_constraints[name]
-            for name in ("random_state", "n_jobs", "progress", "verbose")
-        },
     }
 
     def __init__(
@@ -132,23 +129,13 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
                 f"two classes, got only {self.classes_[0]!r}"
             )
 
-        inputs = self._inputs(X)
+        inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made multiclass task
         # lives in the top-level ``tasks`` package, which itself imports structsvm.
         from tasks import MulticlassTask
 
         task = MulticlassTask(len(self.classes_), inputs.shape[1], loss_matrix=self.loss_matrix)
-        self.svm_ = StructuredSVM(
-            task,
-            C=self.C,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-            progress=self.progress,
-            verbose=self.verbose,
-        ).fit(inputs, encoded)
+        self.svm_ = structural_svm_for(self, task).fit(inputs, encoded)
         weights = self.svm_.w_.reshape(len(self.classes_), inputs.shape[1])
         self.n_iter_ = self.svm_.n_iter_
         self.coef_ = weights[:, : X.shape[1]]
@@ -156,10 +143,6 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
             weights[:, -1] if self.fit_intercept else np.zeros(len(self.classes_))
         )
         return self
-
-    def _inputs(self, X: np.ndarray) -> np.ndarray:
-        """Return X with a constant column of ones appended when fitting intercepts."""
-        return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Return ``coef_[k] · x + intercept_[k]`` for every input and class, (n, n_classes)."""

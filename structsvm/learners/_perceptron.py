@@ -20,7 +20,7 @@ from structsvm._utils.validation import (
     validate_parameters,
 )
 from structsvm.learners._base import StructuredEstimator
-from structsvm.learners._iterative import IterativeEstimator
+from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.solvers import SolverState
 from structsvm.solvers._perceptron import perceptron
 
@@ -131,13 +131,14 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
 
+    @interruptible_fit
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredPerceptron:
         """Learn the weights from training inputs X and outputs Y; return self.
 
         With ``warm_start=True`` on a fitted estimator, continue the earlier fit.
         """
         validate_parameters(self)
-        task = self.task
+        task = self._check_task()
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
         # The data are fingerprinted only for a continuation to check.
@@ -145,12 +146,6 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         features = task.batch_joint_feature(X, Y) if recorded else None
         key = problem_key("perceptron", self.task, X, Y, features)
         initial = self._continued_state(key)
-        if initial is None:
-            self.w_ = np.zeros(task.size_joint_feature)
-            self.n_updates_ = 0
-            self.n_iter_ = 0
-            self.converged_ = False
-            self.history_ = []
         self._run_solver(
             perceptron(
                 task,
@@ -170,9 +165,8 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
         )
         return self
 
-    def _keep(self, state: SolverState) -> None:
-        self.w_ = state.w
-        self.n_updates_ = int(state.history[-1]["n_updates"])
+    def _fitted_attributes(self, state: SolverState) -> dict[str, Any]:
+        return {"w_": state.w, "n_updates_": int(state.history[-1]["n_updates"])}
 
     def _describe(self, record: dict[str, float]) -> str:
         return (

@@ -23,7 +23,7 @@ from structsvm._utils.validation import (
     validate_parameters,
 )
 from structsvm.learners._base import StructuredEstimator
-from structsvm.learners._iterative import IterativeEstimator
+from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
 
 _SOLVER_OPTIONS = {
@@ -218,6 +218,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         given = {name: getattr(self, name) for name in ("tol", "max_iter", "n_jobs", *options)}
         return {name: value for name, value in given.items() if value is not None}
 
+    @interruptible_fit
     def fit(self, X: Sequence[Any], Y: Sequence[Any]) -> StructuredSVM:
         """Learn the weights from training inputs X and outputs Y; return self.
 
@@ -249,7 +250,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )
         initial = self._continued_state(key)
-        state = self._run_solver(
+        self._run_solver(
             SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
             initial_state=initial,
             max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
@@ -257,20 +258,20 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             checkpoint_every=self.checkpoint_every,
             key=key,
         )
-        if state is None and initial is None:
-            self.w_ = np.zeros(task.size_joint_feature)
         return self
 
     def _solver_name(self) -> str:
         return f"{type(self).__name__}({self.solver})"
 
-    def _keep(self, state: SolverState) -> None:
+    def _fitted_attributes(self, state: SolverState) -> dict[str, Any]:
         last = state.history[-1]
-        self.w_ = state.w
-        self.primal_objective_ = last["primal"]
-        self.dual_objective_ = last["dual"]
-        self.duality_gap_ = last["gap"]
-        self.working_set_ = state.working_set
+        return {
+            "w_": state.w,
+            "primal_objective_": last["primal"],
+            "dual_objective_": last["dual"],
+            "duality_gap_": last["gap"],
+            "working_set_": state.working_set,
+        }
 
 
 def _check_feature_scale(features: Any) -> None:

@@ -12,6 +12,8 @@ from structsvm import (
     BinarySVM,
     KernelPerceptron,
     MulticlassSVM,
+    PerformanceSVM,
+    RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
 )
@@ -25,7 +27,15 @@ def data(label_sequences, points_around):
         "sequences": label_sequences(20, 3, (1, 5), 0.5, seed=0),
         "3 classes": points_around(np.eye(3), 40, 0.5, seed=1),
         "2 classes": points_around(np.eye(3)[:2], 40, 0.5, seed=1),
+        "graded documents": _graded_documents(30, seed=2),
     }
+
+
+def _graded_documents(n, seed):
+    """Documents of one query with relevance grades 0 to 3 from a noisy linear score."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, np.clip(np.round(X[:, 0] + 0.5 * rng.normal(size=n)), 0, 3)
 
 
 def pickle_round_trip(model):
@@ -53,6 +63,8 @@ FITTED = {
     },
     "ssvm on multiclass": lambda data: (StructuredSVM(MulticlassTask(3, 3)), *data["3 classes"]),
     "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
+    "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
+    "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
     "BinarySVM": lambda data: (BinarySVM(C=1.0, kernel="rbf"), *data["2 classes"]),
     "KernelPerceptron": lambda data: (
         KernelPerceptron(kernel="poly", random_state=0),

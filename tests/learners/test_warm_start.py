@@ -422,3 +422,27 @@ def test_a_perceptron_refuses_a_warm_start_on_other_data(chain_problem):
     model = StructuredPerceptron(task, max_epochs=1, warm_start=True).fit(X, Y)
     with pytest.raises(ValueError, match="number of training examples changed"):
         model.fit(X[:5], Y[:5])
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"this is a text file\n", b"\x80\x04\x95", b"PK\x03\x04 not a pickle"],
+    ids=["empty", "text", "truncated pickle", "zip"],
+)
+def test_load_checkpoint_says_a_foreign_or_truncated_file_is_not_a_checkpoint(tmp_path, content):
+    path = tmp_path / "foreign.ckpt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="is not a structsvm checkpoint"):
+        StructuredSVM.load_checkpoint(path)
+
+
+def test_load_checkpoint_says_a_truncated_checkpoint_is_not_a_checkpoint(
+    tmp_path, multiclass_problem
+):
+    task, X, Y = multiclass_problem()
+    path = tmp_path / "fit.ckpt"
+    quietly(StructuredSVM(task, max_iter=2, checkpoint=path).fit, X, Y)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="is not a structsvm checkpoint"):
+        StructuredSVM.load_checkpoint(path)

@@ -278,8 +278,11 @@ def test_a_task_implementing_nothing_is_reported_not_crashed_on():
         pass
 
     report = check_task(Empty(), *small_data())
-    assert {("exception", "size_joint_feature"), ("exception", "joint_feature")} <= kinds(report)
-    assert "AttributeError" in messages(report, "exception")[0]
+    missing_size = ("invalid_size_joint_feature", "size_joint_feature")
+    assert {missing_size, ("exception", "joint_feature")} <= kinds(report)
+    assert "Empty has no size_joint_feature: set it" in messages(
+        report, "invalid_size_joint_feature"
+    )[0]
 
 
 def test_a_task_returning_none_everywhere_is_reported_not_crashed_on():
@@ -405,3 +408,30 @@ def test_exported_from_the_package():
     assert {"check_task", "TaskContractError", "TaskCheckReport", "TaskProblem"} <= set(
         structsvm.__all__
     )
+
+
+def test_a_fit_refuses_a_task_without_size_joint_feature_by_naming_it():
+    from structsvm import StructuredPerceptron, StructuredSVM
+
+    class NoSize(Task):
+        def joint_feature(self, x, y):
+            return np.r_[x, float(y)]
+
+        def loss(self, y_true, y):
+            return float(y_true != y)
+
+        def outputs(self, x):
+            return [0, 1]
+
+    X, Y = np.eye(2), np.array([0, 1])
+    for model in (StructuredSVM(NoSize()), StructuredPerceptron(NoSize())):
+        with pytest.raises(TypeError, match="NoSize has no size_joint_feature: set it"):
+            model.fit(X, Y)
+
+
+def test_a_wrong_length_of_w_is_named_after_the_joint_feature_vector():
+    from tasks import ChainTask
+
+    task = ChainTask(3, 2)
+    with pytest.raises(ValueError, match=r"w has length 5, expected size_joint_feature=15"):
+        task.argmax(np.zeros((4, 2)), np.zeros(5))

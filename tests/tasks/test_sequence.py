@@ -291,7 +291,7 @@ def test_split_sequences_rejects_bad_lengths(lengths, message):
 
 def test_oracles_reject_a_weight_vector_of_the_wrong_size():
     task = ChainTask(2, 3)
-    with pytest.raises(ValueError, match="w has 5 features"):
+    with pytest.raises(ValueError, match="w has length 5, expected size_joint_feature=10"):
         task.argmax(np.zeros((2, 3)), np.zeros(5))
     with pytest.raises(ValueError, match="w contains NaN"):
         nan_weights = np.full(task.size_joint_feature, np.nan)

@@ -1,0 +1,53 @@
+"""What the flat estimators built on a structural SVM share: parameters, inputs, the inner SVM.
+
+A flat estimator (MulticlassSVM, RankingSVM, PerformanceSVM) takes plain arrays, builds a task
+and trains a :class:`StructuredSVM` on it. The hyper-parameters it passes on are declared here
+once, with StructuredSVM's own validation rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm._task import Task
+from structsvm._utils.validation import ParameterConstraints
+from structsvm.learners._ssvm import StructuredSVM
+
+FLAT_PARAMETERS = (
+    "C",
+    "solver",
+    "tol",
+    "max_iter",
+    "random_state",
+    "n_jobs",
+    "progress",
+    "verbose",
+)
+"""The parameters that flat estimators may declare and pass on to their StructuredSVM."""
+
+
+def flat_parameter_constraints(names: Sequence[str] = FLAT_PARAMETERS) -> ParameterConstraints:
+    """Return StructuredSVM's validation rules for ``names``, a subset of FLAT_PARAMETERS."""
+    unknown = set(names) - set(FLAT_PARAMETERS)
+    if unknown:
+        raise ValueError(f"not parameters passed on to StructuredSVM: {sorted(unknown)}")
+    return {name: StructuredSVM._parameter_constraints[name] for name in names}
+
+
+def structural_svm_for(estimator: Any, task: Task) -> StructuredSVM:
+    """Return a StructuredSVM on ``task`` with the values of the FLAT_PARAMETERS ``estimator`` has.
+
+    The parameters the estimator does not declare keep StructuredSVM's defaults.
+    """
+    declared = type(estimator)._parameter_constraints
+    return StructuredSVM(
+        task, **{name: getattr(estimator, name) for name in FLAT_PARAMETERS if name in declared}
+    )
+
+
+def with_intercept_column(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """Return X with a constant column of ones appended when fitting an intercept."""
+    return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X

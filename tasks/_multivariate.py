@@ -1,0 +1,314 @@
+"""Multivariate performance measures as a structured task (Joachims, ICML 2005).
+
+A single example is a whole data set: the input x̄ holds n feature vectors and the output ȳ
+labels all of them at once, so that a loss such as 1 − F1, which does not split over the
+examples, becomes the loss of one structured output. A structural SVM on this task is the
+paper's SVM^Δ_multi (its optimisation problem 5). The compiled searches of the paper's
+loss-augmented oracles are in this module too: Algorithm 2 over contingency tables and the
+O(n log n) sort-and-count of the ROC area.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numba
+import numpy as np
+
+from structsvm._task import Task
+from structsvm._utils.validation import (
+    Options,
+    check_consistent_length,
+    check_feature_array,
+    check_positive_int,
+    check_value,
+)
+
+_TABLE_LOSSES = ("f1", "precision@k", "recall@k", "prbep")
+LOSSES = (*_TABLE_LOSSES, "roc_area")
+"""The losses the task offers, by name."""
+
+_NEEDS_K = ("precision@k", "recall@k")
+
+
+@numba.njit(cache=True)
+def _table_loss(code: int, k: int, a: int, b: int, c: int, d: int) -> float:
+    """Return 1 − measure of a contingency table, or 0 where the measure is not defined.
+
+    ``a`` true positives, ``b`` false positives, ``c`` false negatives, ``d`` true negatives;
+    ``code`` indexes ``_TABLE_LOSSES``. Precision@k and recall@k are defined for labellings
+    with ``a + b == k`` predicted positives, the PRBEP for ``a + b == a + c`` (precision equals
+    recall there); without positives to find, recall counts as 1.
+    """
+    positives = a + c
+    if code == 0:
+        denominator = 2 * a + b + c
+        return 0.0 if denominator == 0 else 1.0 - 2.0 * a / denominator
+    if code == 1:
+        return 1.0 - a / k if a + b == k else 0.0
+    target = k if code == 2 else positives
+    if a + b != target or positives == 0:
+        return 0.0
+    return 1.0 - a / positives
+
+
+@numba.njit(cache=True)
+def _prefix_sums(values: np.ndarray) -> np.ndarray:
+    sums = np.zeros(len(values) + 1)
+    for i in range(len(values)):
+        sums[i + 1] = sums[i] + values[i]
+    return sums
+
+
+@numba.njit(cache=True)
+def _best_table(
+    positive_scores: np.ndarray, negative_scores: np.ndarray, code: int, k: int
+) -> tuple[int, int]:
+    """Return the counts (a, b) of the table maximising Δ + w·φ (Joachims 2005, Algorithm 2).
+
+    The scores of each class come sorted in decreasing order. A table with ``a`` true and ``b``
+    false positives scores highest when the ``a`` best positives and the ``b`` best negatives
+    are labelled +1, so one pass over all (a, b) with prefix sums of the sorted scores finds
+    the maximum in O(n²). Ties go to the first table in the order of increasing a, then b.
+    """
+    n_pos, n_neg = len(positive_scores), len(negative_scores)
+    pos_sums, neg_sums = _prefix_sums(positive_scores), _prefix_sums(negative_scores)
+    best, best_a, best_b = -np.inf, 0, 0
+    for a in range(n_pos + 1):
+        positive_part = 2.0 * pos_sums[a] - pos_sums[n_pos]
+        for b in range(n_neg + 1):
+            value = (
+                _table_loss(code, k, a, b, n_pos - a, n_neg - b)
+                + positive_part
+                + 2.0 * neg_sums[b]
+                - neg_sums[n_neg]
+            )
+            if value > best:
+                best, best_a, best_b = value, a, b
+    return best_a, best_b
+
+
+@numba.njit(cache=True)
+def _pair_ordering(
+    positive_scores: np.ndarray, negative_scores: np.ndarray, margin: float
+) -> np.ndarray:
+    """Return the (P, N) ordering with −1 where a negative scores above a positive − margin.
+
+    Sorting both classes once and walking down them together counts, for every positive, the
+    negatives that beat it (the sort-and-count of Joachims 2005, Section 4.2, in O(n log n));
+    the ordering matrix is then written out, which takes one step per pair.
+    """
+    n_pos, n_neg = len(positive_scores), len(negative_scores)
+    negative_order = np.argsort(-negative_scores, kind="mergesort")
+    ordering = np.ones((n_pos, n_neg), dtype=np.int8)
+    above = 0
+    for i in np.argsort(-positive_scores, kind="mergesort"):
+        threshold = positive_scores[i] - margin
+        while above < n_neg and negative_scores[negative_order[above]] > threshold:
+            above += 1
+        for r in range(above):
+            ordering[i, negative_order[r]] = -1
+    return ordering
+
+
+class MultivariateTask(Task):
+    r"""Learning a multivariate performance measure (Joachims, ICML 2005).
+
+    One example is a whole data set. For the measures computed from the contingency table
+    (``"f1"``, ``"precision@k"``, ``"recall@k"``, ``"prbep"``) the input x is an (n, d) array
+    and the output y labels all n rows: ``y ∈ {−1, +1}^n``, with the paper's joint feature map
+    φ(x, y) = Σ_i y_i x_i. Then ``w·φ`` splits over the rows and ``argmax`` is the sign of
+    ``w·x_i`` (0 goes to −1). The loss is 1 − the measure of y against y_true; its
+    loss-augmented oracle is the paper's Algorithm 2, which tries every contingency table on
+    the scores sorted within each class (O(n²)).
+
+    For ``"roc_area"`` the paper's output is an ordering of the pairs of one positive and one
+    negative example: ``y`` is a (P, N) matrix with ``y[i, j] = +1`` when positive i is ranked
+    above negative j and −1 otherwise, φ(x, y) = Σ_ij y_ij (x⁺_i − x⁻_j), the true output is
+    all +1, and the loss is the fraction of swapped pairs, 1 − ROC area. The pairs are those of
+    the true labels, so the input of this loss is the data set split by class: ``check_data``
+    turns an (n, d) array and its labels into the pair ``(positives, negatives)`` of arrays and
+    the labels into the all-(+1) ordering. ``argmax`` orders each pair by its scores (ties:
+    +1) and the loss-augmented oracle is the paper's sort-and-count (O(n log n), plus writing
+    out the P × N matrix).
+
+    Parameters
+    ----------
+    n_features : int
+        Width d of a row of x.
+    loss : {"f1", "precision@k", "recall@k", "prbep", "roc_area"}, default="f1"
+        1 − F1 = 1 − 2a / (2a + b + c) (with ``a`` true positives, ``b`` false positives,
+        ``c`` false negatives; 0 when there is nothing to find and nothing is predicted);
+        1 − precision@k = 1 − a / k and 1 − recall@k = 1 − a / (a + c) for labellings with
+        ``a + b = k`` positives; 1 − PRBEP = 1 − a / (a + c) for labellings with as many
+        predicted as true positives (where precision equals recall); 1 − ROC area.
+        Precision@k, recall@k and the PRBEP are defined only on those labellings; every other
+        labelling has loss 0 here, so that the loss is defined on all of {−1, +1}^n, Algorithm 2
+        still searches every table and the oracle is exact on all labellings. Their constraints
+        then only ask the true labelling to score at least as high as the others.
+    k : int, optional
+        The k of precision@k and recall@k (required for them, unused otherwise).
+
+    Notes
+    -----
+    Among tied maximisers the loss-augmented oracle of the contingency-table losses returns
+    the first table in the order of increasing true positives, then false positives, labelling
+    +1 the best-scoring rows of each class (ties in scores: the earlier row). ``outputs``
+    enumerates every labelling (every ordering for the ROC area) for small inputs.
+
+    References
+    ----------
+    T. Joachims. A support vector method for multivariate performance measures. In
+    Proceedings of the 22nd International Conference on Machine Learning (ICML), 2005.
+    """
+
+    def __init__(self, n_features: int, loss: str = "f1", k: int | None = None) -> None:
+        self.n_features = check_positive_int(n_features, "n_features")
+        check_value(loss, "loss", [Options(*LOSSES)])
+        if loss in _NEEDS_K:
+            if k is None:
+                raise ValueError(f"loss={loss!r} needs k, the number of predicted positives")
+            k = check_positive_int(k, "k")
+        self.loss_name = loss
+        self.k = k
+        self.size_joint_feature = self.n_features
+
+    def __repr__(self) -> str:
+        k = "" if self.k is None else f", k={self.k}"
+        return f"MultivariateTask(n_features={self.n_features}, loss={self.loss_name!r}{k})"
+
+    @property
+    def _ranks_pairs(self) -> bool:
+        return self.loss_name == "roc_area"
+
+    @property
+    def _code(self) -> int:
+        return _TABLE_LOSSES.index(self.loss_name)
+
+    # ----------------------------------------------------------------- the contract
+    def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
+        """Return Σ_i y_i x_i, or Σ_ij y_ij (x⁺_i − x⁻_j) for the ROC area."""
+        if self._ranks_pairs:
+            positives, negatives = x
+            ordering = np.asarray(y, dtype=np.float64)
+            return ordering.sum(axis=1) @ positives - ordering.sum(axis=0) @ negatives
+        return np.asarray(y, dtype=np.float64) @ x
+
+    def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
+        """Return 1 − the measure of y against y_true."""
+        y = np.asarray(y)
+        if self._ranks_pairs:
+            return float(np.count_nonzero(y != 1) / y.size) if y.size else 0.0
+        truth = np.asarray(y_true) > 0
+        predicted = y > 0
+        a = int(np.count_nonzero(truth & predicted))
+        b = int(np.count_nonzero(~truth & predicted))
+        c = int(np.count_nonzero(truth & ~predicted))
+        d = len(truth) - a - b - c
+        return float(_table_loss(self._code, self.k or 0, a, b, c, d))
+
+    def max_loss(self, y_true: np.ndarray) -> float:
+        """Return 1, the loss bound of every measure (reached when the measure is 0)."""
+        return 1.0
+
+    def outputs(self, x: Any) -> Iterator[np.ndarray]:
+        """Every labelling of the n rows, or every (P, N) ordering for the ROC area."""
+        shape = (len(x[0]), len(x[1])) if self._ranks_pairs else (len(x),)
+        for signs in itertools.product((-1, 1), repeat=int(np.prod(shape))):
+            yield np.array(signs, dtype=np.int8).reshape(shape)
+
+    def argmax(self, x: Any, w: np.ndarray) -> np.ndarray:
+        """Return sign(w·x_i) for every row (0 → −1); for the ROC area, order pairs by score."""
+        if self._ranks_pairs:
+            positives, negatives = x
+            return _pair_ordering(positives @ w, negatives @ w, 0.0)
+        return np.where(x @ w > 0, 1, -1).astype(np.int8)
+
+    def loss_augmented_argmax(self, x: Any, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return an output maximising Δ(y_true, y) + w·φ(x, y) (Joachims 2005, Sec. 4)."""
+        if self._ranks_pairs:
+            positives, negatives = x
+            # Swapping pair (i, j) gains 1/(PN) of loss and costs 2 (s⁺_i − s⁻_j) of score.
+            margin = 0.5 / max(len(positives) * len(negatives), 1)
+            return _pair_ordering(positives @ w, negatives @ w, margin)
+        scores = x @ w
+        truth = np.asarray(y_true) > 0
+        positive_rows, negative_rows = np.flatnonzero(truth), np.flatnonzero(~truth)
+        positive_rows = positive_rows[np.argsort(-scores[positive_rows], kind="stable")]
+        negative_rows = negative_rows[np.argsort(-scores[negative_rows], kind="stable")]
+        a, b = _best_table(scores[positive_rows], scores[negative_rows], self._code, self.k or 0)
+        y = np.full(len(truth), -1, dtype=np.int8)
+        y[positive_rows[:a]] = 1
+        y[negative_rows[:b]] = 1
+        return y
+
+    def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
+        """Return the data sets as float arrays and their labels as ±1 int8 vectors.
+
+        For the ROC area an (n, d) array with its labels becomes the pair ``(positives,
+        negatives)`` and the all-(+1) ordering; inputs already split are kept, with orderings
+        as outputs.
+
+        Raises
+        ------
+        ValueError
+            If a data set is not a finite (n, n_features) array, if its labels are not in
+            {−1, +1} or of the wrong length, or if the ROC area gets unsplit inputs without
+            labels.
+        """
+        X = list(X)
+        super().check_data(X)
+        if Y is not None:
+            # One example per data set: the label vectors may differ in length.
+            Y = list(Y)
+            check_consistent_length(X, np.empty(len(Y)))
+        if self._ranks_pairs:
+            return self._check_split(X, Y)
+        X = [
+            check_feature_array(x, f"X[{i}]", ndim=2, n_features=self.n_features)
+            for i, x in enumerate(X)
+        ]
+        if Y is not None:
+            Y = [
+                _check_signs(y, f"Y[{i}]", (len(x),))
+                for i, (x, y) in enumerate(zip(X, Y, strict=True))
+            ]
+        return X, Y
+
+    def _check_split(self, X: list[Any], Y: list[Any] | None):
+        """Return ROC-area inputs as (positives, negatives) pairs and outputs as orderings."""
+        inputs, outputs = [], []
+        for i, x in enumerate(X):
+            if isinstance(x, tuple):
+                pair = tuple(
+                    check_feature_array(part, f"X[{i}][{j}]", ndim=2, n_features=self.n_features)
+                    for j, part in enumerate(x)
+                )
+                if len(pair) != 2:
+                    raise ValueError(f"X[{i}] must be a pair (positives, negatives)")
+                inputs.append(pair)
+                if Y is not None:
+                    outputs.append(_check_signs(Y[i], f"Y[{i}]", (len(pair[0]), len(pair[1]))))
+                continue
+            if Y is None:
+                raise ValueError(
+                    "loss='roc_area' orders the pairs of a positive and a negative example: "
+                    f"X[{i}] must be a pair (positives, negatives), or come with its labels"
+                )
+            rows = check_feature_array(x, f"X[{i}]", ndim=2, n_features=self.n_features)
+            positive = _check_signs(Y[i], f"Y[{i}]", (len(rows),)) > 0
+            inputs.append((rows[positive], rows[~positive]))
+            outputs.append(np.ones((positive.sum(), (~positive).sum()), dtype=np.int8))
+        return inputs, (None if Y is None else outputs)
+
+
+def _check_signs(y: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Return y as an int8 array of the given shape holding only −1 and +1."""
+    array = np.asarray(y)
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
+    if not np.all((array == 1) | (array == -1)):
+        raise ValueError(f"{name} must hold only -1 and +1")
+    return array.astype(np.int8)

@@ -1,0 +1,208 @@
+r"""Ranking by pairwise preferences as a structured task (the ranking SVM of Joachims, 2002).
+
+A query is an (m, d) array x of its documents' features and its output is how the documents
+are ordered. The training output of a query with relevance grades g is its set of preference
+pairs ``P(g) = {(i, j) : g_i > g_j}`` with each pair kept in order or swapped; the joint
+feature and the loss of such an output come from per-document counts of swapped pairs
+(:func:`~structsvm._utils.pair_counts.swap_counts`, O(m log m)) without ever listing the
+O(m²) pairs, as Joachims (2006) does for ordinal regression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm._task import Task
+from structsvm._utils.pair_counts import count_pairs, pairs_below_above, swap_counts
+from structsvm._utils.validation import check_feature_array, check_positive_int
+
+
+class RankingTask(Task):
+    r"""Ranking the documents of a query: the ranking SVM (Joachims, 2002) as a structural SVM.
+
+    An example is one query: x is an (m, d) array (or scipy.sparse matrix) of its documents'
+    features and y their relevance grades, shape (m,), ints or floats; a higher grade is more
+    relevant. A query's preference pairs are ``P(y) = {(i, j) : y_i > y_j}``; documents of
+    equal grade are not compared.
+
+    **Outputs.** An output of a query with grades y assigns every pair of ``P(y)`` a sign
+    ``ȳ_ij = +1`` (in order) or ``−1`` (swapped); every one of the ``2^|P(y)|`` assignments
+    is an output (they need not be transitive). Outputs are arrays in one of two forms:
+
+    * a 1-D array r of length m (grades or ranks): the pairs ``P(r)``, all in order. The true
+      output is the grades y themselves.
+    * an (m, 2) array ``[y, s]``: the pairs ``P(y)``, where (i, j) is kept in order when
+      ``s_i − ½ > s_j + ½`` (``s_i − s_j > 1`` up to rounding) and swapped otherwise. This is
+      what the loss-augmented oracle returns, for the scores ``s = x w``.
+
+    Outputs compare as arrays (:meth:`~structsvm.Task.outputs_equal`): equal arrays are the same
+    output, while two different arrays may still assign the same signs.
+
+    **Joint feature and loss.**
+
+    .. math:: \phi(x, \bar y) = \tfrac12 \sum_{(i, j) \in P} \bar y_{ij} (x_i - x_j), \qquad
+              \Delta(y, \bar y) = \#\{(i, j) \in P(y) : \bar y_{ij} = -1\}
+
+    (the number of swapped pairs), so that ``ψ(ȳ) = φ(x, y) − φ(x, ȳ) = Σ_{swapped} (x_i − x_j)``
+    and, for the loss of any output with pairs other than ``P(y)``, the pairs of ``P(y)`` it
+    does not keep in order count as swapped.
+
+    **Objective.** With margin rescaling the slack of a query is
+
+    .. math:: \xi = \max_{\bar y} \big(\Delta(y, \bar y) - w \cdot \psi(\bar y)\big)
+              = \sum_{(i, j) \in P(y)} \max\big(0,\, 1 - w \cdot (x_i - x_j)\big),
+
+    because both Δ and w·ψ are sums over pairs and each sign is chosen independently: a pair is
+    swapped exactly when that adds ``1 − w·(x_i − x_j) > 0``. A structural SVM on this task
+    (:class:`~structsvm.StructuredSVM`, any solver) therefore minimises
+
+    .. math:: \tfrac12 \|w\|^2 + C \sum_{q} \sum_{(i, j) \in P(y_q)}
+              \max\big(0,\, 1 - w \cdot (x_{qi} - x_{qj})\big),
+
+    which is the pairwise ranking SVM of Joachims (2002) with one slack per pair: the same
+    optimum as ``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` on the difference vectors
+    ``x_i − x_j`` of all pairs of all queries (labelled +1, or with some pairs negated and
+    labelled −1: the hinge is the same). The per-query slack is the sum of the per-pair slacks,
+    not their maximum, because the loss counts pairs. Joachims (2006) writes the same problem
+    with ``C / |P|`` in front of the sum; his C is this C times the total number of pairs. The
+    1-slack solver's single aggregated constraint over all queries is his 1-slack formulation.
+
+    **Oracles.** ``loss_augmented_argmax`` computes the scores ``s = x w`` (O(m d)) and returns
+    ``[y, s]``; :meth:`joint_feature` and :meth:`loss` of that output count the swapped pairs
+    per document (:func:`~structsvm._utils.pair_counts.swap_counts`, with keys
+    ``upper = s − ½`` and ``lower = s + ½`` sorted once, O(m log m)) instead of visiting the
+    O(m²) pairs. ``argmax`` returns the ordering by
+    score as ranks 0 … m−1 (m−1 for the best document; equal scores ranked by position, the
+    earlier document higher), a full ranking: it maximises ``w·φ`` over every output of the
+    query's documents, of any pair set. On a query whose grades are all distinct it is one of
+    the training outputs; with tied grades its pairs include some outside ``P(y)`` (``argmax``
+    does not see the grades), so a check of the loss-augmented oracle against it
+    (:func:`~structsvm.check_task`) is meaningful only on queries with distinct grades.
+
+    Parameters
+    ----------
+    n_features : int
+        Width d of a document's feature vector; the weights w have this length.
+
+    References
+    ----------
+    T. Joachims. Optimizing search engines using clickthrough data. KDD 2002.
+    T. Joachims. Training linear SVMs in linear time. KDD 2006.
+    """
+
+    def __init__(self, n_features: int) -> None:
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.size_joint_feature = self.n_features
+
+    def __repr__(self) -> str:
+        return f"RankingTask(n_features={self.n_features})"
+
+    # ----------------------------------------------------------------- the contract
+    def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
+        """Return φ(x, ȳ) = ½ Σ_{(i, j) ∈ P} ȳ_ij (x_i − x_j), shape (n_features,)."""
+        grades, upper, lower = _keys(y)
+        below, above = pairs_below_above(grades)
+        as_upper, as_lower = swap_counts(grades, upper, lower)
+        # Document i gains ȳ_ij over its worse-graded partners j and loses ȳ_ji over its
+        # better-graded ones: (below − 2·as_upper) − (above − 2·as_lower), halved.
+        weights = 0.5 * (below - above) - as_upper + as_lower
+        return np.asarray(x.T @ weights, dtype=np.float64).ravel()
+
+    def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
+        """Return the number of pairs of ``P(y_true)`` that ȳ does not keep in order."""
+        grades = np.asarray(y_true, dtype=np.float64)
+        _, upper, lower = _keys(y)
+        as_upper, _ = swap_counts(grades, upper, lower)
+        return float(as_upper.sum())
+
+    def max_loss(self, y_true: np.ndarray) -> float:
+        """Return ``|P(y_true)|``, the number of preference pairs (all swapped)."""
+        return float(count_pairs(np.asarray(y_true)))
+
+    def argmax(self, x: Any, w: np.ndarray) -> np.ndarray:
+        """Return the ranks of the documents ordered by score ``x w`` (m−1 for the best).
+
+        Equal scores are ranked by position: the earlier document gets the higher rank.
+        """
+        scores = np.asarray(x @ w, dtype=np.float64).ravel()
+        ranks = np.empty(len(scores), dtype=np.int64)
+        ranks[np.argsort(-scores, kind="stable")] = np.arange(len(scores) - 1, -1, -1)
+        return ranks
+
+    def loss_augmented_argmax(self, x: Any, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Return ``[y_true, x w]``: swap exactly the pairs with ``s_i − ½ <= s_j + ½``.
+
+        Swapping (i, j) changes ``Δ + w·φ`` by ``1 − w·(x_i − x_j)``; a pair whose swap gains
+        exactly zero is swapped.
+        """
+        scores = np.asarray(x @ w, dtype=np.float64).ravel()
+        return np.column_stack([np.asarray(y_true, dtype=np.float64), scores])
+
+    def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
+        """Return the queries as float arrays (CSR for sparse ones) and the grades as floats.
+
+        Raises
+        ------
+        ValueError
+            If X is empty, a query is not 2-D with ``n_features`` columns and at least one
+            document, holds NaN or infinite values, or its grades are not a finite 1-D array
+            of one grade per document.
+        """
+        if len(X) == 0:
+            raise ValueError("X is empty: expected at least one query")
+        queries = [self._check_query(x, k) for k, x in enumerate(X)]
+        if Y is None:
+            return queries, None
+        if len(Y) != len(queries):
+            raise ValueError(
+                f"X and Y have different lengths: X has {len(queries)} queries, Y has {len(Y)}"
+            )
+        grades = [
+            _check_grades(y, query.shape[0], k)
+            for k, (query, y) in enumerate(zip(queries, Y, strict=True))
+        ]
+        return queries, grades
+
+    def _check_query(self, x: Any, k: int) -> Any:
+        if sp.issparse(x):
+            query = sp.csr_matrix(x, dtype=np.float64)
+            if query.shape[1] != self.n_features:
+                raise ValueError(
+                    f"X[{k}] has {query.shape[1]} features per row, "
+                    f"expected n_features={self.n_features}"
+                )
+            if not np.all(np.isfinite(query.data)):
+                raise ValueError(f"X[{k}] contains NaN or infinite values")
+        else:
+            query = check_feature_array(x, f"X[{k}]", ndim=2, n_features=self.n_features)
+        if query.shape[0] == 0:
+            raise ValueError(f"X[{k}] is an empty query: expected at least one document")
+        return query
+
+
+def _keys(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (grades, upper, lower) of an output in either form (see :class:`RankingTask`).
+
+    A pair (i, j) of the grades' pairs is in order when ``upper[i] > lower[j]``.
+    """
+    array = np.asarray(y, dtype=np.float64)
+    if array.ndim == 1:
+        return array, array, array
+    if array.ndim == 2 and array.shape[1] == 2:
+        grades, scores = array[:, 0], array[:, 1]
+        return grades, scores - 0.5, scores + 0.5
+    raise ValueError(
+        f"a ranking output is a 1-D array of grades or an (m, 2) array [grades, scores]; "
+        f"got shape {array.shape}"
+    )
+
+
+def _check_grades(y: Any, n_documents: int, k: int) -> np.ndarray:
+    grades = check_feature_array(y, f"Y[{k}]", ndim=1, n_features=None)
+    if len(grades) != n_documents:
+        raise ValueError(f"Y[{k}] has {len(grades)} grades for {n_documents} documents in X[{k}]")
+    return grades
