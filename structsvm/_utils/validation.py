@@ -51,7 +51,7 @@ import numbers
 import os
 import re
 import reprlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from typing import Any, Literal, TypeAlias
@@ -299,11 +299,11 @@ def _shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
-def check_examples(data: Any, name: str) -> None:
+def check_examples(data: Any, name: str, of: str = "examples") -> None:
     """Raise TypeError unless ``data`` is a sequence of examples: a list, tuple, array...
 
     Strings, bytes, mappings, sets, scalars and 0-D arrays are not; objects with an array form
-    (``__array__``) are. ``name`` names the argument.
+    (``__array__``) are. ``name`` names the argument and ``of`` what it holds.
     """
     indexable = hasattr(data, "__len__") and hasattr(data, "__getitem__")
     if (
@@ -312,9 +312,18 @@ def check_examples(data: Any, name: str) -> None:
         or not (indexable or hasattr(data, "__array__"))
     ):
         raise TypeError(
-            f"{name} must be a sequence of examples (a list, tuple or array), "
-            f"got {type(data).__name__}"
+            f"{name} must be a sequence of {of} (a list, tuple or array), got {type(data).__name__}"
         )
+
+
+def check_iterable(data: Any, name: str, of: str) -> None:
+    """Raise TypeError unless ``data`` is an iterable of ``of``: a list, tuple, generator...
+
+    Like :func:`check_examples` for arguments that are only iterated over, in order, so that
+    generators pass; strings, bytes, mappings and sets do not.
+    """
+    if isinstance(data, str | bytes | Mapping | AbstractSet) or not isinstance(data, Iterable):
+        raise TypeError(f"{name} must be an iterable of {of}, got {type(data).__name__}")
 
 
 @contextmanager
@@ -336,14 +345,19 @@ def errors_naming(argument: str) -> Iterator[None]:
         raise kind(f"{argument}: {error}") from error
 
 
-def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
-    """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
-    check_targets_given(Y)
-    check_examples(Y, "Y")
-    n_targets = len(np.asarray(Y))
-    if len(X) != n_targets:
+def check_consistent_length(X: Sequence[Any], y: Sequence[Any], name: str = "y") -> None:
+    """Raise ValueError unless ``X`` and the targets ``y`` hold the same number of examples.
+
+    ``name`` names the targets: "y" for the flat estimators, "Y" for the outputs of a task.
+    """
+    check_targets_given(y)
+    check_examples(y, name)
+    n_targets = len(np.asarray(y))
+    n_examples = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n_examples != n_targets:
         raise ValueError(
-            f"X and Y have different lengths: X has {len(X)} examples, Y has {n_targets}"
+            f"X and {name} have different lengths: X has {n_examples} examples, "
+            f"{name} has {n_targets}"
         )
 
 
