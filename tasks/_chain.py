@@ -400,17 +400,22 @@ def _concatenate(
     """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,).
 
     The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
+
+    Raises
+    ------
+    ValueError
+        If a sequence is empty: the compiled decoder needs at least one position in each.
     """
+    lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
+    if np.any(lengths == 0):
+        raise _empty_sequence(f"X[{int(np.argmin(lengths))}]")
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     if len(X) == 1:
         x = X[0]
         if scipy.sparse.issparse(x):
-            x = x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)
-        else:
-            x = np.asarray(x, dtype=np.float64)
-        return x, np.array([0, x.shape[0]], dtype=np.int64)
-    lengths = np.array([_n_positions(x) for x in X], dtype=np.int64)
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+            return (x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)), offsets
+        return np.asarray(x, dtype=np.float64), offsets
     if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
@@ -437,8 +442,13 @@ def _check_sequence(
     else:
         x = check_feature_array(x, name, ndim=2, n_features=n_features)
     if x.shape[0] == 0:
-        raise ValueError(f"{name} is an empty sequence: expected at least one position")
+        raise _empty_sequence(name)
     return x
+
+
+def _empty_sequence(name: str) -> ValueError:
+    """Return the error for an empty sequence: a chain has at least one position."""
+    return ValueError(f"{name} is an empty sequence: expected at least one position")
 
 
 def _check_sparse_sequence(
