@@ -508,7 +508,9 @@ def _check_flag(value: object, name: str) -> bool:
 def _check_label_weights(label_weights: np.ndarray | None, n_labels: int) -> np.ndarray:
     if label_weights is None:
         return np.ones(n_labels)
-    weights = np.asarray(label_weights, dtype=float)
+    weights = check_feature_array(
+        label_weights, "label_weights", ndim=1, n_features=None, finite=False
+    )
     if weights.shape != (n_labels,):
         raise ValueError(f"label_weights must have shape ({n_labels},), got {weights.shape}")
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):

@@ -220,7 +220,7 @@ def _check_sparse_inputs(X: Any, n_features: int) -> SparseRows:
 
 
 def _check_loss_matrix(loss_matrix: np.ndarray, n_classes: int) -> np.ndarray:
-    matrix = np.asarray(loss_matrix, dtype=float)
+    matrix = check_feature_array(loss_matrix, "loss_matrix", ndim=2, n_features=None, finite=False)
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(
             f"loss_matrix must have shape ({n_classes}, {n_classes}), got {matrix.shape}"
