@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from structsvm._utils.validation import (
     BOOLEAN,
@@ -15,10 +15,10 @@ from structsvm._utils.validation import (
     check_class_labels,
     check_consistent_length,
     check_targets_given,
-    errors_naming,
     validate_parameters,
 )
 from structsvm.learners._flat import (
+    check_inputs,
     flat_parameter_constraints,
     structural_svm_for,
     with_intercept_column,
@@ -118,8 +118,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         """
         validate_parameters(self)
         check_targets_given(y)
-        with errors_naming("X"):
-            X = validate_data(self, X, dtype=np.float64)
+        X = check_inputs(self, X, reset=True)
         y = check_class_labels(y)
         check_consistent_length(X, y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
@@ -147,8 +146,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     def class_scores(self, X: Any) -> np.ndarray:
         """Return ``coef_[k] · x + intercept_[k]`` for every input and class, (n, n_classes)."""
         check_is_fitted(self, "coef_")
-        with errors_naming("X"):
-            X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_inputs(self, X, reset=False)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ def query_rows(qid: Any, n_rows: int) -> list[np.ndarray]:
     Raises
     ------
     ValueError
-        If qid is not 1-D with one id per row.
+        If qid is not 1-D with one id per row, or holds NaN or infinity.
     """
     if qid is None:
         return [np.arange(n_rows)]
@@ -33,6 +33,8 @@ def query_rows(qid: Any, n_rows: int) -> list[np.ndarray]:
         raise ValueError(
             f"qid must hold one query id per row: expected shape ({n_rows},), got {ids.shape}"
         )
+    if ids.dtype.kind in "fc" and not np.all(np.isfinite(ids)):
+        raise ValueError("qid must hold query ids, got NaN or infinite values")
     _, codes, sizes = np.unique(ids, return_inverse=True, return_counts=True)
     order = np.argsort(codes.ravel(), kind="stable")
     return np.split(order, np.cumsum(sizes)[:-1])
