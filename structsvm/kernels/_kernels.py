@@ -50,16 +50,23 @@ class Kernel:
         """
         A = self.check_input(A, "A")
         B = A if B is None else self.check_input(B, "B")
+        return self._checked_gram(A, B, "A" if B is A else "A and B")
+
+    def _checked_gram(self, A: Any, B: Any, names: str) -> np.ndarray:
+        """Return the Gram matrix of inputs that passed ``check_input``, finite.
+
+        Raises ValueError naming the arguments, ``names`` (such as ``"A and B"``), if the
+        inputs have different numbers of features or a kernel value is not finite.
+        """
         if isinstance(A, np.ndarray) and isinstance(B, np.ndarray) and A.shape[1:] != B.shape[1:]:
             raise ValueError(
-                "A and B must have the same number of features, "
+                f"{names} must have the same number of features, "
                 f"got {A.shape[1:]} and {B.shape[1:]}"
             )
         gram = self._gram(A, B)
         if not np.all(np.isfinite(gram)):
-            inputs = "A" if B is A else "A and B"
             raise ValueError(
-                f"the kernel values of {inputs} are not finite: the values of {inputs} are too "
+                f"the kernel values of {names} are not finite: the values of {names} are too "
                 "large for this kernel; scale them"
             )
         return gram
@@ -265,8 +272,7 @@ class NormalizedKernel(Kernel):
     """
 
     def __init__(self, kernel: Kernel) -> None:
-        if not isinstance(kernel, Kernel):
-            raise TypeError(f"kernel must be a Kernel, got {type(kernel).__name__}")
+        _check_kernel(kernel)
         self.kernel = kernel
 
     def check_input(self, X: Any, name: str = "X") -> Any:
@@ -296,9 +302,14 @@ def gram_matrix(kernel: Kernel, A: Any, B: Any | None = None) -> np.ndarray:
     -------
     ndarray of shape (len(A), len(B))
     """
+    _check_kernel(kernel)
+    return kernel(A, B)
+
+
+def _check_kernel(kernel: Any) -> None:
+    """Raise TypeError unless ``kernel`` is a :class:`Kernel` object."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel must be a Kernel, got {type(kernel).__name__}")
-    return kernel(A, B)
 
 
 def feature_space_distance(kernel: Kernel, A: Any, B: Any | None = None) -> np.ndarray:
@@ -314,9 +325,11 @@ def feature_space_distance(kernel: Kernel, A: Any, B: Any | None = None) -> np.n
     ndarray of shape (len(A), len(B))
         Round-off below zero under the root is clipped to zero.
     """
+    _check_kernel(kernel)
     A = kernel.check_input(A, "A")
     B = A if B is None else kernel.check_input(B, "B")
-    squared = kernel.diagonal(A)[:, None] - 2 * gram_matrix(kernel, A, B) + kernel.diagonal(B)
+    gram = kernel._checked_gram(A, B, "A" if B is A else "A and B")
+    squared = kernel.diagonal(A)[:, None] - 2 * gram + kernel.diagonal(B)
     return np.sqrt(np.maximum(squared, 0.0))
 
 
@@ -364,7 +377,9 @@ def check_mercer(kernel: Kernel, X: Any, tol: float = 1e-10) -> MercerReport:
     MercerReport
     """
     tol = check_positive_float(tol, "tol")
-    gram = gram_matrix(kernel, X)
+    _check_kernel(kernel)
+    X = kernel.check_input(X, "X")
+    gram = kernel._checked_gram(X, X, "X")
     if len(gram) == 0:
         raise ValueError("X is empty: check_mercer needs at least one input")
     try:
