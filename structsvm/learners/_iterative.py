@@ -306,8 +306,13 @@ class IterativeEstimator:
 
         Raises
         ------
+        FileNotFoundError, IsADirectoryError, PermissionError
+            If there is no readable file at ``path``.
+        ValueError
+            If the file is not a checkpoint: not a joblib pickle, truncated or damaged.
         TypeError
-            If the file holds something other than an estimator of this class.
+            If ``path`` is not a str or path-like, or the file holds something other than an
+            estimator of this class.
         """
         model = read_checkpoint(path, cls)
         model.warm_start = True
