@@ -159,6 +159,15 @@ def solver_options(tol: float, max_iter: int) -> dict[str, Any]:
     }
 
 
+def unsolvable(error: Exception) -> QPSolverError:
+    """Return the QPSolverError for cvxopt's ``error`` on a QP it could not solve."""
+    return QPSolverError(
+        f"cvxopt could not solve the QP ({error}): its data are too badly scaled. They come "
+        "from the inputs X and C (and the kernel's parameters); scale X or bring C closer to "
+        "1, or train a structural SVM with solver='bcfw', which solves no QP"
+    )
+
+
 def solve_regularised(
     solve: Callable[[float], dict[str, Any]], diagonal: np.ndarray
 ) -> tuple[dict[str, Any], float]:
@@ -176,12 +185,7 @@ def solve_regularised(
             break
         except (ArithmeticError, ValueError) as error:  # singular or rank-deficient KKT system
             if attempt == 5:
-                raise QPSolverError(
-                    f"cvxopt could not solve the QP ({error}): its data are too badly scaled. "
-                    "They come from the inputs X and C (and the kernel's parameters); scale X "
-                    "or bring C closer to 1, or train a structural SVM with solver='bcfw', "
-                    "which solves no QP"
-                ) from error
+                raise unsolvable(error) from error
             ridge = scale * 10.0 ** (attempt - 10)
     if ridge > 0:
         warnings.warn(
