@@ -139,7 +139,7 @@ class KernelMachine(BaseEstimator):
         if isinstance(inputs, np.ndarray):
             self.n_features_in_ = inputs.shape[1]
         with errors_naming("X"):
-            return inputs, self.kernel_(inputs)
+            return inputs, self.kernel_._checked_gram(inputs, inputs, "X")
 
     def _store_expansion(
         self, inputs: Any, n_samples: int, support: np.ndarray, coef: np.ndarray, intercept: float
@@ -165,7 +165,7 @@ class KernelMachine(BaseEstimator):
                 f"{self.n_features_in_} features as input"
             )
         with errors_naming("X"):
-            return self.kernel_(X, self.support_vectors_)
+            return self.kernel_._checked_gram(X, self.support_vectors_, "X")
 
     def _expansion(self, X: Any) -> np.ndarray:
         """Return ``f(x) = Σ_{i ∈ support} c_i k(x_i, x) + b`` for every input x in X."""
