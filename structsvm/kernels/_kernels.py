@@ -30,6 +30,10 @@ class Kernel:
     override ``diagonal`` with something cheaper than the full Gram matrix.
     """
 
+    # NumPy arrays leave the arithmetic with a kernel to the kernel's operators, so that
+    # ``array * kernel`` is refused as ``kernel * array`` is, not made an array of kernels.
+    __array_ufunc__ = None
+
     def check_input(self, X: Any, name: str = "X") -> Any:
         """Return the inputs X in the form the kernel computes on, or raise naming ``name``."""
         raise NotImplementedError(f"{type(self).__name__} must implement check_input")
@@ -86,7 +90,10 @@ class Kernel:
             return ProductKernel(self, other)
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             return ScaledKernel(self, other)
-        return NotImplemented
+        raise TypeError(
+            f"a kernel multiplies a kernel or a positive number (a factor), "
+            f"got {type(other).__name__}"
+        )
 
     __rmul__ = __mul__
 
