@@ -87,7 +87,7 @@ def pairwise_accuracy(y: Any, scores: Any, qid: Any = None) -> float:
         correct += pairs - not_correct
         ties += not_correct - (pairs - not_reversed)
     if n_pairs == 0:
-        raise ValueError("no preference pairs: no query has documents of different grades")
+        raise ValueError("y gives no preference pairs: no query has documents of different grades")
     return (correct + 0.5 * ties) / n_pairs
 
 
@@ -128,5 +128,5 @@ def mean_ndcg(y: Any, scores: Any, qid: Any = None, *, k: int | None = 10) -> fl
         if len(rows) > 1
     ]
     if not per_query:
-        raise ValueError("NDCG needs a query with at least two documents")
+        raise ValueError("NDCG needs a query with at least two documents: y has none")
     return float(np.mean(per_query))

@@ -252,7 +252,8 @@ def chunk_scores(
         check_examples(guess, f"predicted_tags[{k}]", of="tags")
         if len(truth) != len(guess):
             raise ValueError(
-                f"sentence {k} has {len(truth)} reference tags but {len(guess)} predicted tags"
+                f"sentence {k} has {len(truth)} reference tags but {len(guess)} predicted tags: "
+                f"true_tags[{k}] and predicted_tags[{k}] must have the same length"
             )
         true_chunks = extract_chunks(truth, sentence=k)
         predicted_chunks = extract_chunks(guess, sentence=k)
