@@ -20,7 +20,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
 from structsvm.solvers import SOLVERS
-from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._objective import SlackPenalty
+from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import MulticlassTask
 
 C = 1.0
@@ -37,7 +38,7 @@ def load_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 def exact_objective(task: MulticlassTask, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     """Return the structural SVM primal objective at ``w``, with slacks from the exact oracle."""
     oracle = loss_augmented_pass(task, X, y, task.batch_joint_feature(X, y), w)
-    return primal_objective(w @ w, oracle.slacks, C)
+    return SlackPenalty().primal(w @ w, oracle.slacks, C)
 
 
 def accuracy(task: MulticlassTask, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:

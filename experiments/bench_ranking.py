@@ -129,8 +129,10 @@ def main(
         f"{n_queries} queries, {n_features} features, C = {c:g}/|P|, target: primal within "
         f"{100 * TARGET:g}% of the optimum"
     )
-    print(f"{'docs/query':>10} {'pairs':>10} {'ours wall':>9} {'ours CPU':>9} {'iters':>5} "
-          f"{'pairs wall':>9} {'pairs CPU':>9} {'tol':>8} {'ratio':>8} {'CPU ratio':>8}")
+    print(
+        f"{'docs/query':>10} {'pairs':>10} {'ours wall':>9} {'ours CPU':>9} {'iters':>5} "
+        f"{'pairs wall':>9} {'pairs CPU':>9} {'tol':>8} {'ratio':>8} {'CPU ratio':>8}"
+    )
     for m in sizes:
         X, y, qid = make_queries(n_queries, m, n_features, seed=m)
         n_pairs = sum(count_pairs(y[qid == q]) for q in range(n_queries))
@@ -160,8 +162,10 @@ def main(
                 f"{wall:9.3f} {cpu:9.3f} {tol:8g} {wall / clock.wall:8.1f} {cpu / clock.cpu:8.1f}"
             )
         rows.append(row)
-        print(f"{m:>10} {n_pairs:>10} {clock.wall:9.3f} {clock.cpu:9.3f} {ours.n_iter_:>5} "
-              f"{reduction}")
+        print(
+            f"{m:>10} {n_pairs:>10} {clock.wall:9.3f} {clock.cpu:9.3f} {ours.n_iter_:>5} "
+            f"{reduction}"
+        )
     return {"rows": rows}
 
 

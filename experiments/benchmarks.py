@@ -145,8 +145,7 @@ def run(args: argparse.Namespace) -> str:
         runs = [(learner, OCR_C) for learner in OCR_LEARNERS]
         runs.append(("bcfw", 1 / (PAPER_LAMBDA * len(train.X))))
         rows = [
-            run_in_fresh_process(ocr_run, split, learner, C, args.time_limit)
-            for learner, C in runs
+            run_in_fresh_process(ocr_run, split, learner, C, args.time_limit) for learner, C in runs
         ]
         parts.append(
             f"**OCR letters, {split} split** ({len(train.X)} training words, "
@@ -184,16 +183,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.benchmarks", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--ocr-splits", nargs="*", choices=["small", "large"],
-                        default=["small", "large"], help="OCR splits to run (default: both)")
-    parser.add_argument("--time-limit", type=float, default=120.0,
-                        help="seconds after which an OCR solver is stopped (default: 120)")
-    parser.add_argument("--no-digits", dest="digits", action="store_false",
-                        help="skip the digits section")
-    parser.add_argument("--data-dir", default=None,
-                        help="directory holding conll2000/ (default: $STRUCTSVM_DATA)")
-    parser.add_argument("--readme", default=None,
-                        help="write the tables into this README between the benchmark markers")
+    parser.add_argument(
+        "--ocr-splits",
+        nargs="*",
+        choices=["small", "large"],
+        default=["small", "large"],
+        help="OCR splits to run (default: both)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=120.0,
+        help="seconds after which an OCR solver is stopped (default: 120)",
+    )
+    parser.add_argument(
+        "--no-digits", dest="digits", action="store_false", help="skip the digits section"
+    )
+    parser.add_argument(
+        "--data-dir", default=None, help="directory holding conll2000/ (default: $STRUCTSVM_DATA)"
+    )
+    parser.add_argument(
+        "--readme",
+        default=None,
+        help="write the tables into this README between the benchmark markers",
+    )
     return parser.parse_args(argv)
 
 

@@ -6,13 +6,18 @@ text, one ``word POS chunk-tag`` line per token), builds the chunking features o
 and evaluates on ``dev.txt`` (``test.txt`` where the directory has no ``dev.txt``):
 
 * ``structsvm`` — :class:`structsvm.StructuredSVM` with the linear-chain task (per-label weights
-  on every feature plus label transitions), Hamming loss, block-coordinate Frank–Wolfe;
+  on every feature plus label transitions), Hamming loss, block-coordinate Frank–Wolfe; with
+  ``--orders 1 2`` it trains a first- and a second-order chain (label triples scored too, as
+  SVM^hmm's ``--t 2``), and with ``--bio both`` each without and with the BIO constraints of
+  :func:`tasks.bio_constraints` (no ``I-X`` after anything but ``B-X`` or ``I-X``), in training
+  and in decoding;
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS with its default L2 penalty, on exactly the same feature strings.
 
 Each learner runs in a fresh process; the table gives chunk precision, recall and F1 as
 conlleval computes them, token accuracy, training time (feature extraction excluded, the same
-for both) and the peak memory of the process (data and features included).
+for both) and the peak memory of the process (data and features included); the detail column
+of a structural SVM counts the evaluation sentences whose predicted tags break the BIO scheme.
 
 The data are not part of the project: give their directory with ``--data-dir`` or the
 environment variable ``STRUCTSVM_DATA`` (either the directory holding ``train.txt`` or its
@@ -27,9 +32,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from experiments._measure import peak_rss_megabytes, run_in_fresh_process
 from structsvm import StructuredSVM
-from tasks import ChainTask, ChunkingFeatures, Sentence, TagEncoder, chunk_scores, read_conll
+from tasks import (
+    ChainTask,
+    ChunkingFeatures,
+    Sentence,
+    TagEncoder,
+    bio_constraints,
+    chunk_scores,
+    read_conll,
+)
 
 LEARNERS = ("structsvm", "crfsuite")
 Row = dict[str, str]
@@ -81,26 +96,45 @@ def scores_row(
     }
 
 
-def train_structsvm(data_dir: Path, args: argparse.Namespace) -> Row:
-    """Train and evaluate the structural SVM (runs in its own process)."""
+def count_bio_violations(tags: np.ndarray, labels: list[np.ndarray]) -> int:
+    """Return how many label sequences break the BIO scheme of ``tags`` (label l is tags[l])."""
+    constraints = bio_constraints(tags)
+    forbidden, first = constraints["forbidden_transitions"], constraints["forbidden_first"]
+    return sum(bool(first[y[0]] or forbidden[y[:-1], y[1:]].any()) for y in labels)
+
+
+def train_structsvm(
+    data_dir: Path, args: argparse.Namespace, order: int = 1, constrained: bool = False
+) -> Row:
+    """Train and evaluate the structural SVM (runs in its own process).
+
+    ``order`` is the chain's order (1 or 2); ``constrained`` imposes the BIO constraints.
+    """
     train, evaluation, _ = load(data_dir)
     features = ChunkingFeatures(min_count=args.min_count)
     X_train = features.fit_transform(train)
     X_eval = features.transform(evaluation)
     tags = TagEncoder().fit([s.tags for s in train])
-    task = ChainTask(n_labels=len(tags.classes_), n_features=features.n_features_)
+    constraints = bio_constraints(tags.classes_) if constrained else {}
+    task = ChainTask(
+        n_labels=len(tags.classes_), n_features=features.n_features_, order=order, **constraints
+    )
     model = StructuredSVM(
         task, C=args.C, solver="bcfw", tol=args.tol, max_iter=args.max_iter, random_state=0
     )
     start = time.perf_counter()
     model.fit(X_train, tags.transform([s.tags for s in train]))
     seconds = time.perf_counter() - start
-    predicted = tags.inverse_transform(model.predict(X_eval))
+    predicted_labels = model.predict(X_eval)
+    predicted = tags.inverse_transform(predicted_labels)
     detail = (
         f"C={args.C:g}, {model.n_iter_} passes, relative gap "
-        f"{model.history_[-1]['relative_gap']:.2g}, {features.n_features_} features"
+        f"{model.history_[-1]['relative_gap']:.2g}, {features.n_features_} features, "
+        f"{count_bio_violations(tags.classes_, predicted_labels)} BIO-invalid sentences"
     )
-    return scores_row("structsvm (BCFW)", evaluation, predicted, seconds, detail)
+    variant = ["BCFW"] + (["order 2"] if order == 2 else []) + (["BIO"] if constrained else [])
+    learner = f"structsvm ({', '.join(variant)})"
+    return scores_row(learner, evaluation, predicted, seconds, detail)
 
 
 def train_crfsuite(data_dir: Path, args: argparse.Namespace) -> Row:
@@ -135,9 +169,26 @@ def train_crfsuite(data_dir: Path, args: argparse.Namespace) -> Row:
 TRAINERS = {"structsvm": train_structsvm, "crfsuite": train_crfsuite}
 
 
+BIO_CHOICES = {"off": (False,), "on": (True,), "both": (False, True)}
+
+
 def compare(data_dir: Path, args: argparse.Namespace) -> list[Row]:
-    """Train every learner of ``args.learners`` in its own process; return the table rows."""
-    return [run_in_fresh_process(TRAINERS[name], data_dir, args) for name in args.learners]
+    """Train every learner of ``args.learners`` in its own process; return the table rows.
+
+    The structural SVM is trained once for every order of ``args.orders`` and every setting of
+    the BIO constraints that ``args.bio`` asks for.
+    """
+    rows = []
+    for name in args.learners:
+        if name == "structsvm":
+            rows += [
+                run_in_fresh_process(train_structsvm, data_dir, args, order, constrained)
+                for order in args.orders
+                for constrained in BIO_CHOICES[args.bio]
+            ]
+        else:
+            rows.append(run_in_fresh_process(TRAINERS[name], data_dir, args))
+    return rows
 
 
 def print_table(rows: list[Row]) -> None:
@@ -154,8 +205,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.conll2000", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--data-dir", default=None,
-                        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="directory with train.txt and dev.txt (default: $STRUCTSVM_DATA)",
+    )
     parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
     parser.add_argument("--C", type=float, default=0.1,
                         help="structural SVM regularisation constant (default: 0.1)")
@@ -163,6 +217,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="relative duality gap at which BCFW stops (default: 0.01)")
     parser.add_argument("--max-iter", type=int, default=10,
                         help="most BCFW passes over the data (default: 10)")
+    parser.add_argument("--orders", nargs="+", type=int, choices=(1, 2), default=[1],
+                        help="orders of the structural SVM's chain to train (default: 1)")
+    parser.add_argument("--bio", choices=tuple(BIO_CHOICES), default="off",
+                        help="train and decode the structural SVM without (off) or with (on) "
+                        "the BIO constraints, or both (default: off)")
     parser.add_argument("--min-count", type=int, default=1,
                         help="keep features seen on at least this many tokens (default: 1)")
     parser.add_argument("--crf-c2", type=float, default=1.0,

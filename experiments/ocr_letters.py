@@ -101,20 +101,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.ocr_letters", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--split", choices=["small", "large"], default="small",
-                        help="small: train fold 1, test the rest; large: train folds 1-9, "
-                        "test fold 0 (default: small)")
-    parser.add_argument("--learners", nargs="+", choices=LEARNERS,
-                        default=["perceptron", "n-slack", "1-slack"], help="learners to train")
-    parser.add_argument("--C", type=float, nargs="+", default=[0.1],
-                        help="regularisation constants for the SVM solvers (default: 0.1)")
-    parser.add_argument("--tol", type=float, default=1e-3,
-                        help="relative duality gap at which the SVM solvers stop")
+    parser.add_argument(
+        "--split",
+        choices=["small", "large"],
+        default="small",
+        help="small: train fold 1, test the rest; large: train folds 1-9, "
+        "test fold 0 (default: small)",
+    )
+    parser.add_argument(
+        "--learners",
+        nargs="+",
+        choices=LEARNERS,
+        default=["perceptron", "n-slack", "1-slack"],
+        help="learners to train",
+    )
+    parser.add_argument(
+        "--C",
+        type=float,
+        nargs="+",
+        default=[0.1],
+        help="regularisation constants for the SVM solvers (default: 0.1)",
+    )
+    parser.add_argument(
+        "--tol", type=float, default=1e-3, help="relative duality gap at which the SVM solvers stop"
+    )
     parser.add_argument("--max-iter", type=int, default=None, help="iteration limit for SVMs")
     parser.add_argument("--epochs", type=int, default=15, help="perceptron epochs")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
-    parser.add_argument("--out-dir", default="results",
-                        help="where to save the convergence plot ('' for none)")
+    parser.add_argument(
+        "--out-dir", default="results", help="where to save the convergence plot ('' for none)"
+    )
     return parser.parse_args(argv)
 
 

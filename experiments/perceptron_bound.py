@@ -57,17 +57,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args = parser.parse_args(argv)
 
     rows = []
-    print(f"{'task':38} {'δ planted':>9} {'δ':>7} {'R':>7} {'updates':>8} {'(R/δ)²':>10} "
-          f"{'epochs':>6}  within bound")
+    print(
+        f"{'task':38} {'δ planted':>9} {'δ':>7} {'R':>7} {'updates':>8} {'(R/δ)²':>10} "
+        f"{'epochs':>6}  within bound"
+    )
     for name, (task, sample_input) in task_kinds().items():
         for min_margin in args.margins:
             row = measure(task, sample_input, args.examples, min_margin, args.seed)
             row.update(task=name, planted=min_margin)
             rows.append(row)
             within = row["converged"] and row["updates"] <= row["bound"]
-            print(f"{name:38} {min_margin:9.2f} {row['delta']:7.3f} {row['R']:7.3f} "
-                  f"{row['updates']:8d} {row['bound']:10.1f} {row['epochs']:6d}  "
-                  f"{'yes' if within else 'NO'}")
+            print(
+                f"{name:38} {min_margin:9.2f} {row['delta']:7.3f} {row['R']:7.3f} "
+                f"{row['updates']:8d} {row['bound']:10.1f} {row['epochs']:6d}  "
+                f"{'yes' if within else 'NO'}"
+            )
     return rows
 
 

@@ -3,20 +3,29 @@
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
 :func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
 the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
+:class:`LatentStructuredSVM` for tasks with hidden variables (:class:`LatentTask`),
 :class:`MulticlassSVM`, :class:`KernelMulticlassSVM` and :class:`PerformanceSVM` (F1 and other
 multivariate performance measures) as flat classifiers, :class:`RankingSVM` (with
 :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of documents by query; the
 optimisation methods are in :mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
-:class:`ParallelTask` spreads a task's oracle calls over joblib workers (local or Dask).
+:func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
+model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
+oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
-:func:`kkt_report`), the :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:func:`kkt_report`), support vector regression (:class:`SVR`), the :class:`OneClassSVM`, the
+:class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:mod:`structsvm.io` reads and writes the data files of SVM^light, SVM^multiclass, SVM^rank and
+SVM^hmm; :mod:`structsvm.cli` is the ``structsvm`` command, SVM^struct's learn and classify
+tools on those files.
 """
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
 from structsvm._contract import TaskContractViolation
-from structsvm._task import Task
+from structsvm._task import LatentTask, Task
 from structsvm._utils.parallel import ParallelTask
+from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.kernels import (
+    SVR,
     AllSubsequencesKernel,
     BinarySVM,
     Kernel,
@@ -26,6 +35,7 @@ from structsvm.kernels import (
     LinearKernel,
     NormalizedKernel,
     NotSeparableError,
+    OneClassSVM,
     PolynomialKernel,
     RBFKernel,
     SigmoidKernel,
@@ -36,11 +46,13 @@ from structsvm.kernels import (
 )
 from structsvm.learners import (
     KernelMulticlassSVM,
+    LatentStructuredSVM,
     MulticlassSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
+    latent_objective,
     margin,
     mean_ndcg,
     mistake_bound,
@@ -49,17 +61,23 @@ from structsvm.learners import (
 )
 
 __all__ = [
+    "INFERENCE_METHODS",
+    "SVR",
     "AllSubsequencesKernel",
     "BinarySVM",
+    "InferenceResult",
     "KKTReport",
     "Kernel",
     "KernelMulticlassSVM",
     "KernelPerceptron",
     "KernelRidge",
+    "LatentStructuredSVM",
+    "LatentTask",
     "LinearKernel",
     "MulticlassSVM",
     "NormalizedKernel",
     "NotSeparableError",
+    "OneClassSVM",
     "ParallelTask",
     "PerformanceSVM",
     "PolynomialKernel",
@@ -77,7 +95,9 @@ __all__ = [
     "check_task",
     "feature_space_distance",
     "gram_matrix",
+    "infer",
     "kkt_report",
+    "latent_objective",
     "margin",
     "mean_ndcg",
     "mistake_bound",

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse
 
 from structsvm._contract import TaskContractViolation
-from structsvm._task import Task, check_size_joint_feature
+from structsvm._task import LatentTask, Task, check_size_joint_feature
 from structsvm._utils.validation import (
     Interval,
     check_examples,
@@ -180,6 +180,11 @@ def check_task(
     * ``check_data(X, Y)`` accepts the data; the oracles are then checked on the data it returns.
       Data it raises on are reported and nothing else is checked on them (the other methods
       need only accept data the task accepts).
+    * for a :class:`~structsvm.LatentTask` (``Y`` holds the observed outputs):
+      ``latent_argmax(x, y, w)`` must reach the best ``w·φ(x, (y, h))`` over every h of
+      ``latent_outputs(x, y)`` (when enumerable, else over the ``initial_latent`` completion),
+      and ``batch_latent_argmax`` must agree with it; the other checks then run on the pairs
+      ``(y, h)`` completed by ``initial_latent(X, Y, random_state)``.
 
     An exception raised by a task method is reported (kind ``"exception"``, with its type and
     message) and checking goes on. Of the problems of one kind, method and example only the first
@@ -330,6 +335,8 @@ class _Checker:
         indices = np.arange(min(len(X), len(Y), max_examples))
         X, Y = take(X, indices), take(Y, indices)
         probes = self._probes(n_probes, seed) if self.size is not None else []
+        if isinstance(self.task, LatentTask):
+            Y = self._check_latent(X, Y, probes, seed)
         results = [self._check_example(i, X[i], Y[i], probes) for i in indices]
         if probes:
             self._check_batches(X, Y, probes, results)
@@ -395,6 +402,79 @@ class _Checker:
         for scale, (k, direction) in itertools.product(PROBE_SCALES, enumerate(directions)):
             probes.append(_Probe(f"random w #{k} of scale {scale:g}", scale * direction))
         return probes
+
+    # ----------------------------------------------------------------- latent tasks
+    def _check_latent(
+        self, X: Sequence[Any], Y: Sequence[Any], probes: list[_Probe], seed: int | None
+    ) -> list[Any]:
+        """Check ``latent_argmax``; return the observed outputs completed into pairs (y, h).
+
+        The completions are ``initial_latent``'s; every other check then runs on the pairs.
+        """
+        task: LatentTask = self.task  # type: ignore[assignment]
+        completions = self.problems.attempt(
+            "initial_latent",
+            None,
+            "initial_latent(X, Y, random_state)",
+            lambda: list(task.initial_latent(X, Y, seed)),
+        )
+        if completions is _FAILED:
+            return [(y, None) for y in Y]
+        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
+            hidden = self.problems.attempt(
+                "latent_outputs",
+                i,
+                f"latent_outputs(X[{i}], Y[{i}])",
+                lambda x=x, y=y: list(
+                    itertools.islice(task.latent_outputs(x, y), self.max_enumerate + 1)
+                ),
+                optional=True,
+            )
+            if hidden is _FAILED or len(hidden) > self.max_enumerate:
+                hidden = [completions[i]]
+            for probe in probes:
+                call_text = f"latent_argmax(X[{i}], Y[{i}], w) at {probe.name}"
+                found = self.problems.attempt(
+                    "latent_argmax", i, call_text, lambda x=x, y=y, w=probe.w: (
+                        task.latent_argmax(x, y, w)
+                    )
+                )
+                if found is _FAILED:
+                    break
+                value = task.score(x, (y, found), probe.w)
+                rivals = [task.score(x, (y, h), probe.w) for h in hidden]
+                if not self._at_least(value, max(rivals)):
+                    best = hidden[int(np.argmax(rivals))]
+                    self.problems.add(
+                        "not_a_maximiser",
+                        "latent_argmax",
+                        i,
+                        f"{call_text} is {_show(found)} with w·φ = {value:.6g}, but "
+                        f"{_show(best)} has {max(rivals):.6g}",
+                    )
+        for probe in probes:
+            batch = self.problems.attempt(
+                "batch_latent_argmax",
+                None,
+                f"batch_latent_argmax(X, Y, w) at {probe.name}",
+                lambda w=probe.w: list(task.batch_latent_argmax(X, Y, w)),
+            )
+            if batch is _FAILED:
+                break
+            single = [task.latent_argmax(x, y, probe.w) for x, y in zip(X, Y, strict=True)]
+            if not _has_length(batch, len(single)) or not all(
+                np.array_equal(np.asarray(a), np.asarray(b))
+                for a, b in zip(batch, single, strict=True)
+            ):
+                self.problems.add(
+                    "batch_mismatch",
+                    "batch_latent_argmax",
+                    None,
+                    f"batch_latent_argmax(X, Y, w) at {probe.name} disagrees with "
+                    "latent_argmax example by example",
+                )
+                break
+        return list(zip(Y, completions, strict=True))
 
     # ----------------------------------------------------------------- one example
     def _check_example(self, i: int, x: Any, y_true: Any, probes: list[_Probe]) -> _ExampleResult:

@@ -47,23 +47,33 @@ def check_oracle_results(
         )
 
 
-def check_violations(violations: np.ndarray, score_gaps: np.ndarray) -> None:
-    """Raise TaskContractViolation if the loss-augmented oracle lost to the true output.
+def check_violations(
+    violations: np.ndarray, score_gaps: np.ndarray, losses: np.ndarray | None = None
+) -> None:
+    """Raise TaskContractViolation if the most-violated-constraint oracle lost to the true output.
 
     The true output has loss 0 and the same score as itself, so a correct oracle's output has
-    ``Δ + w·φ(x, ŷ) >= w·φ(x, y)``: its violation ``Δ − w·ψ`` is never negative beyond
-    rounding. ``score_gaps`` are the ``w·ψ`` the violations were computed from.
+    a violation that is never negative beyond rounding: ``Δ − w·ψ`` for the loss-augmented
+    oracle (margin rescaling), ``Δ · (1 − w·ψ)`` for the slack-rescaled one, which is meant
+    when ``losses`` (the Δ of the outputs) are given. ``score_gaps`` are the ``w·ψ`` the
+    violations were computed from.
     """
     scale = 1.0 + np.abs(score_gaps)
+    if losses is not None:
+        scale *= 1.0 + losses
     worse = np.flatnonzero(violations < -1e-8 * scale)
     if len(worse):
         i = int(worse[0])
+        oracle, value = (
+            ("loss_augmented_argmax", "Δ + w·φ")
+            if losses is None
+            else ("slack_rescaled_argmax", "Δ · (1 − w·ψ)")
+        )
         raise TaskContractViolation(
-            f"loss_augmented_argmax is not a maximiser: for example {i} its output has "
-            f"Δ + w·φ {-violations[i]:.6g} below the true output's (loss 0); "
+            f"{oracle} is not a maximiser: for example {i} its output has "
+            f"{value} {-violations[i]:.6g} below the true output's (loss 0); "
             f"{len(worse)} example(s) affected. Run structsvm.check_task on the task"
         )
-
 
 
 def _class_name(task: Task) -> str:

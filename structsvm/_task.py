@@ -8,7 +8,8 @@ need only what :class:`Task` states: the joint feature map φ, the task loss Δ 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,12 +38,29 @@ class Task:
     ``loss_augmented_argmax(x, y_true, w)``
         An output maximising ``Δ(y_true, y) + w · φ(x, y)`` over ``Y(x)``.
 
+    and, optionally, for training with slack rescaling (``StructuredSVM(rescaling="slack")``):
+
+    ``slack_rescaled_argmax(x, y_true, w)``
+        An output maximising ``Δ(y_true, y) · (1 − w · (φ(x, y_true) − φ(x, y)))`` over
+        ``Y(x)`` (Tsochantaridis, Joachims, Hofmann & Altun 2005). The true output has value 0,
+        so the maximum is never negative. The base class enumerates ``outputs(x)``; a task that
+        does not enumerate its outputs and is trained with slack rescaling must override it
+        (and ``batch_slack_rescaled_argmax`` for speed).
+
     The oracles must be exact (return a true maximiser) and deterministic (the same arguments
     give the same output); among tied maximisers a task picks by a fixed rule that its docstring
     states. The base class implements both oracles by enumeration when the task provides
     ``outputs(x)``, the list of every output of ``x``: it returns the first maximiser in the
     order ``outputs`` yields them. That is only for small output spaces (tests, tiny problems);
     real tasks override the oracles with dynamic programs or other exact solvers.
+
+    An oracle that cannot guarantee an exact maximiser (approximate inference, a relaxation)
+    may say so output by output: :meth:`is_certified` tells the solvers whether an output is a
+    certified maximiser, and the history of a fit records, for every iteration, whether all
+    of its oracle outputs were (``certified``), so that a duality gap is only called certified
+    when it is. Such a task may also return outputs outside ``Y(x)`` — the fractional solution
+    of a relaxation (Finley & Joachims, ICML 2008) — as long as ``joint_feature`` and ``loss``
+    accept them; :meth:`output_key` then gives the solvers a key that tells outputs apart.
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
@@ -82,6 +100,36 @@ class Task:
         values = [self.loss(y_true, y) + self.score(x, y, w) for y in candidates]
         return candidates[int(np.argmax(values))]
 
+    def slack_rescaled_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
+        """Return an output maximising ``Δ(y_true, y) · (1 − w · (φ(x, y_true) − φ(x, y)))``.
+
+        The most violated constraint of slack rescaling; this base class finds it by
+        enumerating ``outputs(x)`` and returns the first maximiser in their order.
+
+        Raises
+        ------
+        NotImplementedError
+            If the task neither overrides this method nor implements ``outputs(x)``.
+
+        References
+        ----------
+        I. Tsochantaridis, T. Joachims, T. Hofmann and Y. Altun, "Large margin methods for
+        structured and interdependent output variables", JMLR 6, 2005 (section 2.2).
+        """
+        try:
+            candidates = list(self.outputs(x))
+        except NotImplementedError:
+            raise NotImplementedError(
+                f"{type(self).__name__} has no slack-rescaled oracle: implement "
+                "slack_rescaled_argmax(x, y_true, w) (and batch_slack_rescaled_argmax), or "
+                "outputs(x) so that the base class can enumerate them"
+            ) from None
+        true_score = self.score(x, y_true, w)
+        values = [
+            self.loss(y_true, y) * (1.0 - true_score + self.score(x, y, w)) for y in candidates
+        ]
+        return candidates[int(np.argmax(values))]
+
     # ----------------------------------------------------------------- derived helpers
     def score(self, x: Any, y: Any, w: np.ndarray) -> float:
         """Return the model score ``w · φ(x, y)``."""
@@ -99,6 +147,22 @@ class Task:
     def outputs_equal(self, y: Any, other: Any) -> bool:
         """Tell whether two outputs are the same (element-wise equality of arrays)."""
         return bool(np.array_equal(np.asarray(y), np.asarray(other)))
+
+    def output_key(self, y: Any) -> Hashable:
+        """Return a hashable key that tells different outputs apart (of their array bytes).
+
+        Solvers keep constraints by it. Tasks whose outputs are not arrays override it.
+        """
+        return array_key(y)
+
+    def is_certified(self, y: Any) -> bool:
+        """Tell whether an output of the oracles is a certified maximiser (always, here).
+
+        Tasks with approximate oracles override it to return False for outputs that their
+        inference could not certify, including relaxed (fractional) outputs. A duality gap is
+        certified only when every output of the oracle pass it comes from is.
+        """
+        return True
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Validate a data set for this task and return it (possibly converted).
@@ -175,10 +239,100 @@ class Task:
             self.loss_augmented_argmax(x, y_true, w) for x, y_true in zip(X, Y_true, strict=True)
         ]
 
+    def batch_slack_rescaled_argmax(
+        self, X: Sequence[Any], Y_true: Sequence[Any], w: np.ndarray
+    ) -> list[Any]:
+        """Return ``slack_rescaled_argmax(x, y_true, w)`` for every example."""
+        return [
+            self.slack_rescaled_argmax(x, y_true, w) for x, y_true in zip(X, Y_true, strict=True)
+        ]
+
     def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
         """Return ``w · φ(X[i], Y[i])`` for every example, shape (n,)."""
         w = check_weights(w, check_size_joint_feature(self))
         return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()
+
+
+class LatentTask(Task):
+    """Base class of tasks with hidden variables: outputs are pairs ``(y, h)``.
+
+    A latent task scores an observed output y together with a hidden completion h (a sub-class,
+    a hidden state per position, …) by ``w · φ(x, (y, h))``. Only y is observed in the training
+    data and only y is predicted; h is completed by the learner
+    (:class:`~structsvm.LatentStructuredSVM`, after Yu & Joachims 2009). On top of the
+    :class:`Task` contract, where every output is a pair ``(y, h)``:
+
+    ``joint_feature(x, (y, h))``
+        φ(x, (y, h)), which may depend on both.
+    ``loss((y_true, h_true), (y, h))``
+        Δ(y_true, y): it looks at y only, so the hidden parts never count.
+    ``argmax(x, w)`` and ``loss_augmented_argmax(x, (y_true, h_true), w)``
+        Return the pair maximising ``w · φ`` (plus Δ) jointly over y and h.
+    ``latent_argmax(x, y, w)``
+        The completion: an h maximising ``w · φ(x, (y, h))`` for the known y. Exact and
+        deterministic like the other oracles; the base class enumerates
+        :meth:`latent_outputs`.
+    ``initial_latent(X, Y, random_state)``
+        The completions the learner starts from, one h per example; the task documents its
+        rule (the ready-made tasks cluster the inputs of each label with k-means).
+    ``check_data(X, Y)``
+        Takes the observed outputs Y (not pairs), as ``fit`` receives them.
+
+    and optionally ``latent_outputs(x, y)``, every h of an observed y, which enables the
+    enumerating :meth:`latent_argmax` and lets :func:`~structsvm.check_task` verify the
+    completion oracle exactly. ``batch_latent_argmax`` loops over examples here; tasks override
+    it for speed.
+
+    References
+    ----------
+    C.-N. J. Yu and T. Joachims, "Learning structural SVMs with latent variables", ICML 2009.
+    """
+
+    def latent_outputs(self, x: Any, y: Any) -> Iterable[Any]:
+        """Enumerate every hidden completion h of an observed output y. Optional."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not enumerate its hidden completions: implement "
+            "latent_outputs(x, y), or override latent_argmax"
+        )
+
+    def latent_argmax(self, x: Any, y: Any, w: np.ndarray) -> Any:
+        """Return an h maximising ``w · φ(x, (y, h))`` (the first in ``latent_outputs`` order)."""
+        candidates = list(self.latent_outputs(x, y))
+        scores = [self.score(x, (y, h), w) for h in candidates]
+        return candidates[int(np.argmax(scores))]
+
+    def batch_latent_argmax(
+        self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray
+    ) -> list[Any]:
+        """Return ``latent_argmax(x, y, w)`` for every example."""
+        return [self.latent_argmax(x, y, w) for x, y in zip(X, Y, strict=True)]
+
+    def initial_latent(
+        self, X: Sequence[Any], Y: Sequence[Any], random_state: int | None = None
+    ) -> list[Any]:
+        """Return the completions h of the observed outputs Y that training starts from."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement initial_latent(X, Y, random_state)"
+        )
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two pairs ``(y, h)`` are equal part by part."""
+        return all(
+            np.array_equal(np.asarray(part), np.asarray(other_part))
+            for part, other_part in zip(y, other, strict=True)
+        )
+
+    def output_key(self, y: Any) -> Hashable:
+        """Return a key of a pair ``(y, h)``: the keys of its two parts."""
+        return (array_key(y[0]), array_key(y[1]))
+
+
+def array_key(y: Any) -> bytes:
+    """Return a fingerprint of an output that is an array (its bytes, shape and dtype)."""
+    array = np.ascontiguousarray(y)
+    return hashlib.blake2b(
+        array.tobytes() + str(array.shape).encode(), digest_size=16
+    ).digest()
 
 
 def check_size_joint_feature(task: Task) -> int:

@@ -81,6 +81,50 @@ def ocr_letters_split(split: str = "small") -> tuple[SequenceDataset, SequenceDa
     return data.select(train_mask), data.select(~train_mask)
 
 
+@dataclass
+class ImageDataset:
+    """Labelled images: ``images[k]`` is a (rows, columns, 3) uint8 RGB array, ``labels[k]``
+    a (rows, columns) int64 array of per-pixel labels."""
+
+    images: list[np.ndarray]
+    labels: list[np.ndarray]
+
+    @property
+    def n_pixels(self) -> int:
+        """Total number of pixels over all images."""
+        return int(sum(label.size for label in self.labels))
+
+
+def load_snakes() -> tuple[ImageDataset, ImageDataset]:
+    """Load the snakes data set (Nowozin, Rother, Bagon, Sharp, Yao & Kohli, ICCV 2011).
+
+    Synthetic images of 4 to 11 pixels a side, each holding a "snake" of ten cells on a blue
+    background; a cell's colour tells which way the snake goes on. The labels number the
+    cells 1..10 from head to tail, 0 for the background. 200 training and 100 test images,
+    returned as (train, test). See ``structsvm/data/README.md`` for the source.
+
+    References
+    ----------
+    S. Nowozin, C. Rother, S. Bagon, T. Sharp, B. Yao and P. Kohli, "Decision tree fields",
+    ICCV 2011.
+    """
+    with resources.files("structsvm").joinpath("data/snakes.npz").open("rb") as handle:
+        data = dict(np.load(handle))
+    halves = []
+    for part in ("train", "test"):
+        shapes = data[f"shapes_{part}"].astype(np.int64)
+        starts = np.cumsum(shapes.prod(axis=1))[:-1]
+        pixels = np.split(data[f"X_{part}"], starts)
+        labels = np.split(data[f"Y_{part}"].astype(np.int64), starts)
+        halves.append(
+            ImageDataset(
+                images=[p.reshape(r, c, 3) for p, (r, c) in zip(pixels, shapes, strict=True)],
+                labels=[y.reshape(r, c) for y, (r, c) in zip(labels, shapes, strict=True)],
+            )
+        )
+    return halves[0], halves[1]
+
+
 def make_separable(
     task: Task,
     sample_input: Callable[[np.random.Generator], Any],

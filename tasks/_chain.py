@@ -11,14 +11,25 @@ import scipy.sparse
 
 from structsvm._task import Task
 from structsvm._utils.validation import (
+    check_class_weights,
     check_examples,
     check_feature_array,
+    check_flag,
     check_labels,
     check_positive_int,
     check_weights,
 )
+from tasks._chain_constraints import (
+    check_forbidden_labels,
+    check_forbidden_transitions,
+    constrained_weights,
+    find_violation,
+)
 from tasks._chain_features import chain_features_csr, dense_rows_as_csr, sparse_unary_scores
+from tasks._k_best import top_k_first_order, top_k_second_order
+from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._viterbi import add_hamming_loss, batch_viterbi
+from tasks._viterbi_second_order import batch_viterbi_second_order, second_order_scores
 
 
 class ChainTask(Task):
@@ -31,18 +42,32 @@ class ChainTask(Task):
 
     * emissions, ``w[:L*d].reshape(L, d)``: row ``y`` scores the features seen with label ``y``;
     * if ``transitions``, the L×L transition matrix (row: previous label, column: next label);
+    * if ``order=2``, the L×L×L second-order transitions,
+      ``w[at:at + L**3].reshape(L, L, L)[y_{t-2}, y_{t-1}, y_t]``, *added* to the first-order
+      block (as SVM^hmm's ``--t 2`` keeps both): a labelling scores its pairs and its triples;
     * if ``start_end``, L start weights (score of the first label) then L end weights (score
       of the last label);
     * if ``bias``, one bias per label, added at every position.
 
-    The score of a labelling is then ``Σ_t E[y_t]·x_t + Σ_t A[y_t, y_{t+1}] + s[y_0] + e[y_T-1]
-    + Σ_t b[y_t]``, and ``joint_feature`` returns the matching counts and feature sums. This is
-    the model of Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin &
-    Koller (NIPS 2003) for max-margin training.
+    The score of a labelling is then ``Σ_t E[y_t]·x_t + Σ_t A[y_t, y_{t+1}]
+    + Σ_t B[y_t, y_{t+1}, y_{t+2}] + s[y_0] + e[y_T-1] + Σ_t b[y_t]`` (B only with ``order=2``),
+    and ``joint_feature`` returns the matching counts and feature sums. This is the model of
+    Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin & Koller (NIPS
+    2003) for max-margin training; the second order is SVM^hmm's (Joachims, Finley & Yu, 2009).
 
-    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba; the batch
-    versions score all positions of a batch with one matrix product and decode all sequences in
-    one compiled call.
+    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba, over the L
+    labels (first order, L² per position) or the L² label pairs (second order, L³ per
+    position); the batch versions score all positions of a batch with one matrix product and
+    decode all sequences in one compiled call. :meth:`top_k` lists the k best labellings (list
+    Viterbi) and :meth:`max_marginals` gives, for every position and label, the best score of a
+    labelling through it.
+
+    Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
+    labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
+    :func:`tasks.chunking.bio_constraints`): every oracle, :meth:`top_k`, :meth:`max_marginals`
+    and :meth:`outputs` consider only the allowed labellings, and :meth:`check_data` rejects
+    training labels that break them. The joint feature and the scores are those of the
+    unconstrained model.
 
     Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
     Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
@@ -70,12 +95,22 @@ class ChainTask(Task):
     label_weights : array of shape (n_labels,), optional
         The loss counts ``label_weights[y_true[t]]`` for every wrong position t (finite,
         non-negative). Default: all ones, the plain Hamming loss.
+    order : {1, 2}, default=1
+        1 scores neighbouring label pairs; 2 also scores label triples (second-order chain).
+    forbidden_transitions : bool array of shape (n_labels, n_labels) or list of (int, int)
+        Label b may never follow label a where ``forbidden_transitions[a, b]`` is true, or where
+        ``(a, b)`` is in the list. Default: every transition is allowed.
+    forbidden_first, forbidden_last : bool array of shape (n_labels,) or list of int
+        Labels that may not start, or end, a sequence. Default: none.
 
     Attributes
     ----------
     size_joint_feature : int
-        Length of φ(x, y) and of ``w``: ``L*d`` plus ``L*L``, ``2*L`` and ``L`` for the optional
-        blocks that are switched on.
+        Length of φ(x, y) and of ``w``: ``L*d`` plus ``L*L``, ``L**3``, ``2*L`` and ``L`` for
+        the optional blocks that are switched on.
+    forbidden_transitions : ndarray of shape (n_labels, n_labels), bool
+    forbidden_first, forbidden_last : ndarray of shape (n_labels,), bool
+        The constraints as masks.
 
     Notes
     -----
@@ -87,6 +122,22 @@ class ChainTask(Task):
     The oracles check the finiteness of the part of ``w`` they read (the scores they compute and
     the transition, start, end and bias weights), not of every emission weight, so that one call
     on a short sequence does not pay for a pass over all of ``w``.
+
+    References
+    ----------
+    M. Collins. Discriminative training methods for hidden Markov models: theory and
+    experiments with perceptron algorithms. In *EMNLP*, 2002.
+
+    B. Taskar, C. Guestrin and D. Koller. Max-margin Markov networks. In *NIPS*, 2003.
+
+    T. Joachims, T. Finley and C.-N. J. Yu. Cutting-plane training of structural SVMs.
+    *Machine Learning*, 77(1):27–59, 2009 (SVM^hmm, its first- and second-order chains).
+
+    N. Seshadri and C.-E. W. Sundberg. List Viterbi decoding algorithms with applications.
+    *IEEE Transactions on Communications*, 42(234):313–323, 1994.
+
+    M. J. Wainwright and M. I. Jordan. Graphical models, exponential families, and variational
+    inference. *Foundations and Trends in Machine Learning*, 1(1–2):1–305, 2008 (max-marginals).
     """
 
     def __init__(
@@ -97,16 +148,34 @@ class ChainTask(Task):
         start_end: bool = False,
         bias: bool = False,
         label_weights: np.ndarray | None = None,
+        order: int = 1,
+        forbidden_transitions: np.ndarray | Sequence[tuple[int, int]] | None = None,
+        forbidden_first: np.ndarray | Sequence[int] | None = None,
+        forbidden_last: np.ndarray | Sequence[int] | None = None,
     ) -> None:
         self.n_labels = check_positive_int(n_labels, "n_labels", minimum=2)
         self.n_features = check_positive_int(n_features, "n_features")
-        self.transitions = _check_flag(transitions, "transitions")
-        self.start_end = _check_flag(start_end, "start_end")
-        self.bias = _check_flag(bias, "bias")
-        self.label_weights = _check_label_weights(label_weights, self.n_labels)
+        self.transitions = check_flag(transitions, "transitions")
+        self.start_end = check_flag(start_end, "start_end")
+        self.bias = check_flag(bias, "bias")
+        self.label_weights = check_class_weights(label_weights, self.n_labels, "label_weights")
+        is_integer = isinstance(order, (int, np.integer)) and not isinstance(order, bool)
+        if not is_integer or order not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, got {order!r}")
+        self.order = int(order)
+        self.forbidden_transitions = check_forbidden_transitions(
+            forbidden_transitions, self.n_labels
+        )
+        self.forbidden_first = check_forbidden_labels(
+            forbidden_first, self.n_labels, "forbidden_first"
+        )
+        self.forbidden_last = check_forbidden_labels(
+            forbidden_last, self.n_labels, "forbidden_last"
+        )
         n_labels, n_features = self.n_labels, self.n_features
         self._transitions_at = n_labels * n_features
-        self._start_at = self._transitions_at + (n_labels * n_labels if self.transitions else 0)
+        self._triples_at = self._transitions_at + (n_labels * n_labels if self.transitions else 0)
+        self._start_at = self._triples_at + (n_labels**3 if self.order == 2 else 0)
         self._end_at = self._start_at + n_labels
         self._bias_at = self._start_at + (2 * n_labels if self.start_end else 0)
         self.size_joint_feature = self._bias_at + (n_labels if self.bias else 0)
@@ -114,7 +183,15 @@ class ChainTask(Task):
     def __repr__(self) -> str:
         return (
             f"ChainTask(n_labels={self.n_labels}, n_features={self.n_features}, "
-            f"transitions={self.transitions}, start_end={self.start_end}, bias={self.bias})"
+            f"transitions={self.transitions}, start_end={self.start_end}, bias={self.bias}, "
+            f"order={self.order}{', constrained' if self._constrained else ''})"
+        )
+
+    @property
+    def _constrained(self) -> bool:
+        return bool(
+            self.forbidden_transitions.any() or self.forbidden_first.any()
+            or self.forbidden_last.any()
         )
 
     # ----------------------------------------------------------------- single examples
@@ -153,9 +230,16 @@ class ChainTask(Task):
         return float(np.sum(self.label_weights[np.asarray(y_true, dtype=np.int64)]))
 
     def outputs(self, x: np.ndarray) -> Iterator[np.ndarray]:
-        """Yield all ``n_labels ** T`` labellings of x in lexicographic order (tiny T only)."""
-        for labels in itertools.product(range(self.n_labels), repeat=_n_positions(x)):
-            yield np.array(labels, dtype=np.int64)
+        """Yield every allowed labelling of x in lexicographic order (tiny T only).
+
+        Without constraints these are all ``n_labels ** T`` labellings.
+        """
+        length = _n_positions(x)
+        offsets = np.array([0, length])
+        for labels in itertools.product(range(self.n_labels), repeat=length):
+            labels = np.array(labels, dtype=np.int64)
+            if not self._constrained or self._violation(labels, offsets) is None:
+                yield labels
 
     def argmax(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Return the labelling of x with the highest score (Viterbi)."""
@@ -166,6 +250,77 @@ class ChainTask(Task):
     ) -> np.ndarray:
         """Return the labelling maximising loss plus score (Viterbi on loss-augmented scores)."""
         return self.batch_loss_augmented_argmax([x], [y_true], w)[0]
+
+    def top_k(
+        self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the k highest-scoring allowed labellings of x, best first, and their scores.
+
+        Exact (list Viterbi: Seshadri & Sundberg, 1994), compiled with Numba, in
+        O(T L^(order+1) k) time. Labellings of equal score come in lexicographic order,
+        smallest first (exactly so when the scores are computed exactly), so the first row is
+        :meth:`argmax`'s answer.
+
+        Parameters
+        ----------
+        x : ndarray or scipy.sparse matrix of shape (T, n_features)
+        w : ndarray of shape (size_joint_feature,)
+        k : int
+            How many labellings to return, at least 1.
+
+        Returns
+        -------
+        labellings : ndarray of shape (min(k, n_allowed), T), int64
+            One labelling a row; fewer than k when fewer labellings are allowed.
+        scores : ndarray of shape (min(k, n_allowed),)
+            ``w · φ(x, labellings[r])``, non-increasing.
+
+        Raises
+        ------
+        ValueError
+            If ``k`` is not a positive int, x is not a valid sequence, or no labelling of x
+            keeps the constraints.
+        """
+        k = check_positive_int(k, "k")
+        unary, (pairs, triples, start, end) = self._single_sequence_scores(x, w)
+        if self.order == 1:
+            labellings, scores = top_k_first_order(unary, pairs, start, end, k)
+        else:
+            labellings, scores = top_k_second_order(unary, pairs, triples, start, end, k)
+        if len(labellings) == 0:
+            raise self._infeasible("x", len(unary))
+        return labellings, scores
+
+    def max_marginals(self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray) -> np.ndarray:
+        """Return, for every position and label, the best score of an allowed labelling through it.
+
+        ``max_marginals(x, w)[t, l]`` is the maximum of ``w · φ(x, y)`` over the allowed
+        labellings y with ``y[t] == l``, ``-inf`` if there are none (Wainwright & Jordan, 2008,
+        sec. 8.2); every row's maximum is the best score. One forward and one backward Viterbi
+        pass, compiled with Numba.
+
+        Parameters
+        ----------
+        x : ndarray or scipy.sparse matrix of shape (T, n_features)
+        w : ndarray of shape (size_joint_feature,)
+
+        Returns
+        -------
+        ndarray of shape (T, n_labels)
+
+        Raises
+        ------
+        ValueError
+            If x is not a valid sequence, or no labelling of x keeps the constraints.
+        """
+        unary, (pairs, triples, start, end) = self._single_sequence_scores(x, w)
+        if self.order == 1:
+            marginals = max_marginals_first_order(unary, pairs, start, end)
+        else:
+            marginals = max_marginals_second_order(unary, pairs, triples, start, end)
+        if not np.isfinite(marginals[0].max()):
+            raise self._infeasible("x", len(unary))
+        return marginals
 
     # ----------------------------------------------------------------- data
     def check_data(
@@ -206,6 +361,16 @@ class ChainTask(Task):
             if len(y) != x.shape[0]:
                 raise ValueError(
                     f"Y[{k}] has {len(y)} labels but X[{k}] has {x.shape[0]} positions"
+                )
+        if self._constrained:
+            offsets = np.zeros(len(Y) + 1, dtype=np.int64)
+            np.cumsum([len(y) for y in Y], out=offsets[1:])
+            violation = self._violation(np.concatenate(Y), offsets)
+            if violation is not None:
+                k, how = violation
+                raise ValueError(
+                    f"Y[{k}] {how}, which the task's constraints (forbidden_transitions, "
+                    "forbidden_first, forbidden_last) rule out: training labels must keep them"
                 )
         return X, Y
 
@@ -281,6 +446,13 @@ class ChainTask(Task):
         is_last[offsets[1:] - 1] = True
         following = np.where(is_last, 0, np.roll(labels, -1))
         position_scores += np.where(is_last, end[labels], transitions[labels, following])
+        if self.order == 2:
+            has_two_more = np.ones(len(labels), dtype=bool)
+            has_two_more[offsets[1:] - 1] = False
+            has_two_more[offsets[1:][offsets[1:] - offsets[:-1] > 1] - 2] = False
+            after_next = np.where(has_two_more, np.roll(labels, -2), 0)
+            triples = self._triple_weights(w)[labels, following, after_next]
+            position_scores += np.where(has_two_more, triples, 0.0)
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
     # ----------------------------------------------------------------- weight blocks
@@ -299,10 +471,12 @@ class ChainTask(Task):
             offsets,
             self.n_labels,
             self._transitions_at,
+            self._triples_at,
             self._start_at,
             self._end_at,
             self._bias_at,
             self.transitions,
+            self.order == 2,
             self.start_end,
             self.bias,
         )
@@ -336,7 +510,7 @@ class ChainTask(Task):
         """Return the transition matrix and the start and end weights (zeros when off)."""
         n_labels = self.n_labels
         if self.transitions:
-            transitions = w[self._transitions_at : self._start_at].reshape(n_labels, n_labels)
+            transitions = w[self._transitions_at : self._triples_at].reshape(n_labels, n_labels)
         else:
             transitions = np.zeros((n_labels, n_labels))
         if self.start_end:
@@ -346,13 +520,66 @@ class ChainTask(Task):
             start = end = np.zeros(n_labels)
         return transitions, start, end
 
+    def _triple_weights(self, w: np.ndarray) -> np.ndarray:
+        """Return the second-order transitions (L, L, L) of an ``order=2`` task."""
+        n_labels = self.n_labels
+        return w[self._triples_at : self._start_at].reshape(n_labels, n_labels, n_labels)
+
+    def _decoding_weights(
+        self, w: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+        """Return the decoders' pair, triple, start and end scores, ``-inf`` where forbidden.
+
+        The triple scores (second order only, else None) include the pair scores, as
+        :func:`tasks._viterbi_second_order.batch_viterbi_second_order` takes them.
+        """
+        transitions, start, end = self._chain_weights(w)
+        if self._constrained:
+            transitions, start, end = constrained_weights(
+                transitions, start, end,
+                self.forbidden_transitions, self.forbidden_first, self.forbidden_last,
+            )
+        triples = (
+            second_order_scores(transitions, self._triple_weights(w)) if self.order == 2 else None
+        )
+        return transitions, triples, start, end
+
     def _decode(
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
     ) -> list[np.ndarray]:
-        transitions, start, end = self._chain_weights(w)
-        labels = batch_viterbi(unary, offsets, transitions, start, end)
+        transitions, triples, start, end = self._decoding_weights(w)
+        if self.order == 1:
+            labels = batch_viterbi(unary, offsets, transitions, start, end)
+        else:
+            labels = batch_viterbi_second_order(unary, offsets, transitions, triples, start, end)
+        if self._constrained:
+            # A decoder returns a forbidden labelling only when every labelling is forbidden.
+            violation = self._violation(labels, offsets)
+            if violation is not None:
+                k = violation[0]
+                raise self._infeasible(f"X[{k}]", offsets[k + 1] - offsets[k])
         bounds = offsets.tolist()
         return [labels[begin:stop] for begin, stop in itertools.pairwise(bounds)]
+
+    def _single_sequence_scores(
+        self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]]:
+        """Check one sequence and w; return its unary scores and the decoding weights."""
+        x = _check_sequence(x, "x", self.n_features)
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, _ = self._unary_scores([x], w)
+        return unary, self._decoding_weights(w)
+
+    def _violation(self, labels: np.ndarray, offsets: np.ndarray) -> tuple[int, str] | None:
+        return find_violation(
+            labels, offsets, self.forbidden_transitions, self.forbidden_first, self.forbidden_last
+        )
+
+    def _infeasible(self, name: str, length: int) -> ValueError:
+        return ValueError(
+            f"no labelling of {name} ({length} positions) keeps the task's constraints "
+            "(forbidden_transitions, forbidden_first, forbidden_last)"
+        )
 
 
 def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
@@ -497,22 +724,3 @@ def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, n
     if y_true.shape != y.shape:
         raise ValueError(f"y has shape {y.shape} but y_true has shape {y_true.shape}")
     return y_true, y
-
-
-def _check_flag(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _check_label_weights(label_weights: np.ndarray | None, n_labels: int) -> np.ndarray:
-    if label_weights is None:
-        return np.ones(n_labels)
-    weights = check_feature_array(
-        label_weights, "label_weights", ndim=1, n_features=None, finite=False
-    )
-    if weights.shape != (n_labels,):
-        raise ValueError(f"label_weights must have shape ({n_labels},), got {weights.shape}")
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("label_weights must hold finite, non-negative weights")
-    return weights

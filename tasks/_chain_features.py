@@ -2,7 +2,8 @@
 
 For sequence k with positions x_t and labels y_t the joint feature holds, in order: the feature
 sums ``Σ_{t: y_t = l} x_t`` for every label l (emissions), the counts of label pairs
-``(y_t, y_{t+1})`` (transitions), indicators of the first and last labels, and label counts
+``(y_t, y_{t+1})`` (transitions), of label triples ``(y_t, y_{t+1}, y_{t+2})`` (second-order
+transitions), indicators of the first and last labels, and label counts
 (bias). Building the CSR arrays directly, one sequence at a time with sorted column indices,
 avoids the sort and duplicate summation of a COO conversion.
 
@@ -46,10 +47,12 @@ def chain_features_csr(
     offsets: np.ndarray,
     n_labels: int,
     transitions_at: int,
+    triples_at: int,
     start_at: int,
     end_at: int,
     bias_at: int,
     use_transitions: bool,
+    use_triples: bool,
     use_start_end: bool,
     use_bias: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,13 +68,14 @@ def chain_features_csr(
     for k in range(n_sequences):
         first, stop = offsets[k], offsets[k + 1]
         length = stop - first
-        bound += X_indptr[stop] - X_indptr[first] + length + 2 + min(length, n_labels)
+        bound += X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
     label_counts = np.zeros(n_labels)
     label_entries = np.zeros(n_labels + 1, dtype=np.int64)
     pair_counts = np.zeros(n_labels * n_labels)
+    triples = np.empty(max(offsets[-1] - 2, 0), dtype=np.int64)
     nnz = 0
     for k in range(n_sequences):
         first, stop = offsets[k], offsets[k + 1]
@@ -120,6 +124,22 @@ def chain_features_csr(
                             data[nnz] = pair_counts[pair]
                             nnz += 1
                             pair_counts[pair] = 0.0
+        if use_triples and stop - first > 2:
+            # Code each triple as one integer, sort, and count the runs of equal codes.
+            n_triples = stop - first - 2
+            for t in range(first, stop - 2):
+                triples[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
+            triples[:n_triples].sort()
+            position = 0
+            while position < n_triples:
+                code = triples[position]
+                run = 0
+                while position < n_triples and triples[position] == code:
+                    run += 1
+                    position += 1
+                indices[nnz] = triples_at + code
+                data[nnz] = run
+                nnz += 1
         if use_start_end:
             indices[nnz] = start_at + Y_all[first]
             data[nnz] = 1.0

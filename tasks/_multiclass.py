@@ -50,7 +50,7 @@ def _as_csr(X: Any) -> sp.csr_matrix:
 
 
 class MulticlassTask(Task):
-    """Multiclass classification: x is a feature vector, y a class in ``0 .. n_classes - 1``.
+    """Multiclass classification: x is a feature vector, y a class in ``range(n_classes)``.
 
     The joint feature map is φ(x, y) = e_y ⊗ x (Crammer & Singer, JMLR 2001): the input copied
     into the block of class y, so ``w.reshape(n_classes, n_features)`` holds one weight row per

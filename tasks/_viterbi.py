@@ -26,21 +26,18 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def _decode_sequence(
+def suffix_scores(
     unary: np.ndarray,
     begin: int,
     stop: int,
-    transitions: np.ndarray,
     transitions_by_next: np.ndarray,
-    start: np.ndarray,
     end: np.ndarray,
     best_from: np.ndarray,
-    labels: np.ndarray,
 ) -> None:
-    """Decode the chain in rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]``.
+    """Set ``best_from[t, i]`` to the best score of positions t..stop-1 given label i at t.
 
-    ``best_from[t, i]`` becomes the best score of positions t..stop-1 given label i at t; the
-    rows ``begin:stop`` of this workspace are overwritten.
+    The chain is rows ``begin:stop`` of ``unary``; the same rows of the workspace ``best_from``
+    are overwritten. ``transitions_by_next`` is the transposed transition matrix.
     """
     n_labels = unary.shape[1]
     last = stop - 1
@@ -70,6 +67,25 @@ def _decode_sequence(
         for i in range(n_labels):
             best_next[i] += unary[t, i]
 
+
+@numba.njit(cache=True)
+def _decode_sequence(
+    unary: np.ndarray,
+    begin: int,
+    stop: int,
+    transitions: np.ndarray,
+    transitions_by_next: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    best_from: np.ndarray,
+    labels: np.ndarray,
+) -> None:
+    """Decode the chain in rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]``.
+
+    The rows ``begin:stop`` of the workspace ``best_from`` are overwritten.
+    """
+    n_labels = unary.shape[1]
+    suffix_scores(unary, begin, stop, transitions_by_next, end, best_from)
     best_label = 0
     best_value = -np.inf
     for i in range(n_labels):

@@ -218,12 +218,27 @@ def chain_scores(task, x, labelings, w):
     if task.transitions:
         transitions, rest = rest[: L * L].reshape(L, L), rest[L * L :]
         scores += transitions[labelings[:, :-1], labelings[:, 1:]].sum(axis=1)
+    if task.order == 2:
+        triples, rest = rest[: L**3].reshape(L, L, L), rest[L**3 :]
+        scores += triples[labelings[:, :-2], labelings[:, 1:-1], labelings[:, 2:]].sum(axis=1)
     if task.start_end:
         start, end, rest = rest[:L], rest[L : 2 * L], rest[2 * L :]
         scores += start[labelings[:, 0]] + end[labelings[:, -1]]
     if task.bias:
         scores += rest[labelings].sum(axis=1)
     return scores
+
+
+def allowed_labelings(task, length):
+    """Every labelling of ``length`` that keeps the task's constraints, in lexicographic order."""
+    kept = [
+        y
+        for y in all_labelings(task.n_labels, length)
+        if not task.forbidden_first[y[0]]
+        and not task.forbidden_last[y[-1]]
+        and not any(task.forbidden_transitions[a, b] for a, b in itertools.pairwise(y))
+    ]
+    return np.array(kept, dtype=np.int64).reshape(len(kept), length)
 
 
 def chain_losses(task, y_true, labelings):
@@ -315,3 +330,112 @@ def solve_pairwise_svm(differences, C):
     w = z[:p]
     hinge = np.maximum(0.0, 1.0 - differences @ w)
     return w, 0.5 * w @ w + C * hinge.sum()
+
+
+# ------------------------------------------------------------------------ pairwise graphical models
+def pairwise_model_score(unary, edges, pairwise, labels):
+    """Return Σ_i unary[i, y_i] + Σ_e pairwise[e, y_u, y_v], one term at a time.
+
+    ``pairwise`` is one table per edge or a single table shared by all edges.
+    """
+    unary, pairwise = np.asarray(unary), np.asarray(pairwise)
+    score = 0.0
+    for i, label in enumerate(labels):
+        score += unary[i, label]
+    for e, (u, v) in enumerate(np.asarray(edges).reshape(-1, 2)):
+        table = pairwise if pairwise.ndim == 2 else pairwise[e]
+        score += table[labels[u], labels[v]]
+    return score
+
+
+def weighted_hamming_loss(y_true, labels, node_weights=None, class_weights=None):
+    """Return Σ_i w_i · c_{y_true[i]} · [labels[i] ≠ y_true[i]] (weights 1 unless given)."""
+    loss = 0.0
+    for i, (truth, label) in enumerate(zip(y_true, labels)):
+        if truth != label:
+            w = 1.0 if node_weights is None else node_weights[i]
+            c = 1.0 if class_weights is None else class_weights[truth]
+            loss += w * c
+    return loss
+
+
+def brute_force_map(unary, edges, pairwise, loss=None):
+    """Return (max score, a best labelling) over all labellings, by enumeration.
+
+    ``loss``, a function of the labelling, is added to the score when given (loss-augmented
+    inference).
+    """
+    n_nodes, n_states = np.shape(unary)
+    best, best_labels = -np.inf, None
+    for labels in itertools.product(range(n_states), repeat=n_nodes):
+        value = pairwise_model_score(unary, edges, pairwise, labels)
+        if loss is not None:
+            value += loss(labels)
+        if value > best:
+            best, best_labels = value, np.array(labels)
+    return best, best_labels
+
+
+# ------------------------------------------------------------------------ graph tasks
+def graph_block_kinds(task):
+    """The kind of every pairwise block, from the task's documented parameters."""
+    if hasattr(task, "n_edge_features"):
+        return [
+            "symmetric"
+            if f in task.symmetric_edge_features
+            else "antisymmetric"
+            if f in task.antisymmetric_edge_features
+            else "free"
+            for f in range(task.n_edge_features)
+        ]
+    return ["free" if task.directed else "symmetric"]
+
+
+def graph_joint_feature(task, x, y):
+    """φ(x, y) of a graph labelling, one node and one edge at a time, from the documented layout.
+
+    The unary block sums the features of the nodes in each state; edge feature f (1 for every
+    edge of a GraphTask) adds itself to the count of the state pair of each edge, and the block
+    keeps the free matrix row by row, the upper triangle of M + Mᵀ (diagonal once) for a
+    symmetric block, or of M − Mᵀ above the diagonal for an antisymmetric one.
+    """
+    nodes = x[0].toarray() if scipy.sparse.issparse(x[0]) else np.asarray(x[0], dtype=float)
+    edges = np.asarray(x[1]).reshape(-1, 2)
+    kinds = graph_block_kinds(task)
+    edge_features = (
+        np.asarray(x[2]) if hasattr(task, "n_edge_features") else np.ones((len(edges), 1))
+    )
+    S = task.n_states
+    unary = np.zeros((S, task.n_features))
+    for i, state in enumerate(y):
+        unary[state] += nodes[i]
+    blocks = [unary.ravel()]
+    for f, kind in enumerate(kinds):
+        counts = np.zeros((S, S))
+        for e, (u, v) in enumerate(edges):
+            counts[y[u], y[v]] += edge_features[e, f]
+        if kind == "free":
+            blocks.append(counts.ravel())
+        elif kind == "symmetric":
+            blocks.append(
+                [
+                    counts[a, b] + counts[b, a] if a < b else counts[a, a]
+                    for a in range(S)
+                    for b in range(a, S)
+                ]
+            )
+        else:
+            blocks.append([counts[a, b] - counts[b, a] for a in range(S) for b in range(a + 1, S)])
+    return np.concatenate([np.asarray(block, dtype=float) for block in blocks])
+
+
+def graph_brute_force(task, x, y_true, w, node_weights, class_weights):
+    """Return the largest score and the largest loss plus score over every labelling of x."""
+    best_score = best_augmented = -np.inf
+    for y in itertools.product(range(task.n_states), repeat=len(y_true)):
+        score = graph_joint_feature(task, x, y) @ w
+        best_score = max(best_score, score)
+        best_augmented = max(
+            best_augmented, score + weighted_hamming_loss(y_true, y, node_weights, class_weights)
+        )
+    return best_score, best_augmented

@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from structsvm import (
+    SVR,
     BinarySVM,
     KernelMulticlassSVM,
     KernelPerceptron,
     KernelRidge,
     MulticlassSVM,
+    OneClassSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
@@ -58,6 +60,8 @@ ESTIMATORS = {
     "BinarySVM": (lambda: BinarySVM(C=1.0), _binary_data),
     "KernelPerceptron": (KernelPerceptron, _binary_data),
     "KernelRidge": (KernelRidge, _real_targets),
+    "SVR": (SVR, _real_targets),
+    "OneClassSVM": (OneClassSVM, _binary_data),
     "MulticlassSVM": (MulticlassSVM, _three_class_data),
     "StructuredPerceptron": (lambda: StructuredPerceptron(MulticlassTask(3, 2)), _three_class_data),
     "StructuredSVM": (lambda: StructuredSVM(MulticlassTask(3, 2), max_iter=2), _three_class_data),
@@ -159,6 +163,8 @@ def test_predict_checks_the_task():
         (BinarySVM, (1.0,)),
         (KernelPerceptron, ("rbf",)),
         (KernelRidge, (1.0,)),
+        (SVR, (1.0,)),
+        (OneClassSVM, (0.5,)),
         (MulticlassSVM, (1.0,)),
         (StructuredPerceptron, (MulticlassTask(2, 2), 10)),
         (StructuredSVM, (MulticlassTask(2, 2), 1.0)),
@@ -255,7 +261,7 @@ def test_only_checks_the_parameters_named():
 
 def test_kernel_machines_merge_the_shared_kernel_entries():
     shared = KernelMachine._parameter_constraints
-    for make in (BinarySVM, KernelPerceptron, KernelRidge):
+    for make in (BinarySVM, KernelPerceptron, KernelRidge, SVR, OneClassSVM):
         table = make._parameter_constraints
         assert all(table[name] is constraints for name, constraints in shared.items())
     X, y = _binary_data()

@@ -174,7 +174,8 @@ class ParallelTask(Task):
 
     Notes
     -----
-    Only ``batch_argmax`` and ``batch_loss_augmented_argmax`` are split: they hold the decoding
+    Only ``batch_argmax``, ``batch_loss_augmented_argmax`` and
+    ``batch_slack_rescaled_argmax`` are split: they hold the decoding
     work. Every other method of the task contract, and any other attribute of the wrapped
     task (``size_joint_feature``, its own parameters), is the wrapped task's. Results are in
     the order of the inputs and are exactly the wrapped task's results, as long as its oracles
@@ -209,6 +210,18 @@ class ParallelTask(Task):
         """Return ``loss_augmented_argmax(x, y_true, w)`` for every example, in chunks."""
         return map_chunks(
             self.task.batch_loss_augmented_argmax,
+            (X, Y_true),
+            w,
+            n_jobs=self.n_jobs,
+            backend=self.backend,
+        )
+
+    def batch_slack_rescaled_argmax(
+        self, X: Sequence[Any], Y_true: Sequence[Any], w: np.ndarray
+    ) -> Sequence[Any]:
+        """Return ``slack_rescaled_argmax(x, y_true, w)`` for every example, in chunks."""
+        return map_chunks(
+            self.task.batch_slack_rescaled_argmax,
             (X, Y_true),
             w,
             n_jobs=self.n_jobs,

@@ -431,6 +431,17 @@ def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
     return array
 
 
+def check_real_targets(y: Any, name: str = "y") -> np.ndarray:
+    """Return regression targets ``y`` as a finite 1-D float64 array; raise ValueError if not."""
+    array = column_or_1d(y, warn=True)
+    try:
+        array = array.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must hold real numbers: {error}") from None
+    assert_all_finite(array, input_name=name)
+    return array
+
+
 def check_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Return the two classes of ``y`` (sorted) and ``y`` as ±1, +1 marking the second class."""
     array = check_class_labels(y, name)
@@ -475,6 +486,28 @@ def check_weights(w: Any, size: int, *, finite: bool = True) -> np.ndarray:
             "(the length of the joint feature vector φ(x, y))"
         )
     return w
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool if it is True or False; raise ValueError otherwise."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_class_weights(weights: Any, n_classes: int, name: str) -> np.ndarray:
+    """Return per-class loss weights as a float64 array, all ones if ``weights`` is None.
+
+    Raises ValueError unless they have shape (n_classes,) and are finite and non-negative.
+    """
+    if weights is None:
+        return np.ones(n_classes)
+    array = check_feature_array(weights, name, ndim=1, n_features=None, finite=False)
+    if array.shape != (n_classes,):
+        raise ValueError(f"{name} must have shape ({n_classes},), got {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must hold finite, non-negative weights")
+    return array
 
 
 def take(data: Sequence[Any], indices: np.ndarray) -> Sequence[Any]:

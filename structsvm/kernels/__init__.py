@@ -1,4 +1,4 @@
-"""The classic SVM and kernel toolkit: kernels, the binary SVM, the kernel perceptron and ridge.
+"""The classic SVM and kernel toolkit: kernels, the SVMs, the kernel perceptron and ridge.
 
 Kernels on vectors (:class:`LinearKernel`, :class:`PolynomialKernel`, :class:`RBFKernel`,
 :class:`SigmoidKernel`), their combinations (``k1 + k2``, ``k1 * k2``, ``3 * k``,
@@ -28,11 +28,14 @@ from structsvm.kernels._kernels import (
 )
 from structsvm.kernels._kkt import KKTReport, kkt_report
 from structsvm.kernels._machine import KernelMachine
+from structsvm.kernels._one_class_svm import OneClassSVM
 from structsvm.kernels._perceptron import KernelPerceptron
 from structsvm.kernels._ridge import KernelRidge
 from structsvm.kernels._string import AllSubsequencesKernel
+from structsvm.kernels._svr import SVR
 
 __all__ = [
+    "SVR",
     "AllSubsequencesKernel",
     "BinarySVM",
     "CallableKernel",
@@ -45,6 +48,7 @@ __all__ = [
     "MercerReport",
     "NormalizedKernel",
     "NotSeparableError",
+    "OneClassSVM",
     "PolynomialKernel",
     "ProductKernel",
     "RBFKernel",

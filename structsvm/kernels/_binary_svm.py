@@ -27,21 +27,19 @@ from structsvm._utils.validation import (
     check_binary_labels,
     check_consistent_length,
 )
+from structsvm.kernels._box_dual import snap_to_bounds, solve_box_dual
 from structsvm.kernels._kernels import Kernel, LinearKernel
-from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine
+from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine, LinearWeights
 from structsvm.qp._cvxopt import solve_qp
 
 FORMULATIONS = ("dual", "primal")
-
-# Multipliers within this fraction of their range from a bound are set onto the bound.
-_BOUND_TOLERANCE = 1e-6
 
 
 class NotSeparableError(ValueError):
     """A hard-margin SVM was asked to separate data that no hyperplane separates."""
 
 
-class BinarySVM(BinaryKernelClassifier):
+class BinarySVM(LinearWeights, BinaryKernelClassifier):
     """Two-class support vector machine, hard or soft margin, with any kernel.
 
     Trained by solving the dual QP (any kernel) or the primal QP over (w, b, ξ) (linear kernel
@@ -74,8 +72,10 @@ default="linear"
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the positive class (y = +1).
     dual_coef_ : ndarray of shape (n_samples,)
-        The multipliers λ_i of every training point (0 <= λ_i <= C); multipliers within a
-        relative 1e-6 of a bound are set onto it.
+        The multipliers λ_i of every training point (0 <= λ_i <= C), each exactly on a bound
+        or strictly between: the dual QP's interior-point solution is finished on its active
+        set (:func:`~structsvm.kernels._box_dual.solve_box_dual`). For formulation="primal",
+        the margin constraints' multipliers, set onto a bound when within a relative 1e-6.
     support_ : ndarray of int
         Indices of the support vectors (λ_i > 0).
     support_vectors_ : inputs of the support vectors (None when kernel="precomputed")
@@ -145,12 +145,14 @@ default="linear"
             if not isinstance(self.kernel_, LinearKernel):
                 raise ValueError("formulation='primal' needs kernel='linear'")
             weights, intercept, multipliers, status = _solve_primal(inputs, signs, C, tol)
+            multipliers = snap_to_bounds(multipliers, C)
+            signed = multipliers * signs
         else:
-            multipliers, status = _solve_dual(gram, signs, C, tol)
-        multipliers = _snap_to_bounds(multipliers, C)
-        signed = multipliers * signs
-        if self.formulation == "dual":
-            intercept = _kkt_intercept(gram @ signed, signs, multipliers, C)
+            Q = np.outer(signs, signs) * gram
+            solution = solve_box_dual(Q, -np.ones(len(signs)), signs, C, 0.0, tol)
+            multipliers, status = solution.multipliers, solution.status
+            signed = multipliers * signs
+            intercept = -solution.offset
             weights = signed @ inputs if isinstance(self.kernel_, LinearKernel) else None
         margins = signs * (gram @ signed + intercept)
         if C is None and (status != "optimal" or margins.min() < 1 - 1e-4):
@@ -166,26 +168,6 @@ default="linear"
         self.margin_ = 1.0 / np.sqrt(norm_squared) if norm_squared > 0 else np.inf
         self._store_expansion(inputs, len(signs), np.flatnonzero(multipliers), signed, intercept)
         return self
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """The weight vector w (linear kernel only)."""
-        if getattr(self, "_weights", None) is None:
-            raise AttributeError("coef_ exists only for a fitted BinarySVM with kernel='linear'")
-        return self._weights
-
-
-def _solve_dual(
-    gram: np.ndarray, signs: np.ndarray, C: float | None, tol: float
-) -> tuple[np.ndarray, str]:
-    """Solve the dual QP; return the multipliers λ and the solver status."""
-    n = len(signs)
-    lower = -np.eye(n), np.zeros(n)
-    G, h = lower if C is None else (np.vstack([lower[0], np.eye(n)]), np.r_[lower[1], [C] * n])
-    result = solve_qp(
-        np.outer(signs, signs) * gram, -np.ones(n), G, h, signs[None, :], np.zeros(1), tol=tol
-    )
-    return result.x, result.status
 
 
 def _solve_primal(
@@ -207,36 +189,3 @@ def _solve_primal(
     h = np.r_[-np.ones(n), np.zeros(n_slack)]
     result = solve_qp(P, q, G, h, tol=tol)
     return result.x[:d], float(result.x[d]), result.inequality_duals[:n], result.status
-
-
-def _snap_to_bounds(multipliers: np.ndarray, C: float | None) -> np.ndarray:
-    """Clip λ into [0, C] and set values within a relative tolerance of a bound onto it."""
-    scale = C if C is not None else max(float(multipliers.max()), 0.0)
-    threshold = _BOUND_TOLERANCE * scale
-    snapped = np.where(multipliers <= threshold, 0.0, multipliers)
-    if C is not None:
-        snapped = np.where(snapped >= C - threshold, C, snapped)
-    return snapped
-
-
-def _kkt_intercept(
-    scores: np.ndarray, signs: np.ndarray, multipliers: np.ndarray, C: float | None
-) -> float:
-    """Return b from the KKT conditions, given ``scores_i = Σ_j λ_j y_j K_ji``.
-
-    A free support vector (0 < λ_i < C) lies on the margin, ``y_i(scores_i + b) = 1``, so
-    ``b = y_i − scores_i``; these are averaged. Without one, λ_i = 0 needs
-    ``y_i(scores_i + b) >= 1`` and λ_i = C needs ``y_i(scores_i + b) <= 1``: each gives a bound
-    on b, and b is the midpoint of the interval they leave.
-    """
-    upper_bound = np.inf if C is None else C
-    free = (multipliers > 0) & (multipliers < upper_bound)
-    if np.any(free):
-        return float(np.mean(signs[free] - scores[free]))
-    on_margin_value = signs - scores  # b at which point i would lie exactly on the margin
-    b_at_least = (signs > 0) == (multipliers == 0)
-    lower = on_margin_value[b_at_least].max(initial=-np.inf)
-    upper = on_margin_value[~b_at_least].min(initial=np.inf)
-    if np.isfinite(lower) and np.isfinite(upper):
-        return float(0.5 * (lower + upper))
-    return float(lower if np.isfinite(lower) else upper)

@@ -172,6 +172,25 @@ class KernelMachine(BaseEstimator):
         return self._kernel_to_support(X) @ self._expansion_coef_ + self.intercept_
 
 
+class LinearWeights:
+    """The ``coef_`` of a kernel machine: its weights w in input space, for the linear kernel.
+
+    For the linear kernel the expansion is ``⟨w, x⟩ + b`` with ``w = Σ_i c_i x_i``; ``fit`` stores
+    w in ``_weights`` (None for other kernels).
+    """
+
+    _weights: np.ndarray | None
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """The weight vector w (linear kernel only)."""
+        if getattr(self, "_weights", None) is None:
+            raise AttributeError(
+                f"coef_ exists only for a fitted {type(self).__name__} with kernel='linear'"
+            )
+        return self._weights
+
+
 class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
     """A two-class kernel machine: the sign of the kernel expansion picks one of ``classes_``.
 

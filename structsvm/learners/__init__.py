@@ -1,6 +1,7 @@
 """Estimators for structured outputs: they hold a task (or build one) and learn its weights.
 
-:class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`;
+:class:`StructuredSVM` and :class:`StructuredPerceptron` learn any :class:`~structsvm.Task`,
+:class:`LatentStructuredSVM` a :class:`~structsvm.LatentTask` with hidden variables;
 :class:`MulticlassSVM` and :class:`KernelMulticlassSVM` are flat scikit-learn classifiers built
 on the multiclass structural SVM, :class:`PerformanceSVM` a binary one trained for F1 or another
 multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
@@ -10,6 +11,7 @@ multivariate performance measure, :class:`RankingSVM` a ranker of documents by q
 
 from structsvm.learners._bounds import margin, mistake_bound, radius
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
+from structsvm.learners._latent import LatentStructuredSVM, latent_objective
 from structsvm.learners._multiclass import MulticlassSVM
 from structsvm.learners._perceptron import StructuredPerceptron
 from structsvm.learners._performance import PerformanceSVM
@@ -19,11 +21,13 @@ from structsvm.learners._ssvm import StructuredSVM
 
 __all__ = [
     "KernelMulticlassSVM",
+    "LatentStructuredSVM",
     "MulticlassSVM",
     "PerformanceSVM",
     "RankingSVM",
     "StructuredPerceptron",
     "StructuredSVM",
+    "latent_objective",
     "margin",
     "mean_ndcg",
     "mistake_bound",

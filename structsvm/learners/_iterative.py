@@ -51,7 +51,7 @@ def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:
     """
 
     @functools.wraps(fit)
-    def interruptible(self: IterativeEstimator, *args: Any, **kwargs: Any) -> Any:
+    def interruptible(self: InterruptibleFit, *args: Any, **kwargs: Any) -> Any:
         self.interrupted_ = False
         try:
             return fit(self, *args, **kwargs)
@@ -64,7 +64,24 @@ def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:
     return interruptible
 
 
-class IterativeEstimator:
+class InterruptibleFit:
+    """Mixin of the estimators whose ``fit`` is decorated with :func:`interruptible_fit`."""
+
+    _interrupted_unit = "iteration"
+    """What a fit completes one at a time, as the interrupt warning names it."""
+
+    def _note_interrupt(self) -> None:
+        """Record and report that the fit was interrupted."""
+        self.interrupted_ = True
+        warnings.warn(
+            f"{type(self).__name__}.fit was interrupted: keeping the model of the last "
+            f"completed {self._interrupted_unit}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
+class IterativeEstimator(InterruptibleFit):
     """Mixin of the estimators trained by a solver generator.
 
     A subclass has the parameters ``warm_start``, ``progress``, ``verbose``, ``checkpoint``
@@ -271,16 +288,6 @@ class IterativeEstimator:
 
     _kept_on_refit: tuple[str, ...] = ()
     """Fitted attributes a fit sets before its solver starts, which ``_forget_fit`` keeps."""
-
-    def _note_interrupt(self) -> None:
-        """Record and report that the fit was interrupted."""
-        self.interrupted_ = True
-        warnings.warn(
-            f"{type(self).__name__}.fit was interrupted: keeping the model of the last "
-            "completed iteration",
-            RuntimeWarning,
-            stacklevel=4,
-        )
 
     def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Write the estimator, with what a fit needs to continue, to ``path`` atomically.

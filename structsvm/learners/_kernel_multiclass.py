@@ -51,8 +51,7 @@ class KernelMulticlassSVM(IterativeEstimator, ClassifierMixin, KernelMachine):
     ----------
     C : float, default=1.0
         Weight of the slacks; larger C fits the training data more closely.
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, Kernel or callable, \
-default="rbf"
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}, Kernel or callable, default="rbf"
         The input kernel k; see :class:`~structsvm.kernels._machine.KernelMachine`.
     degree : int, default=3
         Degree p of the "poly" kernel ``(γ⟨x, z⟩ + r)^p``.

@@ -43,7 +43,7 @@ class PerformanceSVM(ClassifierMixin, BaseEstimator):
     scaled by s = 1 / (2n) (by s = 1 / (2 P N), with P positive and N negative examples, for
     the ROC area) before φ is taken; ``coef_`` applies to the unscaled rows. With this scale a
     violated constraint is measured against a margin of 1 in ``coef_ · x``: were Δ the error
-    rate, ξ would be the mean hinge loss, max(0, 1 − y_i (coef_ · x_i + intercept_)), over
+    rate, ξ would be the mean hinge loss, ``max(0, 1 − y_i (coef_ · x_i + intercept_))``, over
     the examples, and for the ROC area the averaged hinge loss over the pairs of a ranking SVM.
 
     Parameters

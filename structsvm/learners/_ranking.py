@@ -34,7 +34,7 @@ class RankingSVM(BaseEstimator):
     ``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` on the difference vectors of all
     pairs, without forming them: each oracle call sorts a query's scores and counts its
     swapped pairs in O(m log m) (Joachims, KDD 2006). Joachims (2006) and SVM^rank put
-    ``C / |P|`` in front of the sum over all |P| pairs; their C is this C times |P|.
+    ``C / |P|`` in front of the sum over all ``|P|`` pairs; their C is this C times ``|P|``.
 
     Parameters
     ----------

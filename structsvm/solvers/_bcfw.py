@@ -19,6 +19,25 @@ lazily as ``w̄ = w + σ z``: a step ``w_{k+1} = w_k + γ d`` gives
 ``w̄_{k+1} − w_{k+1} = (1 − ρ)(σ z − γ d)``, that is ``z ← z − (γ / σ) d`` on the support of d
 and ``σ ← (1 − ρ) σ``. A step thus costs time in proportion to the stored entries of the block
 and of ψ_i(ŷ), not to ``size_joint_feature``.
+
+Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
+``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
+unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
+task's slack-rescaled oracle, and the corner is ``s = C Δ(y_i, ŷ) ψ_i(ŷ)``.
+
+L2 slacks (``slack_norm=2``, objective ``½‖w‖² + (C/2) Σ ξ_i²``) have the dual
+``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)`` over blocks in the *cone* spanned by the corners
+``(v_i(y), Δ(y_i, y), 1)`` (vector, loss, and ``β_i``, the block's sum of dual variables; see
+:mod:`structsvm.solvers._objective`): no upper bound, so no simplex for Frank–Wolfe. A step on
+block i therefore maximises the dual exactly over the two-dimensional cone
+``a (w_i, ℓ_i, β_i) + b (v_i(ŷ), Δ(y_i, ŷ), 1)``, ``a, b >= 0``, spanned by the block and the
+corner the oracle returns (a concave quadratic in (a, b), solved in closed form). The bounded
+problem with ``β_i <= B`` has the same optimum for B large enough (the bound of
+:mod:`structsvm.solvers._objective`), and the Frank–Wolfe step towards the corner ``B (v, Δ,
+1)`` is the point ``a = 1 − γ, b = γ B`` of that cone, so each step gains at least what the
+block-coordinate Frank–Wolfe step of the bounded problem gains, and the convergence of
+Lacoste-Julien et al. (theorem 2) carries over. The duality gap is the same certified
+``P(w) − D`` after every pass; the average of the iterates also averages the ``β_i``.
 """
 
 from __future__ import annotations
@@ -35,7 +54,8 @@ from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
-from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass, primal_objective
+from structsvm.solvers._objective import SlackPenalty, check_objective_options
+from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
 from structsvm.solvers._state import (
     RunCounters,
     SolverState,
@@ -91,21 +111,22 @@ def _block_step(
     block_indices: np.ndarray,
     block_values: np.ndarray,
     w: np.ndarray,
-    C: float,
+    corner_scale: float,
     loss_gain: float,
     average_offset: np.ndarray,
     average_scale: float,
     averaging: bool,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Move block i towards the corner ``s = C (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
+    """Move block i towards the corner ``s = c (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
 
+    ``c = corner_scale`` is C, or ``C Δ(y_i, ŷ)`` under slack rescaling.
     ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
     ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
     average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
     support of d. Returns the new block's indices and values, and γ.
     """
     corner_indices, corner_values = _merge(
-        true_indices, true_values, C, hat_indices, hat_values, -C
+        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
     )
     indices, direction = _merge(
         corner_indices, corner_values, 1.0, block_indices, block_values, -1.0
@@ -135,6 +156,100 @@ def _block_step(
     return indices, values, step
 
 
+@numba.njit(cache=True)
+def _best_in_cone(
+    linear_a: float, linear_b: float, h_aa: float, h_ab: float, h_bb: float
+) -> tuple[float, float]:
+    """Return ``(a, b) >= 0`` maximising ``la a + lb b − ½ (h_aa a² + 2 h_ab a b + h_bb b²)``.
+
+    The quadratic is concave (its matrix is a Gram matrix) with ``h_bb > 0``: the maximum is the
+    best of the stationary point, if it is in the quadrant, and the maxima on the two edges.
+    """
+    best_a, best_b, best = 0.0, 0.0, 0.0
+    if h_aa > 0 and linear_a > 0:
+        a = linear_a / h_aa
+        value = 0.5 * linear_a * a
+        if value > best:
+            best_a, best_b, best = a, 0.0, value
+    if linear_b > 0:
+        b = linear_b / h_bb
+        value = 0.5 * linear_b * b
+        if value > best:
+            best_a, best_b, best = 0.0, b, value
+    determinant = h_aa * h_bb - h_ab * h_ab
+    if determinant > 1e-12 * h_aa * h_bb:
+        a = (h_bb * linear_a - h_ab * linear_b) / determinant
+        b = (h_aa * linear_b - h_ab * linear_a) / determinant
+        if a >= 0 and b >= 0:
+            value = 0.5 * (linear_a * a + linear_b * b)
+            if value > best:
+                best_a, best_b = a, b
+    return best_a, best_b
+
+
+@numba.njit(cache=True)
+def _cone_step(
+    true_indices: np.ndarray,
+    true_values: np.ndarray,
+    hat_indices: np.ndarray,
+    hat_values: np.ndarray,
+    corner_scale: float,
+    corner_loss: float,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    block_loss: float,
+    block_sum: float,
+    w: np.ndarray,
+    C: float,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
+
+    ``v = corner_scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = corner_loss``. ``w`` and the lazy
+    average are updated in place on the support of the change. Returns the new block's indices
+    and values, and (a, b).
+    """
+    corner_indices, corner_values = _merge(
+        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
+    )
+    indices, _ = _merge(corner_indices, corner_values, 1.0, block_indices, block_values, 1.0)
+    block = np.zeros(len(indices))
+    corner = np.zeros(len(indices))
+    p = q = 0
+    for n in range(len(indices)):
+        if p < len(block_indices) and block_indices[p] == indices[n]:
+            block[n] = block_values[p]
+            p += 1
+        if q < len(corner_indices) and corner_indices[q] == indices[n]:
+            corner[n] = corner_values[q]
+            q += 1
+    block_norm = cross = corner_norm = w_block = w_corner = 0.0
+    for n in range(len(indices)):
+        block_norm += block[n] * block[n]
+        cross += block[n] * corner[n]
+        corner_norm += corner[n] * corner[n]
+        w_block += w[indices[n]] * block[n]
+        w_corner += w[indices[n]] * corner[n]
+    # The dual as a function of (a, b), with the other blocks' part of w held fixed.
+    a, b = _best_in_cone(
+        block_loss - (w_block - block_norm),
+        corner_loss - (w_corner - cross),
+        block_norm + block_sum * block_sum / C,
+        cross + block_sum / C,
+        corner_norm + 1.0 / C,
+    )
+    values = np.empty(len(indices))
+    for n in range(len(indices)):
+        values[n] = a * block[n] + b * corner[n]
+        change = values[n] - block[n]
+        w[indices[n]] += change
+        if averaging:
+            average_offset[indices[n]] -= change / average_scale
+    return indices, values, a, b
+
+
 def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
     """Return joint features as CSR rows with sorted, distinct int64 column indices."""
     rows = sp.csr_matrix(matrix, dtype=np.float64)
@@ -155,6 +270,8 @@ class BCFWDual:
         A step replaces a block's arrays and never writes into them.
     block_losses : ndarray of shape (n,)
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
+    block_sums : ndarray of shape (n,)
+        The blocks' sums of dual variables ``β_i`` (kept for L2 slacks, zero otherwise).
     w : ndarray
         The current (not averaged) iterate.
     total_loss : float
@@ -162,6 +279,8 @@ class BCFWDual:
     average_offset, average_scale, average_loss : ndarray, float and float
         The weighted average of the iterates, ``w + average_scale * average_offset``, and of
         ``Σ_i ℓ_i`` (unused when not averaging).
+    average_sum_offset : ndarray of shape (n,)
+        The average of the ``β_i`` is ``block_sums + average_scale * average_sum_offset``.
     steps : int
         Steps taken so far (the averaging weights depend on it).
     rng : RandomState
@@ -173,11 +292,13 @@ class BCFWDual:
     block_indices: list[np.ndarray]
     block_values: list[np.ndarray]
     block_losses: np.ndarray
+    block_sums: np.ndarray
     w: np.ndarray
     total_loss: float
     average_offset: np.ndarray
     average_scale: float
     average_loss: float
+    average_sum_offset: np.ndarray
     steps: int
     rng: np.random.RandomState
     averaging: bool
@@ -188,11 +309,13 @@ class BCFWDual:
             list(self.block_indices),
             list(self.block_values),
             self.block_losses.copy(),
+            self.block_sums.copy(),
             self.w.copy(),
             self.total_loss,
             self.average_offset.copy(),
             self.average_scale,
             self.average_loss,
+            self.average_sum_offset.copy(),
             self.steps,
             copy.deepcopy(self.rng),
             self.averaging,
@@ -213,6 +336,8 @@ def bcfw(
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
     true_features: FeatureMatrix | None = None,
+    rescaling: str = "margin",
+    slack_norm: int = 1,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -246,6 +371,12 @@ def bcfw(
         sequential; the iterates do not depend on ``n_jobs``.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
+    rescaling : {"margin", "slack"}, default="margin"
+        Margin or slack rescaling, as for :func:`~structsvm.solvers._n_slack.n_slack`; each
+        step calls the task's slack-rescaled oracle for "slack".
+    slack_norm : {1, 2}, default=1
+        Penalise the slacks by ``C Σ ξ_i`` or by ``(C/2) Σ ξ_i²`` (steps over a cone, see the
+        module docstring).
 
     Yields
     ------
@@ -258,6 +389,11 @@ def bcfw(
     Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each; the blocks hold
     the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
     """
+    check_objective_options(rescaling, slack_norm)
+    penalty = SlackPenalty(slack_norm)
+    oracle_method = (
+        task.slack_rescaled_argmax if rescaling == "slack" else task.loss_augmented_argmax
+    )
     n, size = len(X), task.size_joint_feature
     if true_features is None:
         true_features = task.batch_joint_feature(X, Y)
@@ -274,11 +410,12 @@ def bcfw(
         rng = check_random_state(random_state)
         block_indices = [np.empty(0, dtype=np.int64)] * n
         block_values = [np.empty(0)] * n
-        block_losses = np.zeros(n)
+        block_losses, block_sums = np.zeros(n), np.zeros(n)
         w = np.zeros(size)
         total_loss = 0.0
-        # The averaged iterate is w + average_scale * average_offset.
+        # The averaged iterate is w + average_scale * average_offset (and likewise the β_i).
         average_offset, average_scale, average_loss = np.zeros(size), 1.0, 0.0
+        average_sum_offset = np.zeros(n)
         steps = 0
         state = SolverState(w=w.copy(), working_set=None, history=counters.history)
     else:
@@ -289,35 +426,61 @@ def bcfw(
                 f"averaging={bool(averaging)}"
             )
         rng, block_losses, w = resume.rng, resume.block_losses, resume.w
+        block_sums, average_sum_offset = resume.block_sums, resume.average_sum_offset
         block_indices, block_values = resume.block_indices, resume.block_values
         total_loss, steps = resume.total_loss, resume.steps
         average_offset, average_scale = resume.average_offset, resume.average_scale
         average_loss = resume.average_loss
-        state = SolverState(
-            w=initial_state.w.copy(), working_set=None, history=counters.history
-        )
+        state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
     for iteration in counters.iterations:
         if iteration > 0:
             for i in rng.permutation(n) if order == "random" else range(n):
-                y_hat = task.loss_augmented_argmax(X[i], Y[i], w)
+                y_hat = oracle_method(X[i], Y[i], w)
                 hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
-                corner_loss = C * task.loss(Y[i], y_hat)
+                loss = task.loss(Y[i], y_hat)
+                vector_scale = loss if rescaling == "slack" else 1.0
                 begin, end = true_indptr[i], true_indptr[i + 1]
-                block_indices[i], block_values[i], step = _block_step(
-                    true_indices[begin:end],
-                    true_values[begin:end],
-                    hat_indices,
-                    hat_values,
-                    block_indices[i],
-                    block_values[i],
-                    w,
-                    C,
-                    corner_loss - block_losses[i],
-                    average_offset,
-                    average_scale,
-                    averaging,
-                )
-                loss_change = step * (corner_loss - block_losses[i])
+                if slack_norm == 1:
+                    corner_loss = C * loss
+                    block_indices[i], block_values[i], step = _block_step(
+                        true_indices[begin:end],
+                        true_values[begin:end],
+                        hat_indices,
+                        hat_values,
+                        block_indices[i],
+                        block_values[i],
+                        w,
+                        C * vector_scale,
+                        corner_loss - block_losses[i],
+                        average_offset,
+                        average_scale,
+                        averaging,
+                    )
+                    loss_change = step * (corner_loss - block_losses[i])
+                    sum_change = 0.0
+                else:
+                    block_indices[i], block_values[i], a, b = _cone_step(
+                        true_indices[begin:end],
+                        true_values[begin:end],
+                        hat_indices,
+                        hat_values,
+                        vector_scale,
+                        loss,
+                        block_indices[i],
+                        block_values[i],
+                        block_losses[i],
+                        block_sums[i],
+                        w,
+                        C,
+                        average_offset,
+                        average_scale,
+                        averaging,
+                    )
+                    loss_change = (a - 1.0) * block_losses[i] + b * loss
+                    sum_change = (a - 1.0) * block_sums[i] + b
+                    block_sums[i] += sum_change
+                    if averaging:
+                        average_sum_offset[i] -= sum_change / average_scale
                 block_losses[i] += loss_change
                 total_loss += loss_change
                 steps += 1
@@ -328,29 +491,37 @@ def bcfw(
                     if average_scale < _SMALLEST_SCALE:
                         # The first step (weight 1) sets the average to w: the offset is 0.
                         average_offset *= average_scale
+                        average_sum_offset *= average_scale
                         average_scale = 1.0
             counters.oracle_calls += n
         # A fresh array: the state keeps it, and later steps change w in place.
         reported_w, reported_loss = w.copy(), total_loss
+        reported_sums = block_sums.copy()
         if averaging and steps:
             reported_w += average_scale * average_offset
             reported_loss = average_loss
-        oracle = loss_augmented_pass(task, X, Y, true_features, reported_w, n_jobs=n_jobs)
+            reported_sums += average_scale * average_sum_offset
+        oracle = loss_augmented_pass(
+            task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
+        )
         counters.oracle_calls += n
-        primal = primal_objective(reported_w @ reported_w, oracle.slacks, C)
-        dual = reported_loss - 0.5 * reported_w @ reported_w
+        squared_norm = reported_w @ reported_w
+        primal = penalty.primal(squared_norm, oracle.slacks, C)
+        dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
         state.w = reported_w
-        counters.record(iteration, primal, dual)
+        counters.record(iteration, primal, dual, certified=oracle.certified)
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = BCFWDual(
             block_indices,
             block_values,
             block_losses,
+            block_sums,
             w,
             total_loss,
             average_offset,
             average_scale,
             average_loss,
+            average_sum_offset,
             steps,
             rng,
             bool(averaging),

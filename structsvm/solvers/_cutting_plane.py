@@ -17,7 +17,6 @@ optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
 from __future__ import annotations
 
 import copy
-import hashlib
 import time
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,13 +25,12 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.qp import solve_simplex_dual
+from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     OraclePass,
     column_sums,
     loss_augmented_pass,
-    primal_objective,
 )
 from structsvm.solvers._state import (
     RunCounters,
@@ -48,12 +46,6 @@ from structsvm.solvers._working_set import (
     WorkingSet,
     prune_inactive,
 )
-
-
-def output_key(y: Any) -> bytes:
-    """Return a hashable fingerprint of an output (its array bytes)."""
-    array = np.ascontiguousarray(y)
-    return hashlib.blake2b(array.tobytes() + str(array.shape).encode(), digest_size=16).digest()
 
 
 @dataclass
@@ -73,6 +65,11 @@ class OracleResult(Protocol):
     losses: np.ndarray
     slacks: np.ndarray
     differences: Any
+    certified: bool
+
+    def output_key(self, i: int) -> Hashable:
+        """Return the key of example i's output, which tells it from the others."""
+        ...
 
 
 class ConstraintSource(Protocol):
@@ -112,6 +109,9 @@ class TaskConstraints:
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
     true_features : ndarray or sparse matrix, optional
         The rows φ(x_i, y_i), if the caller has them.
+    rescaling : {"margin", "slack"}, default="margin"
+        The constraints and the oracle that finds the most violated one (see
+        :mod:`structsvm.solvers._oracle`).
     """
 
     def __init__(
@@ -122,9 +122,11 @@ class TaskConstraints:
         *,
         n_jobs: int | None = None,
         true_features: FeatureMatrix | None = None,
+        rescaling: str = "margin",
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
         self.n_jobs = n_jobs
+        self.rescaling = rescaling
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
         if true_features is None:
@@ -146,6 +148,7 @@ class TaskConstraints:
             w,
             true_feature_sum=self.true_feature_sum,
             n_jobs=self.n_jobs,
+            rescaling=self.rescaling,
         )
 
 
@@ -156,6 +159,10 @@ class Formulation(Protocol):
         self, oracle: OracleResult, working_set: WorkingSet, w: Any
     ) -> NewConstraints: ...
 
+    def slacks(self, oracle: OracleResult) -> np.ndarray:
+        """Return the exact slack of every group at the weights of the oracle pass."""
+        ...
+
 
 class DualOptimiser(Protocol):
     """How the dual variables of the working-set QP are improved after constraints are added.
@@ -165,9 +172,12 @@ class DualOptimiser(Protocol):
     keeps_gram : bool
         Whether it works on a :class:`GramWorkingSet` (every solve involves the whole working
         set) rather than a plain :class:`WorkingSet`.
+    penalty : SlackPenalty
+        How the slacks are penalised; it decides the QPs, the primal and the dual objective.
     """
 
     keeps_gram: ClassVar[bool]
+    penalty: SlackPenalty
 
     def optimise(self, working_set: WorkingSet, C: float, oracle: OracleResult) -> None:
         """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
@@ -189,15 +199,18 @@ class FullQP:
         iterations when few constraints change between solves.
     tol : float, default=1e-9
         Tolerance of the interior-point solves.
+    penalty : SlackPenalty, default=L1_SLACKS
+        How the slacks are penalised (L1 by default).
     """
 
     warm_start: bool
     tol: float = 1e-9
+    penalty: SlackPenalty = L1_SLACKS
     keeps_gram: ClassVar[bool] = True
 
     def optimise(self, working_set: GramWorkingSet, C: float, oracle: OracleResult) -> None:
         """Replace α by the solution of the whole working-set QP."""
-        solution = solve_simplex_dual(
+        solution = self.penalty.solve(
             working_set.gram,
             working_set.offsets,
             working_set.groups,
@@ -307,6 +320,7 @@ def cutting_plane(
         state = SolverState(w=source.zero_weights(), working_set=working_set)
         dual = 0.0
         query, primal, at_solution = state.w, np.inf, True
+        certified = True
     else:
         resume: CuttingPlaneDual = initial_state.dual_state.copy()
         working_set, formulation, optimiser = (
@@ -320,6 +334,7 @@ def cutting_plane(
             w=copy.copy(initial_state.w), working_set=working_set, history=counters.history
         )
         primal = counters.history[-1]["primal"]
+        certified = counters.history[-1].get("certified", True)
     state.history = counters.history
     new: NewConstraints | None = None
     for iteration in counters.iterations:
@@ -333,7 +348,7 @@ def cutting_plane(
             qp_start = time.perf_counter()
             optimiser.optimise(working_set, C, oracle)
             counters.qp_time += time.perf_counter() - qp_start
-            dual = working_set.dual_objective()
+            dual = working_set.dual_objective(C, optimiser.penalty)
             solution = working_set.weights()
             prune_inactive(working_set, C, inactive_window)
             step = smoothing if len(new.offsets) else 1.0
@@ -341,10 +356,15 @@ def cutting_plane(
             query = solution if at_solution else state.w + step * (solution - state.w)
         oracle = source.oracle_pass(query)
         counters.oracle_calls += source.n_examples
-        query_primal = primal_objective(space.squared_norm(query), oracle.slacks, C)
+        query_primal = optimiser.penalty.primal(
+            space.squared_norm(query), formulation.slacks(oracle), C
+        )
         if smoothing == 1.0 or query_primal <= primal:
             state.w, primal = query, query_primal
-        counters.record(iteration, primal, dual, n_constraints=len(working_set))
+            certified = oracle.certified
+        counters.record(
+            iteration, primal, dual, n_constraints=len(working_set), certified=certified
+        )
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = CuttingPlaneDual(
             working_set, formulation, optimiser, oracle, dual, query, at_solution

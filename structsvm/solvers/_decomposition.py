@@ -28,13 +28,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from structsvm.qp._simplex_dual import solve_simplex_dual
+from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import OraclePass
 from structsvm.solvers._working_set import WorkingSet
 
 
 def example_gaps(
-    working_set: WorkingSet, w: np.ndarray, slacks: np.ndarray, C: float
+    working_set: WorkingSet,
+    w: np.ndarray,
+    slacks: np.ndarray,
+    C: float,
+    penalty: SlackPenalty = L1_SLACKS,
 ) -> np.ndarray:
     """Return every example's share ``g_i`` of the duality gap at ``w = Σ α_k ψ_k``.
 
@@ -47,15 +51,25 @@ def example_gaps(
     slacks : ndarray of shape (n,)
         The oracle's slack ``ξ_i(w)`` of every example.
     C : float
-        Bound on each example's sum of dual variables.
+        Weight of the slacks.
+    penalty : SlackPenalty, default=L1_SLACKS
+        How the slacks are penalised.
 
     Returns
     -------
     ndarray of shape (n,)
-        ``C ξ_i(w) − Σ_{k ∈ S_i} α_k (Δ_k − ψ_k · w)``; they sum to ``P(w) − D(α)``.
+        ``C ξ_i(w) − Σ_{k ∈ S_i} α_k (Δ_k − ψ_k · w)`` for L1 slacks (for L2 slacks see
+        :meth:`~structsvm.solvers._objective.SlackPenalty.group_gaps`); they sum to
+        ``P(w) − D(α)``.
     """
+    n = len(slacks)
     weighted = working_set.alpha * working_set.violations(w)
-    return C * slacks - np.bincount(working_set.groups, weights=weighted, minlength=len(slacks))
+    return penalty.group_gaps(
+        slacks,
+        np.bincount(working_set.groups, weights=working_set.alpha, minlength=n),
+        np.bincount(working_set.groups, weights=weighted, minlength=n),
+        C,
+    )
 
 
 def example_blocks(
@@ -84,7 +98,12 @@ def example_blocks(
 
 
 def optimise_block(
-    working_set: WorkingSet, rows: np.ndarray, w: np.ndarray, C: float, tol: float
+    working_set: WorkingSet,
+    rows: np.ndarray,
+    w: np.ndarray,
+    C: float,
+    tol: float,
+    penalty: SlackPenalty = L1_SLACKS,
 ) -> np.ndarray:
     """Solve the sub-QP over the constraints ``rows`` with the other α fixed; return the new w.
 
@@ -98,10 +117,13 @@ def optimise_block(
     own = np.asarray(vectors.T @ alpha).ravel()
     offsets = working_set.offsets[rows] - np.asarray(vectors @ (w - own)).ravel()
     gram = working_set.gram_of(rows)
-    solution = solve_simplex_dual(
-        gram, offsets, working_set.groups[rows], C, vectors=vectors, tol=tol, initial_alpha=alpha
+    groups = working_set.groups[rows]
+    solution = penalty.solve(
+        gram, offsets, groups, C, vectors=vectors, tol=tol, initial_alpha=alpha
     )
-    current = offsets @ alpha - 0.5 * alpha @ gram @ alpha
+    current = penalty.dual(
+        offsets @ alpha, alpha @ gram @ alpha, np.bincount(groups, weights=alpha), C
+    )
     if solution.objective < current - tol * max(1.0, abs(current)):
         return w
     working_set.alpha[rows] = solution.alpha
@@ -123,12 +145,15 @@ class BlockDecomposition:
         Tolerance of the interior-point solves.
     rng : numpy.random.Generator, default=numpy.random.default_rng(0)
         Source of the block orders.
+    penalty : SlackPenalty, default=L1_SLACKS
+        How the slacks are penalised (L1 by default).
     """
 
     max_block_constraints: int = 150
     stall_iterations: int = 20
     tol: float = 1e-9
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    penalty: SlackPenalty = L1_SLACKS
     keeps_gram: ClassVar[bool] = False  # sub-QPs compute their own Gram matrices
     _best_gap: float = field(default=np.inf, init=False)
     _stalled_for: int = field(default=0, init=False)
@@ -150,7 +175,7 @@ class BlockDecomposition:
     def optimise(self, working_set: WorkingSet, C: float, oracle: OraclePass) -> None:
         """Solve the sub-QPs of the examples with a positive gap, one random block after another."""
         w = working_set.weights()
-        gaps = example_gaps(working_set, w, oracle.slacks, C)
+        gaps = example_gaps(working_set, w, oracle.slacks, C, self.penalty)
         self._grow_blocks_if_stalled(float(gaps.sum()))
         chosen = np.flatnonzero(gaps > 0)
         if len(chosen) == 0:
@@ -159,4 +184,4 @@ class BlockDecomposition:
         largest = np.argmax(gaps[chosen])
         chosen[[0, largest]] = chosen[[largest, 0]]
         for rows in example_blocks(working_set.groups, chosen, self.max_block_constraints):
-            w = optimise_block(working_set, rows, w, C, self.tol)
+            w = optimise_block(working_set, rows, w, C, self.tol, self.penalty)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+
+from structsvm._task import array_key
 
 
 @dataclass
@@ -94,6 +96,11 @@ class JointKernelPass:
     outputs: Sequence[Any]
     losses: np.ndarray
     margins: np.ndarray
+    certified: ClassVar[bool] = True
+
+    def output_key(self, i: int) -> Hashable:
+        """Return the key of example i's output (its array bytes)."""
+        return array_key(self.outputs[i])
 
     @property
     def slacks(self) -> np.ndarray:

@@ -1,9 +1,11 @@
 """The n-slack cutting-plane structural SVM (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005).
 
 One slack ξ_i and one working set per training example; the dual QP over all working sets is
-``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C``. It is
-improved by sub-QPs over blocks of examples (:mod:`structsvm.solvers._decomposition`), so no QP
-grows with the number of examples.
+``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C`` (L1
+slacks; for L2 slacks see :mod:`structsvm.solvers._objective`). It is improved by sub-QPs over
+blocks of examples (:mod:`structsvm.solvers._decomposition`), so no QP grows with the number of
+examples. Under slack rescaling ψ_k is the constraint vector Δ_k ψ_i(ȳ) (see
+:mod:`structsvm.solvers._oracle`).
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from structsvm.solvers._cutting_plane import (
     OracleResult,
     TaskConstraints,
     cutting_plane,
-    output_key,
 )
 from structsvm.solvers._decomposition import BlockDecomposition
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._joint_kernel import JointKernelProblem
+from structsvm.solvers._objective import SlackPenalty, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix
 from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
@@ -39,7 +41,7 @@ class PerExampleConstraints:
         n = len(oracle.losses)
         allowed = working_set.slacks(w, n)
         violated = np.flatnonzero(is_violated(oracle.slacks, allowed))
-        keys = [(int(i), output_key(oracle.outputs[i])) for i in violated]
+        keys = [(int(i), oracle.output_key(i)) for i in violated]
         fresh = [k for k, key in enumerate(keys) if key not in working_set]
         chosen = violated[fresh]
         return NewConstraints(
@@ -48,6 +50,10 @@ class PerExampleConstraints:
             groups=chosen.astype(np.int64),
             keys=[keys[k] for k in fresh],
         )
+
+    def slacks(self, oracle: OracleResult) -> np.ndarray:
+        """Return every example's slack ξ_i(w)."""
+        return oracle.slacks
 
 
 def n_slack(
@@ -63,6 +69,8 @@ def n_slack(
     initial_state: SolverState | None = None,
     n_jobs: int | None = None,
     true_features: FeatureMatrix | None = None,
+    rescaling: str = "margin",
+    slack_norm: int = 1,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the n-slack cutting-plane algorithm.
 
@@ -71,7 +79,8 @@ def n_slack(
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
     C : float
-        Weight of the summed slacks in ``½‖w‖² + C Σ ξ_i``.
+        Weight of the slacks in ``½‖w‖² + C Σ ξ_i`` (``½‖w‖² + (C/2) Σ ξ_i²`` for
+        ``slack_norm=2``).
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, default=200
@@ -94,6 +103,12 @@ def n_slack(
         joblib context says otherwise); the iterates do not depend on it.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
+    rescaling : {"margin", "slack"}, default="margin"
+        The constraints ``ξ_i >= Δ(y_i, y) − w · ψ_i(y)`` (margin rescaling) or
+        ``ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y))`` (slack rescaling, found by the task's
+        ``slack_rescaled_argmax``); see :mod:`structsvm.solvers._oracle`.
+    slack_norm : {1, 2}, default=1
+        Penalise the slacks by ``C Σ ξ_i`` or by ``(C/2) Σ ξ_i²``.
 
     Yields
     ------
@@ -101,11 +116,14 @@ def n_slack(
         The state after each iteration (weights, working set, history, and the dual state
         a later run can continue from).
     """
+    check_objective_options(rescaling, slack_norm)
     yield from cutting_plane(
-        TaskConstraints(task, X, Y, n_jobs=n_jobs, true_features=true_features),
+        TaskConstraints(
+            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
+        ),
         C,
         PerExampleConstraints(),
-        BlockDecomposition(max_block_constraints),
+        BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
         tol=tol,
         max_iter=max_iter,
         inactive_window=inactive_window,

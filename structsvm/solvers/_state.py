@@ -115,7 +115,12 @@ class RunCounters:
         )
 
     def record(
-        self, iteration: int, primal: float, dual: float, n_constraints: int = 0
+        self,
+        iteration: int,
+        primal: float,
+        dual: float,
+        n_constraints: int = 0,
+        certified: bool = True,
     ) -> dict[str, float]:
         """Append the record of an iteration to the history and return it."""
         record = iteration_record(
@@ -123,6 +128,7 @@ class RunCounters:
             primal,
             dual,
             n_constraints=n_constraints,
+            certified=certified,
             oracle_calls=self.oracle_calls,
             qp_time=self.qp_time,
             start=self.start,
@@ -140,6 +146,7 @@ def iteration_record(
     oracle_calls: int,
     qp_time: float,
     start: float,
+    certified: bool = True,
 ) -> dict[str, float]:
     """Return the history record of one iteration.
 
@@ -158,12 +165,17 @@ def iteration_record(
         Seconds spent in QP solves so far.
     start : float
         ``time.perf_counter()`` when the fit started.
+    certified : bool, default=True
+        Whether the oracle certified every output of the pass that gave ``primal`` (see
+        :meth:`structsvm.Task.is_certified`). If not, ``primal`` is computed from slacks that
+        may fall short of the true ones, and the gap is only an estimate, not a certificate.
 
     Returns
     -------
     dict
         ``iteration``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (gap / primal),
-        ``n_constraints``, ``oracle_calls``, ``qp_time`` and ``time`` (seconds since start).
+        ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time`` (seconds since start) and
+        ``certified``.
     """
     gap = primal - dual
     return {
@@ -176,15 +188,20 @@ def iteration_record(
         "oracle_calls": oracle_calls,
         "qp_time": qp_time,
         "time": time.perf_counter() - start,
+        "certified": bool(certified),
     }
 
 
 def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverState | None:
-    """Return a copy of a state marked converged if its last record meets ``tol``, else None."""
+    """Return a copy of a state marked converged if its last record meets ``tol``, else None.
+
+    Only a certified record counts: a run continued from a gap that an approximate oracle
+    estimated (for instance with a stronger oracle) makes at least one more iteration.
+    """
     if initial_state is None:
         return None
     last = initial_state.history[-1]
-    if not meets_tolerance(last["primal"], last["dual"], tol):
+    if not last.get("certified", True) or not meets_tolerance(last["primal"], last["dual"], tol):
         return None
     return SolverState(
         w=initial_state.w,

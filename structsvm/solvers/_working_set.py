@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 import scipy.sparse as sp
 
+from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import FeatureMatrix
 
 DENSE_PRODUCT_DENSITY = 0.01
@@ -219,10 +220,18 @@ class WorkingSet:
         np.maximum.at(slacks, self.groups, self.violations(w))
         return slacks
 
-    def dual_objective(self) -> float:
-        """Return ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²``."""
-        return float(
-            self.offsets @ self.alpha - 0.5 * self.space.squared_norm(self.weights())
+    def group_sums(self) -> np.ndarray:
+        """Return every group's sum of dual variables ``β_g = Σ_{k ∈ g} α_k``."""
+        return np.bincount(self.groups, weights=self.alpha)
+
+    def dual_objective(self, C: float, penalty: SlackPenalty = L1_SLACKS) -> float:
+        """Return the dual objective at α: ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` (L1 slacks), minus
+        ``Σ_g β_g² / (2C)`` for L2 slacks (see :mod:`structsvm.solvers._objective`)."""
+        return penalty.dual(
+            float(self.offsets @ self.alpha),
+            self.space.squared_norm(self.weights()),
+            self.group_sums(),
+            C,
         )
 
 

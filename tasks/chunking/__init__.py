@@ -12,7 +12,9 @@ gives the pieces around a linear-chain model such as :class:`tasks.ChainTask`:
   feature templates of Sha & Pereira (2003), as in CRFsuite's chunking example; the same
   feature strings, from :meth:`ChunkingFeatures.token_features`, feed python-crfsuite, so a
   CRF and a structural SVM can be compared on exactly the same features;
-* :class:`TagEncoder` maps tag strings to the integer labels a :class:`~tasks.ChainTask` uses;
+* :class:`TagEncoder` maps tag strings to the integer labels a :class:`~tasks.ChainTask` uses,
+  and :func:`bio_constraints` gives the task the transitions that BIO tags forbid
+  (``O → I-NP``);
 * :func:`chunk_scores` computes chunk precision, recall and F1 as the shared task's
   ``conlleval`` script does (:class:`ChunkScores`, with :class:`TypeScores` per chunk type),
   and :func:`extract_chunks` lists the chunks of one sentence.
@@ -26,6 +28,7 @@ F. Sha and F. Pereira. Shallow parsing with conditional random fields. In *Proce
 HLT-NAACL 2003*, pages 134–141, 2003.
 """
 
+from tasks.chunking._bio import bio_constraints
 from tasks.chunking._conll import Sentence, read_conll
 from tasks.chunking._conlleval import ChunkScores, TypeScores, chunk_scores, extract_chunks
 from tasks.chunking._features import ChunkingFeatures
@@ -37,6 +40,7 @@ __all__ = [
     "Sentence",
     "TagEncoder",
     "TypeScores",
+    "bio_constraints",
     "chunk_scores",
     "extract_chunks",
     "read_conll",

@@ -246,7 +246,7 @@ class ChunkingFeatures(BaseEstimator):
         Returns
         -------
         list of scipy.sparse.csr_matrix
-            ``X[k]`` has shape (len(sentences[k]), n_features_), float64, with a 1 for every
+            ``X[k]`` has shape ``(len(sentences[k]), n_features_)``, float64, with a 1 for every
             feature of every token that is in the vocabulary.
         """
         self._check_fitted()

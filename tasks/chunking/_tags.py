@@ -23,7 +23,7 @@ from structsvm._utils.validation import check_iterable, check_labels
 
 
 class TagEncoder:
-    """Map chunk tags to integer labels ``0 .. n_tags - 1`` and back, sentence by sentence.
+    """Map chunk tags to integer labels ``range(n_tags)`` and back, sentence by sentence.
 
     Like :class:`sklearn.preprocessing.LabelEncoder`, but on lists of tag sequences: the
     labels follow the sorted tags, ``classes_[label]`` is the tag of a label.

@@ -1,7 +1,9 @@
 """The CoNLL-2000 experiment and the benchmark table, on small data made here."""
 
+import functools
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments import benchmarks, conll2000
@@ -43,8 +45,15 @@ def test_without_data_the_experiment_says_where_to_point_it(monkeypatch):
         conll2000.main([])
 
 
-@pytest.mark.parametrize("trainer", [conll2000.train_structsvm, conll2000.train_crfsuite])
-def test_both_learners_chunk_their_own_training_sentences(trainer, data_dir):
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        conll2000.train_structsvm,
+        functools.partial(conll2000.train_structsvm, order=2, constrained=True),
+        conll2000.train_crfsuite,
+    ],
+)
+def test_every_learner_chunks_its_own_training_sentences(trainer, data_dir):
     pytest.importorskip("pycrfsuite")
     args = conll2000.parse_args(["--max-iter", "20", "--tol", "1e-3"])
     row = trainer(data_dir, args)
@@ -52,6 +61,24 @@ def test_both_learners_chunk_their_own_training_sentences(trainer, data_dir):
     assert float(row["chunk F1"]) == 100.0
     assert float(row["token accuracy"]) == 100.0
     assert row["train time"].endswith(" s") and row["peak RSS"].endswith(" MB")
+
+
+def test_the_structural_svm_is_trained_for_every_order_and_constraint_setting_asked(
+    data_dir, monkeypatch
+):
+    calls = []
+    monkeypatch.setattr(
+        conll2000, "run_in_fresh_process", lambda function, *args: calls.append(args[2:])
+    )
+    args = conll2000.parse_args(["--learners", "structsvm", "--orders", "1", "2", "--bio", "both"])
+    conll2000.compare(data_dir, args)
+    assert calls == [(1, False), (1, True), (2, False), (2, True)]
+
+
+def test_bio_violations_are_counted_per_sentence():
+    tags = ["B-NP", "I-NP", "O"]
+    labels = [[0, 1, 2], [2, 1], [1], [0, 2, 1, 1]]
+    assert conll2000.count_bio_violations(tags, [np.array(y) for y in labels]) == 3
 
 
 def test_the_benchmark_tables_are_written_between_the_readme_markers(tmp_path):

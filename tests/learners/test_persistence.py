@@ -9,9 +9,11 @@ import pytest
 import scipy.sparse
 
 from structsvm import (
+    SVR,
     BinarySVM,
     KernelPerceptron,
     MulticlassSVM,
+    OneClassSVM,
     PerformanceSVM,
     RankingSVM,
     StructuredPerceptron,
@@ -70,6 +72,7 @@ FITTED = {
         KernelPerceptron(kernel="poly", random_state=0),
         *data["2 classes"],
     ),
+    "SVR": lambda data: (SVR(C=10.0), *data["2 classes"]),
 }
 
 
@@ -84,6 +87,16 @@ def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip,
     for before, after in zip(model.predict(X), restored.predict(X)):
         np.testing.assert_array_equal(after, before)
     assert restored.score(X, Y) == model.score(X, Y)
+
+
+@pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
+def test_a_restored_outlier_detector_scores_what_the_original_scored(round_trip, data):
+    X, _ = data["2 classes"]
+    model = OneClassSVM(nu=0.2).fit(X)
+    restored = round_trip(model)
+    np.testing.assert_array_equal(restored.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+    assert restored.offset_ == model.offset_
 
 
 def test_the_data_digest_tells_sparse_dense_and_other_data_apart():

@@ -7,7 +7,8 @@ import pytest
 from sklearn.svm import LinearSVC
 
 from structsvm import StructuredSVM
-from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._objective import SlackPenalty
+from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import MulticlassTask
 from tests.references import solve_full_primal
 
@@ -84,8 +85,9 @@ def test_history_records_a_certified_convergence(solver, multiclass_problem):
     model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-6).fit(X, Y)
     history = model.history_
     keys = {"iteration", "primal", "dual", "gap", "relative_gap", "n_constraints",
-            "oracle_calls", "qp_time", "time"}
+            "oracle_calls", "qp_time", "time", "certified"}
     assert all(set(record) == keys for record in history)
+    assert all(record["certified"] for record in history)
     assert [r["iteration"] for r in history] == list(range(len(history)))
     assert history[0]["primal"] == pytest.approx(1.0 * sum(task.max_loss(y) for y in Y))
     assert all(r["gap"] >= -1e-9 * r["primal"] for r in history)
@@ -94,7 +96,7 @@ def test_history_records_a_certified_convergence(solver, multiclass_problem):
     assert history[-1]["oracle_calls"] == len(history) * len(X)
     # The recorded primal objective is the exact one at the returned weights.
     oracle = loss_augmented_pass(task, X, Y, task.batch_joint_feature(X, Y), model.w_)
-    exact = primal_objective(model.w_ @ model.w_, oracle.slacks, 1.0)
+    exact = SlackPenalty().primal(model.w_ @ model.w_, oracle.slacks, 1.0)
     assert model.primal_objective_ == pytest.approx(exact)
 
 
@@ -109,7 +111,7 @@ def test_multiclass_special_case_is_the_crammer_singer_svm(solver, digits_split)
     oracle = loss_augmented_pass(
         task, X_train, y_train, task.batch_joint_feature(X_train, y_train), w_reference
     )
-    objective_reference = primal_objective(w_reference @ w_reference, oracle.slacks, 1.0)
+    objective_reference = SlackPenalty().primal(w_reference @ w_reference, oracle.slacks, 1.0)
     assert objective_reference == pytest.approx(83.6726, abs=1e-3)
 
     model = StructuredSVM(task, C=1.0, solver=solver, tol=1e-5).fit(X_train, y_train)

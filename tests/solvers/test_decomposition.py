@@ -5,7 +5,8 @@ import pytest
 
 from structsvm.solvers import n_slack
 from structsvm.solvers._decomposition import example_blocks, example_gaps
-from structsvm.solvers._oracle import loss_augmented_pass, primal_objective
+from structsvm.solvers._objective import SlackPenalty
+from structsvm.solvers._oracle import loss_augmented_pass
 from structsvm.solvers._working_set import FeatureSpace, GramWorkingSet, WorkingSet
 from tests.references import solve_full_primal
 
@@ -55,7 +56,7 @@ def test_example_gaps_split_the_duality_gap(multiclass_problem):
     gaps = example_gaps(working_set, w, oracle.slacks, C)
 
     assert np.all(gaps >= -1e-12)
-    gap = primal_objective(w @ w, oracle.slacks, C) - working_set.dual_objective()
+    gap = SlackPenalty().primal(w @ w, oracle.slacks, C) - working_set.dual_objective(C)
     assert gaps.sum() == pytest.approx(gap, rel=1e-10)
     assert gap > 1e-3
 

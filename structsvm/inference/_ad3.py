@@ -1,0 +1,416 @@
+"""AD3: alternating directions dual decomposition over the edges of a pairwise model.
+
+AD3 (Martins, Figueiredo, Aguiar, Smith & Xing, 2015) solves the local-polytope LP by the
+alternating direction method of multipliers. Each edge e = (u, v) keeps its own joint
+distribution q_e over pairs of states; each node u keeps a distribution p_u; multipliers
+λ_{e,u} price the disagreement between the marginal of q_e at u and p_u. One iteration
+
+1. updates every q_e by maximising θ_e·q_e + Σ_{u∈e} (θ_u / d_u + λ_{e,u})·M_u q_e
+   − η/2 Σ_{u∈e} ‖M_u q_e − p_u‖² over the simplex (M_u q_e is the marginal at u, d_u the
+   degree of u) — a small quadratic programme;
+2. sets p_u to the mean of the marginals M_u q_e over the edges at u;
+3. moves λ_{e,u} by −η (M_u q_e − p_u), which keeps Σ_e λ_{e,u} = 0.
+
+The edge subproblem is solved exactly by an active-set method, as in the paper (a primal
+active-set method for convex QPs; Nocedal & Wright, Numerical Optimization, 2006, ch. 16),
+warm started from the previous solution: q_e is kept as a few weighted pairs of states (its
+support), the quadratic programme restricted to the support is solved from its KKT system, a
+support weight that would turn negative leaves the support, and otherwise the pair of states
+with the most negative reduced gradient — the MAP of the edge under the current gradient —
+enters it. The matrix of the restricted problem is singular when the support, seen as edges
+between the states of u and the states of v, holds a cycle; a pair of states that would close
+one instead moves the weights along that cycle (a direction in which the objective is linear
+and decreasing) until a weight on it reaches zero and leaves, so the support stays a forest and
+its KKT system stays regular.
+
+The bound needs no exactness: for any multipliers, the split of the unary scores
+θ_u / d_u + λ_{e,u} bounds the maximum (``_evaluate.split_bound``), and the smallest bound met
+is reported. The step η follows the residual-balancing rule of Boyd et al. (Foundations and
+Trends in Machine Learning 3(1), 2011, §3.4.1): it doubles when the primal residual is ten times
+the dual one and halves in the opposite case. The labelling is the argmax of p, the best one
+seen over the iterations; it is certified when its score meets the bound.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from structsvm._utils.validation import check_positive_float, check_positive_int
+from structsvm.inference._evaluate import labelling_score, split_bound
+from structsvm.inference._graph import PairwiseModel
+from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
+
+
+def solve_ad3(
+    model: PairwiseModel,
+    relaxed: bool,
+    *,
+    max_iter: int = 1000,
+    eta: float = 0.1,
+    tol: float = 1e-6,
+) -> InferenceResult:
+    """Run AD3; stop when the labelling meets the bound or both residuals fall below ``tol``.
+
+    With ``relaxed`` it stops on the residuals only and returns p and q as the marginals.
+
+    Options: ``max_iter`` iterations at most, ``eta`` the initial step (penalty) of the
+    augmented Lagrangian, ``tol`` the residual tolerance (root mean square over the node
+    marginals of the edges).
+    """
+    max_iter = check_positive_int(max_iter, "max_iter")
+    eta = check_positive_float(eta, "eta")
+    tol = check_positive_float(tol, "tol")
+    labels, bound, n_iter, node_marginals, support, weight = _ad3(
+        model.unary,
+        model.tables,
+        model.per_edge,
+        model.edges,
+        max_iter,
+        eta,
+        tol,
+        GAP_TOLERANCE,
+        not relaxed,
+    )
+    score = model.score(labels)
+    certified = closes_gap(score, bound)
+    bound = score if certified else max(bound, score)
+    edge_marginals = None
+    if relaxed:
+        n_states = model.n_states
+        edge_marginals = np.zeros((model.n_edges, n_states * n_states))
+        edge_ids = np.broadcast_to(np.arange(model.n_edges)[:, None], support.shape)
+        in_support = support >= 0
+        np.add.at(edge_marginals, (edge_ids[in_support], support[in_support]), weight[in_support])
+        edge_marginals = edge_marginals.reshape(-1, n_states, n_states)
+    else:
+        node_marginals = None
+    return InferenceResult(
+        labels, score, bound, certified, node_marginals, edge_marginals, "ad3", n_iter
+    )
+
+
+OPTIMALITY_TOLERANCE = 1e-9
+"""A reduced gradient above −this counts as non-negative in the edge subproblem."""
+
+
+@numba.njit(cache=True)
+def _ad3(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    max_iter: int,
+    eta: float,
+    tol: float,
+    gap_tolerance: float,
+    stop_when_certified: bool,
+) -> tuple[np.ndarray, float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """Return the best labelling, the smallest bound, iterations, p and the supports of q.
+
+    The support of q_e is ``support[e, :k]`` (pairs of states a·n_states + b, −1 past its end)
+    with weights ``weight[e, :k]``. Unless ``stop_when_certified``, it runs on after the
+    labelling meets the bound, until the residuals are small, so that p and q solve the
+    relaxation.
+    """
+    n_nodes, n_states = unary.shape
+    n_edges = edges.shape[0]
+    most = 2 * n_states  # a forest on 2 n_states vertices has fewer edges
+    degree = np.zeros(n_nodes, dtype=np.int64)
+    for e in range(n_edges):
+        degree[edges[e, 0]] += 1
+        degree[edges[e, 1]] += 1
+    p = np.full((n_nodes, n_states), 1.0 / n_states)
+    for node in range(n_nodes):
+        if degree[node] == 0:
+            p[node] = 0.0
+            p[node, np.argmax(unary[node])] = 1.0
+    support = np.full((n_edges, most), -1, dtype=np.int64)
+    weight = np.zeros((n_edges, most))
+    support_size = np.ones(n_edges, dtype=np.int64)
+    for e in range(n_edges):
+        first, second = edges[e, 0], edges[e, 1]
+        table = tables[e] if per_edge else tables[0]
+        best = -np.inf
+        for a in range(n_states):
+            for b in range(n_states):
+                value = table[a, b] + unary[first, a] / degree[first]
+                value += unary[second, b] / degree[second]
+                if value > best:
+                    best, support[e, 0] = value, a * n_states + b
+        weight[e, 0] = 1.0
+    multipliers = np.zeros((2 * n_edges, n_states))
+    first_marginal = np.zeros((n_edges, n_states))
+    second_marginal = np.zeros((n_edges, n_states))
+    target_first = np.empty(n_states)
+    target_second = np.empty(n_states)
+    scratch = _scratch(n_states)
+    labels = np.empty(n_nodes, dtype=np.int64)
+    best_labels = np.empty(n_nodes, dtype=np.int64)
+    best_score, best_bound = -np.inf, np.inf
+    max_steps = 2 * n_states * n_states + 10
+    n_iter = 0
+    for iteration in range(max_iter):
+        n_iter = iteration + 1
+        # 1. Edge subproblems.
+        for e in range(n_edges):
+            first, second = edges[e, 0], edges[e, 1]
+            table = tables[e] if per_edge else tables[0]
+            for a in range(n_states):
+                target_first[a] = (
+                    p[first, a] + (unary[first, a] / degree[first] + multipliers[2 * e, a]) / eta
+                )
+                target_second[a] = (
+                    p[second, a]
+                    + (unary[second, a] / degree[second] + multipliers[2 * e + 1, a]) / eta
+                )
+            support_size[e] = _edge_qp(
+                support[e],
+                weight[e],
+                support_size[e],
+                table,
+                eta,
+                target_first,
+                target_second,
+                max_steps,
+                scratch,
+            )
+            first_marginal[e] = 0.0
+            second_marginal[e] = 0.0
+            for k in range(support_size[e]):
+                a, b = divmod(support[e, k], n_states)
+                first_marginal[e, a] += weight[e, k]
+                second_marginal[e, b] += weight[e, k]
+        # 2. Node distributions: the mean of the edges' marginals.
+        previous_p = p.copy()
+        for e in range(n_edges):
+            p[edges[e, 0]] = 0.0
+            p[edges[e, 1]] = 0.0
+        for e in range(n_edges):
+            first, second = edges[e, 0], edges[e, 1]
+            for a in range(n_states):
+                p[first, a] += first_marginal[e, a] / degree[first]
+                p[second, a] += second_marginal[e, a] / degree[second]
+        dual_residual = 0.0
+        for node in range(n_nodes):
+            for a in range(n_states):
+                dual_residual += degree[node] * (p[node, a] - previous_p[node, a]) ** 2
+        # 3. Multipliers.
+        primal_residual = 0.0
+        for e in range(n_edges):
+            first, second = edges[e, 0], edges[e, 1]
+            for a in range(n_states):
+                gap_first = first_marginal[e, a] - p[first, a]
+                gap_second = second_marginal[e, a] - p[second, a]
+                multipliers[2 * e, a] -= eta * gap_first
+                multipliers[2 * e + 1, a] -= eta * gap_second
+                primal_residual += gap_first**2 + gap_second**2
+        # Rounding and bound.
+        for node in range(n_nodes):
+            labels[node] = np.argmax(p[node])
+        score = labelling_score(unary, tables, per_edge, edges, labels)
+        if score > best_score:
+            best_score = score
+            best_labels[:] = labels
+        best_bound = min(best_bound, split_bound(unary, tables, per_edge, edges, multipliers))
+        certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+        if certified and stop_when_certified:
+            break
+        scale = max(1, 2 * n_edges * n_states)
+        primal_residual = np.sqrt(primal_residual / scale)
+        dual_residual = np.sqrt(dual_residual / scale)
+        if primal_residual < tol and dual_residual < tol:
+            break
+        # The dual residual of the method of multipliers carries the step η.
+        if primal_residual > 10.0 * eta * dual_residual:
+            eta *= 2.0
+        elif eta * dual_residual > 10.0 * primal_residual:
+            eta /= 2.0
+    return best_labels, best_bound, n_iter, p, support, weight
+
+
+@numba.njit(cache=True)
+def _scratch(n_states: int) -> tuple:
+    """Work arrays of the edge subproblem, allocated once per run.
+
+    (kkt, solution, rows, columns) for the restricted KKT system and the gradient, then
+    (reached, through, came_from, queue) for the search of a path in the support.
+    """
+    most = 2 * n_states
+    return (
+        np.empty((most + 1, most + 1)),
+        np.empty(most + 1),
+        np.empty(n_states),
+        np.empty(n_states),
+        np.empty(most, dtype=np.bool_),
+        np.empty(most, dtype=np.int64),
+        np.empty(most, dtype=np.int64),
+        np.empty(most, dtype=np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def _edge_qp(
+    support: np.ndarray,
+    weight: np.ndarray,
+    size: int,
+    table: np.ndarray,
+    eta: float,
+    target_first: np.ndarray,
+    target_second: np.ndarray,
+    max_steps: int,
+    scratch: tuple,
+) -> int:
+    """Solve the edge subproblem by active set, warm started; return the new support size.
+
+    Minimises ½‖rows(q) − target_first‖² + ½‖columns(q) − target_second‖² − ⟨table, q⟩ / η
+    over the simplex, q given and returned as ``support[:size]`` with ``weight[:size]``.
+    """
+    n_states = target_first.size
+    solution, rows, columns = scratch[1], scratch[2], scratch[3]
+    for _ in range(max_steps):
+        _solve_on_support(support, size, n_states, table, eta, target_first, target_second, scratch)
+        # A weight turning negative blocks the step; it leaves the support.
+        step, blocking = 1.0, -1
+        for k in range(size):
+            if solution[k] < 0.0:
+                ratio = weight[k] / (weight[k] - solution[k])
+                if ratio < step:
+                    step, blocking = ratio, k
+        if blocking >= 0:
+            for k in range(size):
+                weight[k] += step * (solution[k] - weight[k])
+            size -= 1
+            support[blocking], weight[blocking] = support[size], weight[size]
+            support[size], weight[size] = -1, 0.0
+            continue
+        weight[:size] = solution[:size]
+        # Optimal on the support; optimal on the simplex unless a pair has a reduced gradient
+        # below −τ, the multiplier of Σ q = 1.
+        tau = solution[size]
+        rows[:] = 0.0
+        columns[:] = 0.0
+        for k in range(size):
+            a, b = divmod(support[k], n_states)
+            rows[a] += weight[k]
+            columns[b] += weight[k]
+        lowest, entering = np.inf, -1
+        for a in range(n_states):
+            for b in range(n_states):
+                gradient = rows[a] - target_first[a] + columns[b] - target_second[b]
+                gradient -= table[a, b] / eta
+                if gradient < lowest:
+                    lowest, entering = gradient, a * n_states + b
+        if lowest + tau >= -OPTIMALITY_TOLERANCE:
+            break
+        size = _enter(support, weight, size, entering, n_states, scratch)
+    return size
+
+
+@numba.njit(cache=True)
+def _solve_on_support(
+    support: np.ndarray,
+    size: int,
+    n_states: int,
+    table: np.ndarray,
+    eta: float,
+    target_first: np.ndarray,
+    target_second: np.ndarray,
+    scratch: tuple,
+) -> None:
+    """Solve the KKT system of the subproblem restricted to the support (and Σ q = 1).
+
+    The weights land in ``solution[:size]`` and the multiplier τ in
+    ``solution[size]``. Gaussian elimination with partial pivoting; the system is
+    regular because the support is a forest.
+    """
+    matrix, solution = scratch[0], scratch[1]
+    m = size + 1
+    for k in range(size):
+        a_k, b_k = divmod(support[k], n_states)
+        for j in range(size):
+            a_j, b_j = divmod(support[j], n_states)
+            matrix[k, j] = (1.0 if a_k == a_j else 0.0) + (1.0 if b_k == b_j else 0.0)
+        matrix[k, size] = 1.0
+        matrix[size, k] = 1.0
+        solution[k] = target_first[a_k] + target_second[b_k] + table[a_k, b_k] / eta
+    matrix[size, size] = 0.0
+    solution[size] = 1.0
+    for column in range(m):
+        pivot = column
+        for row in range(column + 1, m):
+            if abs(matrix[row, column]) > abs(matrix[pivot, column]):
+                pivot = row
+        if pivot != column:
+            for j in range(column, m):
+                matrix[column, j], matrix[pivot, j] = matrix[pivot, j], matrix[column, j]
+            solution[column], solution[pivot] = solution[pivot], solution[column]
+        for row in range(column + 1, m):
+            factor = matrix[row, column] / matrix[column, column]
+            if factor != 0.0:
+                for j in range(column, m):
+                    matrix[row, j] -= factor * matrix[column, j]
+                solution[row] -= factor * solution[column]
+    for row in range(m - 1, -1, -1):
+        value = solution[row]
+        for j in range(row + 1, m):
+            value -= matrix[row, j] * solution[j]
+        solution[row] = value / matrix[row, row]
+
+
+@numba.njit(cache=True)
+def _enter(
+    support: np.ndarray,
+    weight: np.ndarray,
+    size: int,
+    entering: int,
+    n_states: int,
+    scratch: tuple,
+) -> int:
+    """Bring the pair ``entering`` into the support, keeping it a forest; return its size.
+
+    Vertices 0 .. n_states − 1 are the states of the edge's first node, n_states .. 2 n_states
+    − 1 those of its second; a pair (a, b) of the support joins a and n_states + b. If a path
+    already joins the entering pair's ends, the cycle it closes carries weight +1 on the
+    entering pair and alternately −1, +1, ... along the path from its second end; the weights
+    move along it until one of the −1 ones reaches zero, and the entering pair takes its place.
+    """
+    start, goal = entering // n_states, n_states + entering % n_states
+    reached, through, came_from, queue = scratch[4], scratch[5], scratch[6], scratch[7]
+    reached[:] = False
+    reached[start] = True
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail and not reached[goal]:
+        vertex = queue[head]
+        head += 1
+        for k in range(size):
+            a, b = divmod(support[k], n_states)
+            if vertex < n_states and a == vertex:
+                other = n_states + b
+            elif vertex >= n_states and b == vertex - n_states:
+                other = a
+            else:
+                continue
+            if not reached[other]:
+                reached[other] = True
+                through[other], came_from[other] = k, vertex
+                queue[tail] = other
+                tail += 1
+    if not reached[goal]:
+        support[size], weight[size] = entering, 0.0
+        return size + 1
+    step, leaving = np.inf, -1
+    vertex, sign = goal, -1.0
+    while vertex != start:
+        k = through[vertex]
+        if sign < 0.0 and weight[k] < step:
+            step, leaving = weight[k], k
+        vertex, sign = came_from[vertex], -sign
+    vertex, sign = goal, -1.0
+    while vertex != start:
+        k = through[vertex]
+        weight[k] += sign * step
+        vertex, sign = came_from[vertex], -sign
+    support[leaving], weight[leaving] = entering, step
+    return size

@@ -1,0 +1,217 @@
+"""SVM^hmm's token files: one line per token, the lines of one sequence sharing a query id.
+
+A line is ``TAG qid:SEQUENCE FID:VALUE ... [# comment]`` (Joachims, SVM^hmm): the token's tag,
+the id of its sequence and its features, ids counted from 1. Consecutive lines with the same
+query id form one sequence. Sequences become what :class:`tasks.ChainTask` takes: one
+scipy.sparse CSR matrix (T, n_features) and one int array of labels (T,) per sequence, the tags
+numbered 0..L-1 in a mapping kept with them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm.io._errors import FileFormatError
+from structsvm.io._lines import DataFile, format_data_line, read_data_file
+
+
+@dataclass
+class TaggedSequences:
+    """Sequences of feature vectors with a tag per token, as read from an SVM^hmm file.
+
+    Attributes
+    ----------
+    X : list of scipy.sparse.csr_matrix of shape (T_k, n_features)
+        The tokens of every sequence; column ``j`` holds feature id ``j + 1``.
+    Y : list of ndarray of shape (T_k,), int
+        The label of every token: ``tags[Y[k][t]]`` is its tag.
+    tags : ndarray of str, shape (n_tags,)
+        The tag of every label 0..n_tags-1.
+    qids : ndarray of shape (n_sequences,), int
+        The query id of every sequence.
+    """
+
+    X: list[sp.csr_matrix]
+    Y: list[np.ndarray]
+    tags: np.ndarray
+    qids: np.ndarray
+
+    @property
+    def n_features(self) -> int:
+        """The width of the feature vectors."""
+        return self.X[0].shape[1] if self.X else 0
+
+    @property
+    def n_tokens(self) -> int:
+        """The number of tokens over all sequences."""
+        return int(sum(len(y) for y in self.Y))
+
+
+def sorted_tags(tags: Any) -> np.ndarray:
+    """Return the distinct tags in label order: by value if all are integers, else as strings."""
+    distinct = sorted(set(tags))
+    try:
+        return np.array(sorted(distinct, key=int), dtype=str)
+    except ValueError:
+        return np.array(distinct, dtype=str)
+
+
+def read_svmhmm(
+    path: str | os.PathLike[str],
+    *,
+    tags: Sequence[str] | None = None,
+    n_features: int | None = None,
+) -> TaggedSequences:
+    """Read an SVM^hmm file into sequences for :class:`tasks.ChainTask`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: one token per line, ``TAG qid:SEQUENCE FID:VALUE ...``, the lines of one
+        sequence consecutive, feature ids from 1 in increasing order, ``#`` starting a comment.
+    tags : sequence of str, optional
+        The tags of labels 0, 1, ... (e.g. the ``tags`` of the training file, to read a test
+        file with the same labels); a tag not among them is an error. By default, the tags
+        found in the file, ordered as integers if they all are, else as strings.
+    n_features : int, optional
+        Width of the feature vectors; by default the highest feature id in the file.
+
+    Returns
+    -------
+    TaggedSequences
+
+    Raises
+    ------
+    FileFormatError
+        A ValueError naming the file and the line at fault: a line without ``qid:``, a
+        malformed feature, a query id seen again after another sequence, an unknown tag, or a
+        file without tokens.
+    FileNotFoundError
+        If there is no such file.
+
+    References
+    ----------
+    T. Joachims, T. Finley and C.-N. Yu. Cutting-plane training of structural SVMs. Machine
+    Learning 77(1), 2009 (SVM^struct, of which SVM^hmm is an instance).
+    Y. Altun, I. Tsochantaridis and T. Hofmann. Hidden Markov support vector machines. ICML 2003.
+    """
+    lines = read_data_file(path, n_features)
+    label_of = None if tags is None else {tag: k for k, tag in enumerate(map(str, tags))}
+    run_starts: list[int] = []  # the first row of every sequence
+    seen_qids: set[int] = set()
+    for row, (tag, qid) in enumerate(zip(lines.targets, lines.qids, strict=True)):
+        if qid is None:
+            raise FileFormatError(
+                path, lines.line_numbers[row], f"expected 'qid:SEQUENCE' after the tag {tag!r}"
+            )
+        if label_of is not None and tag not in label_of:
+            raise FileFormatError(
+                path,
+                lines.line_numbers[row],
+                f"unknown tag {tag!r}: the tags are {', '.join(label_of)}",
+            )
+        if run_starts and lines.qids[row - 1] == qid:
+            continue
+        if qid in seen_qids:
+            raise FileFormatError(
+                path,
+                lines.line_numbers[row],
+                f"qid:{qid} appears again after another sequence: the lines of a sequence must "
+                "be consecutive",
+            )
+        run_starts.append(row)
+        seen_qids.add(qid)
+    if not run_starts:
+        raise FileFormatError(path, None, "no tokens in the file")
+
+    tag_names = (
+        sorted_tags(lines.targets) if label_of is None else np.array(list(label_of), dtype=str)
+    )
+    label_of = {tag: label for label, tag in enumerate(tag_names)}
+    labels = np.array([label_of[tag] for tag in lines.targets], dtype=np.int64)
+    width = n_features if n_features is not None else int(lines.columns.max(initial=-1)) + 1
+    bounds = [*run_starts, len(labels)]
+    return TaggedSequences(
+        X=[_rows(lines, first, stop, width) for first, stop in itertools.pairwise(bounds)],
+        Y=[labels[first:stop] for first, stop in itertools.pairwise(bounds)],
+        tags=tag_names,
+        qids=np.array([lines.qids[first] for first in run_starts], dtype=np.int64),
+    )
+
+
+def _rows(lines: DataFile, first: int, stop: int, width: int) -> sp.csr_matrix:
+    """Return rows ``first:stop`` of a data file as a CSR matrix (stop - first, width)."""
+    begin, end = lines.indptr[first], lines.indptr[stop]
+    return sp.csr_matrix(
+        (lines.values[begin:end], lines.columns[begin:end], lines.indptr[first : stop + 1] - begin),
+        shape=(stop - first, width),
+    )
+
+
+def write_svmhmm(
+    path: str | os.PathLike[str],
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    tags: Sequence[str],
+    *,
+    qids: Sequence[int] | None = None,
+) -> None:
+    """Write sequences to an SVM^hmm file, one line per token.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (replaced if it exists).
+    X : sequence of arrays or scipy.sparse matrices of shape (T_k, n_features)
+        The tokens of every sequence; column ``j`` is written as feature id ``j + 1``, zeros
+        left out.
+    Y : sequence of int arrays of shape (T_k,)
+        The label of every token, written as ``tags[label]``.
+    tags : sequence of str
+        The tag of every label; tags hold no whitespace, ``:`` or ``#``.
+    qids : sequence of int, optional
+        The query id of every sequence, distinct; by default 1, 2, ...
+
+    Raises
+    ------
+    ValueError
+        If X and Y differ in length or in the length of a sequence, a label has no tag, a tag
+        cannot be written, or the query ids are not distinct integers, one per sequence.
+    """
+    tag_names = [str(tag) for tag in tags]
+    for tag in tag_names:
+        if not tag or any(c.isspace() or c in ":#" for c in tag):
+            raise ValueError(f"tags must be non-empty without whitespace, ':' or '#', got {tag!r}")
+    if len(X) != len(Y):
+        raise ValueError(f"X has {len(X)} sequences but Y has {len(Y)}")
+    ids = np.arange(1, len(X) + 1) if qids is None else np.asarray(qids)
+    if ids.shape != (len(X),) or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"qids must hold one integer per sequence, {len(X)} in all")
+    if len(np.unique(ids)) != len(ids):
+        raise ValueError("qids must be distinct: the tokens of one query id form one sequence")
+    with open(path, "w", encoding="utf-8") as handle:
+        for k, (x, y, qid) in enumerate(zip(X, Y, ids, strict=True)):
+            rows = sp.csr_matrix(x, dtype=np.float64)
+            labels = np.asarray(y)
+            if labels.shape != (rows.shape[0],):
+                raise ValueError(
+                    f"Y[{k}] must hold one label per row of X[{k}], {rows.shape[0]} in all; "
+                    f"got shape {labels.shape}"
+                )
+            if len(labels) and (labels.min() < 0 or labels.max() >= len(tag_names)):
+                raise ValueError(
+                    f"Y[{k}] has labels outside 0..{len(tag_names) - 1}, the range of tags"
+                )
+            for t, label in enumerate(labels):
+                start, stop = rows.indptr[t], rows.indptr[t + 1]
+                line = format_data_line(
+                    tag_names[label], qid, rows.indices[start:stop], rows.data[start:stop]
+                )
+                handle.write(line + "\n")

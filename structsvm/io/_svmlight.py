@@ -1,0 +1,164 @@
+"""SVM^light files (also those of SVM^multiclass and SVM^rank), through scikit-learn's parser.
+
+One example per line: ``TARGET [qid:QUERY] FID:VALUE ... [# comment]`` with feature ids
+counted from 1 (Joachims, SVM^light). scikit-learn's compiled reader does the reading; when it
+refuses a file, the file is read again line by line with :func:`parse_data_line` to say which
+line is wrong and why. Files are written with the same line format as SVM^hmm's.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+from structsvm.io._errors import FileFormatError
+from structsvm.io._lines import format_data_line, format_target, parse_data_line
+
+
+def read_svmlight(
+    path: str | os.PathLike[str], *, n_features: int | None = None, query_id: bool = False
+) -> tuple[Any, ...]:
+    """Read an SVM^light, SVM^multiclass or SVM^rank file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: one example per line, ``TARGET [qid:QUERY] FID:VALUE ...``, feature ids from
+        1 in increasing order, ``#`` starting a comment.
+    n_features : int, optional
+        Width of X; by default the highest feature id in the file.
+    query_id : bool, default=False
+        Also return the query id of every row (SVM^rank files).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Column ``j`` holds feature id ``j + 1``.
+    y : ndarray of shape (n_samples,)
+        The targets, as floats.
+    qid : ndarray of shape (n_samples,)
+        The query ids (0 where a line has none); only with ``query_id=True``.
+
+    Raises
+    ------
+    FileFormatError
+        A ValueError naming the file and the line at fault, e.g.
+        ``"train.dat, line 17: expected 'fid:value', got 'x'"``.
+    FileNotFoundError
+        If there is no such file.
+
+    References
+    ----------
+    T. Joachims. Making large-scale SVM learning practical. In Advances in Kernel Methods -
+    Support Vector Learning, MIT Press, 1999 (SVM^light and its file format).
+    """
+    try:
+        arrays = load_svmlight_file(
+            os.fspath(path),
+            n_features=n_features,
+            dtype=np.float64,
+            zero_based=False,
+            query_id=query_id,
+        )
+    except ValueError as error:
+        _raise_at_faulty_line(path, n_features, query_id)
+        raise FileFormatError(path, None, str(error)) from error
+    if query_id and len(arrays[2]) != len(arrays[1]):
+        # scikit-learn lists the query ids only of the lines that have one.
+        _raise_at_faulty_line(path, n_features, query_id)
+    return tuple(arrays)
+
+
+def _raise_at_faulty_line(
+    path: str | os.PathLike[str], n_features: int | None, query_id: bool
+) -> None:
+    """Raise a FileFormatError for the first line of the file that breaks the format, if any.
+
+    With ``query_id``, a line without ``qid:`` breaks it.
+    """
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line_number, text in enumerate(handle, start=1):
+            line = parse_data_line(text, path, line_number, n_features)
+            if line is None:
+                continue
+            try:
+                target = float(line.target)
+            except ValueError:
+                target = math.nan
+            if not math.isfinite(target):
+                raise FileFormatError(
+                    path, line_number, f"expected a number as the target, got {line.target!r}"
+                )
+            if query_id and line.qid is None:
+                raise FileFormatError(
+                    path,
+                    line_number,
+                    "expected 'qid:QUERY' after the target: a file read "
+                    "with query ids needs one on every line",
+                )
+
+
+def write_svmlight(
+    path: str | os.PathLike[str],
+    X: Any,
+    y: Any,
+    *,
+    qid: Any = None,
+    comment: str | None = None,
+) -> None:
+    """Write examples to an SVM^light file, feature ids counted from 1.
+
+    Numbers are written in Python's shortest form that reads back to the same float
+    (scikit-learn's ``dump_svmlight_file`` keeps 16 significant digits, which can change the
+    last bit), so :func:`read_svmlight` gives back exactly what was written.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (replaced if it exists).
+    X : array or scipy.sparse matrix of shape (n_samples, n_features)
+        Column ``j`` is written as feature id ``j + 1``; zeros are left out.
+    y : array of shape (n_samples,)
+        The targets: class labels (SVM^multiclass), grades (SVM^rank) or ±1 (SVM^light);
+        integral values are written without a decimal point.
+    qid : array of shape (n_samples,), optional
+        Integer query ids, written as ``qid:ID`` (SVM^rank).
+    comment : str, optional
+        A comment written at the top of the file, ``#`` before each of its lines.
+
+    Raises
+    ------
+    ValueError
+        If X, y and qid do not have one entry per example, or a target is not a finite number.
+    """
+    rows = sp.csr_matrix(X, dtype=np.float64)
+    targets = np.asarray(y, dtype=np.float64)
+    if targets.shape != (rows.shape[0],):
+        raise ValueError(
+            f"y must hold one target per row of X, {rows.shape[0]} in all; got shape "
+            f"{targets.shape}"
+        )
+    if not np.all(np.isfinite(targets)):
+        raise ValueError("y must hold finite numbers")
+    ids = None if qid is None else np.asarray(qid)
+    if ids is not None and (
+        ids.shape != (rows.shape[0],) or not np.issubdtype(ids.dtype, np.integer)
+    ):
+        raise ValueError(f"qid must hold one integer per row of X, {rows.shape[0]} in all")
+    with open(path, "w", encoding="utf-8") as handle:
+        for text in (comment or "").splitlines():
+            handle.write(f"# {text}\n")
+        for i, target in enumerate(targets):
+            start, stop = rows.indptr[i], rows.indptr[i + 1]
+            line = format_data_line(
+                format_target(target),
+                None if ids is None else ids[i],
+                rows.indices[start:stop],
+                rows.data[start:stop],
+            )
+            handle.write(line + "\n")

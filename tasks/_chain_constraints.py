@@ -1,0 +1,159 @@
+"""Hard constraints on the labellings of a linear chain: forbidden transitions and end labels.
+
+Some label sequences are invalid whatever the scores, for example ``O`` followed by ``I-NP`` in
+the BIO chunk tags. A constraint is a boolean mask: ``forbidden_transitions[a, b]`` forbids
+label b right after label a, ``forbidden_first[a]`` forbids a at the first position and
+``forbidden_last[a]`` at the last. The decoders enforce them by giving the forbidden
+transition, start and end weights the score ``-inf`` (:func:`constrained_weights`), so that a
+forbidden labelling scores ``-inf`` and is never the best of any candidate set holding an
+allowed one; :func:`find_violation` checks given label sequences against the masks.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+def check_forbidden_transitions(value: object, n_labels: int) -> np.ndarray:
+    """Return forbidden transitions as an (L, L) boolean mask (row: previous label).
+
+    ``value`` is None (nothing forbidden), an (L, L) boolean array, or a sequence of
+    ``(previous, next)`` label pairs.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``.
+    """
+    mask = np.zeros((n_labels, n_labels), dtype=bool)
+    if value is None:
+        return mask
+    array = np.asarray(value)
+    if array.dtype == bool:
+        if array.shape != (n_labels, n_labels):
+            raise ValueError(
+                f"forbidden_transitions as a boolean mask must have shape ({n_labels}, "
+                f"{n_labels}), got {array.shape}"
+            )
+        return array.copy()
+    if array.size == 0:
+        return mask
+    if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            "forbidden_transitions must be an (n_labels, n_labels) boolean mask or a list of "
+            f"(previous, next) integer label pairs, got an array of {array.dtype} with shape "
+            f"{array.shape}"
+        )
+    if array.min() < 0 or array.max() >= n_labels:
+        raise ValueError(
+            f"forbidden_transitions names labels outside 0 .. {n_labels - 1}: "
+            f"found {array.min()}..{array.max()}"
+        )
+    mask[array[:, 0], array[:, 1]] = True
+    return mask
+
+
+def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarray:
+    """Return forbidden first or last labels as an (L,) boolean mask.
+
+    ``value`` is None (nothing forbidden), an (L,) boolean array, or a sequence of labels.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``; the message
+        names the argument ``name``.
+    """
+    mask = np.zeros(n_labels, dtype=bool)
+    if value is None:
+        return mask
+    array = np.asarray(value)
+    if array.dtype == bool:
+        if array.shape != (n_labels,):
+            raise ValueError(
+                f"{name} as a boolean mask must have shape ({n_labels},), got {array.shape}"
+            )
+        return array.copy()
+    if array.size == 0:
+        return mask
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"{name} must be an ({n_labels},) boolean mask or a list of integer labels, got an "
+            f"array of {array.dtype} with shape {array.shape}"
+        )
+    if array.min() < 0 or array.max() >= n_labels:
+        raise ValueError(
+            f"{name} names labels outside 0 .. {n_labels - 1}: found {array.min()}..{array.max()}"
+        )
+    mask[array] = True
+    return mask
+
+
+def constrained_weights(
+    transitions: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray,
+    forbidden_last: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return copies of the transition, start and end weights with ``-inf`` where forbidden."""
+    return (
+        np.where(forbidden_transitions, -np.inf, transitions),
+        np.where(forbidden_first, -np.inf, start),
+        np.where(forbidden_last, -np.inf, end),
+    )
+
+
+@numba.njit(cache=True)
+def _first_violation(
+    labels: np.ndarray,
+    offsets: np.ndarray,
+    forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray,
+    forbidden_last: np.ndarray,
+) -> tuple[int, int, int]:
+    """Return (sequence, position, kind) of the first broken constraint, kind 0 if none.
+
+    Kinds: 1 a forbidden first label, 2 a forbidden transition into the position, 3 a forbidden
+    last label.
+    """
+    for k in range(offsets.shape[0] - 1):
+        first, stop = offsets[k], offsets[k + 1]
+        if forbidden_first[labels[first]]:
+            return k, 0, 1
+        for t in range(first + 1, stop):
+            if forbidden_transitions[labels[t - 1], labels[t]]:
+                return k, t - first, 2
+        if forbidden_last[labels[stop - 1]]:
+            return k, stop - 1 - first, 3
+    return -1, -1, 0
+
+
+def find_violation(
+    labels: np.ndarray,
+    offsets: np.ndarray,
+    forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray,
+    forbidden_last: np.ndarray,
+) -> tuple[int, str] | None:
+    """Return the first sequence breaking a constraint and how, or None if all keep them.
+
+    ``labels`` (int64) holds the label sequences one after another, sequence k in
+    ``labels[offsets[k]:offsets[k + 1]]``.
+    """
+    k, t, kind = _first_violation(
+        labels, offsets, forbidden_transitions, forbidden_first, forbidden_last
+    )
+    if kind == 0:
+        return None
+    at = offsets[k] + t
+    if kind == 1:
+        return k, f"starts with the forbidden first label {labels[at]}"
+    if kind == 2:
+        return k, (
+            f"has the forbidden transition {labels[at - 1]} -> {labels[at]} at positions "
+            f"{t - 1}, {t}"
+        )
+    return k, f"ends with the forbidden last label {labels[at]}"

@@ -1,0 +1,129 @@
+"""Graph labelling whose pairwise potentials depend on features of the edges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from structsvm._utils.validation import check_feature_array, check_positive_int
+from tasks._graph import GraphInput, GraphTask, _as_edges, _as_node_array, _check_node_weights
+
+
+class EdgeFeatureGraphTask(GraphTask):
+    """Label every node of a graph, with one pairwise block per edge feature.
+
+    An input is ``x = (node_features, edges, edge_features)`` or
+    ``(node_features, edges, edge_features, node_weights)``, where ``edge_features`` has shape
+    (n_edges, n_edge_features); the rest is as in :class:`GraphTask`. Edge feature f weights
+    its own S × S block ``P_f``, so the pairwise score of edge e = (u, v) is
+    ``Σ_f edge_features[e, f] · P_f[y_u, y_v]``. A block is free (S² weights) unless f is
+    listed in ``symmetric_edge_features`` (``P_f = P_fᵀ``, S (S + 1) / 2 weights, the upper
+    triangle row by row) or ``antisymmetric_edge_features`` (``P_f = −P_fᵀ``, S (S − 1) / 2
+    weights). Edge features that tell the edge's direction (an indicator per grid direction,
+    :func:`~tasks.grid_direction_features`) give a directional model; features of the two end
+    nodes (:func:`~tasks.edge_features_from_nodes`) let the pairwise scores depend on the input.
+    The weights are the unary block ``w[:S*d].reshape(S, d)`` then the pairwise blocks in the
+    order of the edge features. Loss, oracles and relaxed outputs are those of
+    :class:`GraphTask`.
+
+    Parameters
+    ----------
+    n_states, n_features : int
+        As in :class:`GraphTask`.
+    n_edge_features : int
+        Width of an edge's feature vector.
+    symmetric_edge_features, antisymmetric_edge_features : sequences of int, default=()
+        Edge features whose blocks are symmetric, or antisymmetric (disjoint).
+    inference_method, class_weights, relaxed, inference_options
+        As in :class:`GraphTask`.
+
+    References
+    ----------
+    S. Nowozin, C. Rother, S. Bagon, T. Sharp, B. Yao and P. Kohli, "Decision tree fields",
+    ICCV 2011 (input-dependent pairwise terms, and the snakes data).
+    """
+
+    def __init__(
+        self,
+        n_states: int,
+        n_features: int,
+        n_edge_features: int,
+        symmetric_edge_features: Sequence[int] = (),
+        antisymmetric_edge_features: Sequence[int] = (),
+        inference_method: str = "max-product",
+        class_weights: np.ndarray | None = None,
+        relaxed: bool = False,
+        inference_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._set_common(
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options
+        )
+        self.n_edge_features = check_positive_int(n_edge_features, "n_edge_features")
+        symmetric = _check_feature_indices(
+            symmetric_edge_features, "symmetric_edge_features", self.n_edge_features
+        )
+        antisymmetric = _check_feature_indices(
+            antisymmetric_edge_features, "antisymmetric_edge_features", self.n_edge_features
+        )
+        both = sorted(set(symmetric) & set(antisymmetric))
+        if both:
+            raise ValueError(f"edge features {both} are listed as both symmetric and antisymmetric")
+        self.symmetric_edge_features = tuple(symmetric)
+        self.antisymmetric_edge_features = tuple(antisymmetric)
+        self._set_pairwise_blocks(
+            [
+                "symmetric" if f in symmetric else "antisymmetric" if f in antisymmetric else "free"
+                for f in range(self.n_edge_features)
+            ]
+        )
+
+    def _parts(self, x: Any) -> GraphInput:
+        nodes, edges, edge_features, *rest = x
+        return GraphInput(
+            _as_node_array(nodes),
+            _as_edges(edges),
+            np.asarray(edge_features, dtype=np.float64).reshape(-1, self.n_edge_features),
+            rest[0] if rest else None,
+        )
+
+    def _edge_features(self, graph: GraphInput) -> np.ndarray:
+        return graph.edge_features
+
+    def _check_input(self, x: Any, name: str) -> tuple[Any, ...]:
+        if not isinstance(x, tuple | list) or len(x) not in (3, 4):
+            raise ValueError(
+                f"{name} must be a tuple (node_features, edges, edge_features) or "
+                f"(node_features, edges, edge_features, node_weights), got {type(x).__name__}"
+                + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
+            )
+        nodes, edges = super()._check_input((x[0], x[1]), name)
+        edge_features = check_feature_array(
+            np.asarray(x[2], dtype=np.float64).reshape(-1, self.n_edge_features)
+            if np.size(x[2]) == 0
+            else x[2],
+            f"{name}[2] (edge features)",
+            ndim=2,
+            n_features=self.n_edge_features,
+        )
+        if len(edge_features) != len(edges):
+            raise ValueError(
+                f"{name}[2] (edge features) has {len(edge_features)} rows but {name}[1] has "
+                f"{len(edges)} edges: expected one row per edge"
+            )
+        if len(x) == 3:
+            return (nodes, edges, edge_features)
+        weights = _check_node_weights(x[3], f"{name}[3] (node weights)", nodes)
+        return (nodes, edges, edge_features, weights)
+
+
+def _check_feature_indices(indices: Sequence[int], name: str, n_edge_features: int) -> list[int]:
+    values = [int(f) for f in np.asarray(indices, dtype=np.int64).ravel()]
+    if any(f < 0 or f >= n_edge_features for f in values):
+        raise ValueError(
+            f"{name} must hold edge feature indices in [0, {n_edge_features}), got {values}"
+        )
+    if len(set(values)) != len(values):
+        raise ValueError(f"{name} lists an edge feature twice: {values}")
+    return values

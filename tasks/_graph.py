@@ -1,0 +1,413 @@
+"""Labelling the nodes of a graph: unary and pairwise potentials, a weighted Hamming loss."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm._task import Task
+from structsvm._utils.validation import (
+    check_class_weights,
+    check_feature_array,
+    check_flag,
+    check_labels,
+    check_positive_int,
+    check_weights,
+)
+from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
+from tasks._pairwise_blocks import pairwise_block_map
+from tasks._relaxed import RelaxedLabelling, WeightedLabels
+
+NodeFeatures = np.ndarray | sp.csr_matrix
+
+
+class GraphInput(NamedTuple):
+    """The parts of a graph labelling input, as the tasks hold them after ``check_data``.
+
+    Attributes
+    ----------
+    nodes : ndarray or csr_matrix of shape (n_nodes, n_features), float64
+    edges : ndarray of shape (n_edges, 2), int64
+    edge_features : ndarray of shape (n_edges, n_edge_features) or None
+    node_weights : ndarray of shape (n_nodes,) or None
+    """
+
+    nodes: NodeFeatures
+    edges: np.ndarray
+    edge_features: np.ndarray | None
+    node_weights: np.ndarray | None
+
+
+class GraphTask(Task):
+    """Label every node of a graph: unary potentials from node features, one pairwise block.
+
+    An input is ``x = (node_features, edges)`` or ``(node_features, edges, node_weights)``:
+    ``node_features`` of shape (n_nodes, n_features), dense or ``scipy.sparse``; ``edges`` of
+    shape (n_edges, 2), the node indices (u, v) of every edge; ``node_weights`` of shape
+    (n_nodes,), the loss weight of every node. The output ``y`` is one state in
+    ``0 .. n_states - 1`` per node. With S states and d features the weights are
+
+    * the unary block ``w[:S*d].reshape(S, d)``, row s scoring the features of nodes in state s;
+    * the pairwise block: ``P[s, t]`` scores an edge (u, v) with ``y_u = s`` and ``y_v = t``;
+      symmetric unless ``directed`` (its S (S + 1) / 2 weights are the upper triangle, diagonal
+      included, row by row), a free S × S matrix (row: state of u) if ``directed``.
+
+    The score of a labelling is ``Σ_i U[y_i] · x_i + Σ_(u,v) P[y_u, y_v]``. The loss is the
+    Hamming loss weighted by node and by true class,
+    ``Δ(y, ŷ) = Σ_i node_weights[i] · class_weights[y_i] · [ŷ_i ≠ y_i]``.
+
+    The oracles run :func:`structsvm.inference.infer` with ``inference_method``: exact for
+    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"max-product"`` on trees and forests, and
+    for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral.
+    With ``relaxed=True`` the loss-augmented oracle returns the relaxation's fractional optimum
+    as a :class:`~tasks.RelaxedLabelling`, whose joint feature and loss are those of its
+    marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
+    2008); it also returns one (with one-hot marginals) for a labelling that approximate
+    inference could not certify, so that :meth:`is_certified` tells the solvers which duality
+    gaps are certified. ``argmax`` (prediction) always returns a labelling.
+
+    Parameters
+    ----------
+    n_states : int
+        Number of states S (at least 2).
+    n_features : int
+        Width d of a node's feature vector.
+    directed : bool, default=False
+        A free pairwise matrix instead of a symmetric one.
+    inference_method : str, default="max-product"
+        One of :data:`structsvm.inference.INFERENCE_METHODS`.
+    class_weights : array of shape (n_states,), optional
+        Loss weight of every true class (finite, non-negative); default all ones.
+    relaxed : bool, default=False
+        Let the loss-augmented oracle return fractional outputs of ``"lp"`` or ``"ad3"``.
+    inference_options : dict, optional
+        Further keyword arguments of :func:`~structsvm.inference.infer` (iteration limits,
+        tolerances).
+
+    Attributes
+    ----------
+    size_joint_feature : int
+        ``S*d`` plus the pairwise weights.
+
+    References
+    ----------
+    B. Taskar, C. Guestrin and D. Koller, "Max-margin Markov networks", NIPS 2003.
+    T. Finley and T. Joachims, "Training structural SVMs when exact inference is
+    intractable", ICML 2008.
+    """
+
+    def __init__(
+        self,
+        n_states: int,
+        n_features: int,
+        directed: bool = False,
+        inference_method: str = "max-product",
+        class_weights: np.ndarray | None = None,
+        relaxed: bool = False,
+        inference_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.directed = check_flag(directed, "directed")
+        self._set_common(
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options
+        )
+        self._set_pairwise_blocks(["free" if self.directed else "symmetric"])
+
+    # ----------------------------------------------------------------- construction
+    def _set_common(
+        self,
+        n_states: int,
+        n_features: int,
+        inference_method: str,
+        class_weights: np.ndarray | None,
+        relaxed: bool,
+        inference_options: dict[str, Any] | None,
+    ) -> None:
+        """Check and set the parameters every graph task has."""
+        self.n_states = check_positive_int(n_states, "n_states", minimum=2)
+        self.n_features = check_positive_int(n_features, "n_features")
+        self.class_weights = check_class_weights(class_weights, self.n_states, "class_weights")
+        self.relaxed = check_flag(relaxed, "relaxed")
+        self._set_inference(inference_method, inference_options)
+
+    def _set_inference(self, inference_method: str, inference_options: Any) -> None:
+        if inference_method not in INFERENCE_METHODS:
+            raise ValueError(
+                f"inference_method must be one of {tuple(INFERENCE_METHODS)}, "
+                f"got {inference_method!r}"
+            )
+        self.inference_method = inference_method
+        if inference_options is not None and not isinstance(inference_options, dict):
+            raise TypeError(
+                f"inference_options must be a dict of keyword arguments of infer, "
+                f"got {type(inference_options).__name__}"
+            )
+        self.inference_options = dict(inference_options or {})
+
+    def _set_pairwise_blocks(self, kinds: Sequence[str]) -> None:
+        """Lay out one pairwise block per edge feature, of the given kinds, after the unary."""
+        self.pairwise_kinds = tuple(kinds)
+        self._pairwise_map = sp.block_diag(
+            [pairwise_block_map(self.n_states, kind) for kind in kinds], format="csr"
+        )
+        self._pairwise_at = self.n_states * self.n_features
+        self.size_joint_feature = self._pairwise_at + self._pairwise_map.shape[0]
+
+    def with_inference_method(self, method: str, **options: Any) -> GraphTask:
+        """Return a copy of the task that infers with ``method`` (and ``options``, if given).
+
+        ``StructuredSVM(switch_to=...)`` calls it to continue training with a stronger oracle.
+        """
+        other = copy.copy(self)
+        other._set_inference(method, options or None)
+        return other
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(n_states={self.n_states}, n_features={self.n_features}, "
+            f"inference_method={self.inference_method!r})"
+        )
+
+    # ----------------------------------------------------------------- inputs
+    def _edge_feature_count(self) -> int:
+        return 1
+
+    def _parts(self, x: Any) -> GraphInput:
+        """Split an input into its parts (without the checks of :meth:`check_data`)."""
+        nodes, edges, *rest = x
+        node_weights = rest[0] if rest else None
+        return GraphInput(_as_node_array(nodes), _as_edges(edges), None, node_weights)
+
+    def _edge_features(self, graph: GraphInput) -> np.ndarray:
+        """Return the (n_edges, n_edge_features) matrix each pairwise block is weighted by."""
+        return np.ones((len(graph.edges), 1))
+
+    def _check_input(self, x: Any, name: str) -> tuple[Any, ...]:
+        """Return an input with its parts checked and converted; raise ValueError if bad."""
+        if not isinstance(x, tuple | list) or len(x) not in (2, 3):
+            raise ValueError(
+                f"{name} must be a tuple (node_features, edges) or (node_features, edges, "
+                f"node_weights), got {type(x).__name__}"
+                + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
+            )
+        nodes = _check_nodes(x[0], f"{name}[0] (node features)", self.n_features)
+        edges = _check_edges(x[1], f"{name}[1] (edges)", nodes.shape[0])
+        if len(x) == 2:
+            return (nodes, edges)
+        return (nodes, edges, _check_node_weights(x[2], f"{name}[2] (node weights)", nodes))
+
+    def check_data(
+        self, X: Sequence[Any], Y: Sequence[Any] | None = None
+    ) -> tuple[list[tuple[Any, ...]], list[Any] | None]:
+        """Return X as checked tuples and Y as int64 labels, paired with node weights if given.
+
+        An output of an input with node weights comes back as a :class:`~tasks.WeightedLabels`,
+        so that the loss weighs its nodes.
+
+        Raises
+        ------
+        ValueError
+            If an input is not a tuple of the documented parts (finite node features of width
+            ``n_features``, edges between existing distinct nodes, finite non-negative node
+            weights), or ``Y[k]`` does not hold one state in range per node of ``X[k]``; the
+            message names the offending ``X[k]`` or ``Y[k]``.
+        """
+        if len(X) == 0:
+            raise ValueError("X is empty: expected at least one graph")
+        X = [self._check_input(x, f"X[{k}]") for k, x in enumerate(X)]
+        if Y is None:
+            return X, None
+        if len(Y) != len(X):
+            raise ValueError(
+                f"X and Y have different lengths: X has {len(X)} graphs, Y has {len(Y)}"
+            )
+        checked = []
+        for k, (x, y) in enumerate(zip(X, Y, strict=True)):
+            graph = self._parts(x)
+            labels = check_labels(np.asarray(y), f"Y[{k}]", n_labels=self.n_states)
+            if len(labels) != graph.nodes.shape[0]:
+                raise ValueError(
+                    f"Y[{k}] has {len(labels)} labels but X[{k}] has {graph.nodes.shape[0]} nodes"
+                )
+            weights = graph.node_weights
+            checked.append(labels if weights is None else WeightedLabels(labels, weights))
+        return X, checked
+
+    # ----------------------------------------------------------------- joint feature and loss
+    def joint_feature(self, x: Any, y: Any) -> np.ndarray:
+        """Return φ(x, y): the node features summed by state, then the pairwise statistics.
+
+        ``y`` is a labelling (or :class:`~tasks.WeightedLabels`) or a
+        :class:`~tasks.RelaxedLabelling`, whose marginals take the place of the one-hot
+        indicators of the states.
+        """
+        graph = self._parts(x)
+        n_states = self.n_states
+        n_edges = len(graph.edges)
+        if isinstance(y, RelaxedLabelling):
+            states = y.node_marginals
+            pairs = y.edge_marginals.reshape(n_edges, n_states * n_states)
+        else:
+            labels = np.asarray(y, dtype=np.int64)
+            states = _one_hot(labels, n_states)
+            pair_index = labels[graph.edges[:, 0]] * n_states + labels[graph.edges[:, 1]]
+            pairs = _one_hot(pair_index, n_states * n_states)
+        unary = states.T @ graph.nodes
+        if sp.issparse(unary):
+            unary = unary.toarray()
+        edge_statistics = np.asarray((pairs.T @ self._edge_features(graph)).T)
+        phi = np.empty(self.size_joint_feature)
+        phi[: self._pairwise_at] = np.asarray(unary).ravel()
+        phi[self._pairwise_at :] = self._pairwise_map @ edge_statistics.ravel()
+        return phi
+
+    def loss(self, y_true: Any, y: Any) -> float:
+        """Return ``Σ_i node_weights[i] · class_weights[y_true_i] · (1 − μ_i(y_true_i))``.
+
+        For a labelling ``μ_i`` is its one-hot indicator (the weighted Hamming loss).
+        """
+        labels, weights = self._true_labels(y_true)
+        costs = weights * self.class_weights[labels]
+        if isinstance(y, RelaxedLabelling):
+            agreement = y.node_marginals[np.arange(len(labels)), labels]
+            return float(np.sum(costs * (1.0 - agreement)))
+        guess = np.asarray(y, dtype=np.int64)
+        if guess.shape != labels.shape:
+            raise ValueError(f"y has shape {guess.shape} but y_true has shape {labels.shape}")
+        return float(np.sum(costs * (guess != labels)))
+
+    def max_loss(self, y_true: Any) -> float:
+        """Return the loss of getting every node wrong."""
+        labels, weights = self._true_labels(y_true)
+        return float(np.sum(weights * self.class_weights[labels]))
+
+    def _true_labels(self, y_true: Any) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(y_true, WeightedLabels):
+            return y_true.labels, y_true.node_weights
+        labels = np.asarray(y_true, dtype=np.int64)
+        return labels, np.ones(len(labels))
+
+    # ----------------------------------------------------------------- outputs
+    def outputs(self, x: Any) -> Iterator[np.ndarray]:
+        """Yield all ``n_states ** n_nodes`` labellings in lexicographic order (tiny graphs)."""
+        n_nodes = self._parts(x).nodes.shape[0]
+        for labels in itertools.product(range(self.n_states), repeat=n_nodes):
+            yield np.array(labels, dtype=np.int64)
+
+    def outputs_equal(self, y: Any, other: Any) -> bool:
+        """Tell whether two outputs are the same labelling, or the same relaxed output."""
+        if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
+            return y == other
+        return super().outputs_equal(y, other)
+
+    def output_key(self, y: Any) -> bytes:
+        """Return a digest that tells outputs apart (of the marginals, for relaxed outputs)."""
+        if isinstance(y, RelaxedLabelling):
+            return y.key()
+        return super().output_key(y)
+
+    def is_certified(self, y: Any) -> bool:
+        """Tell whether an oracle output is a certified maximiser: a labelling, not relaxed."""
+        return not isinstance(y, RelaxedLabelling)
+
+    # ----------------------------------------------------------------- oracles
+    def potentials(self, x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return the unary (n_nodes, S), the edges and the pairwise (n_edges, S, S) scores."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        graph = self._parts(x)
+        n_states = self.n_states
+        unary_weights = w[: self._pairwise_at].reshape(n_states, self.n_features)
+        unary = np.asarray(graph.nodes @ unary_weights.T)
+        matrices = (self._pairwise_map.T @ w[self._pairwise_at :]).reshape(-1, n_states**2)
+        pairwise = (self._edge_features(graph) @ matrices).reshape(-1, n_states, n_states)
+        if not (np.all(np.isfinite(unary)) and np.all(np.isfinite(pairwise))):
+            raise ValueError("the scores of x under w are not finite")
+        return unary, graph.edges, pairwise
+
+    def argmax(self, x: Any, w: np.ndarray) -> np.ndarray:
+        """Return the labelling of x that ``inference_method`` finds best (always a labelling)."""
+        unary, edges, pairwise = self.potentials(x, w)
+        options = self.inference_options
+        return infer(unary, edges, pairwise, self.inference_method, **options).labels
+
+    def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
+        """Return the output maximising loss plus score, by inference on augmented unaries.
+
+        A labelling when inference certifies it optimal; otherwise a
+        :class:`~tasks.RelaxedLabelling` (fractional with ``relaxed=True``, else one-hot).
+        """
+        unary, edges, pairwise = self.potentials(x, w)
+        labels, weights = self._true_labels(y_true)
+        augmented = hamming_augmented_unary(unary, labels, weights, self.class_weights)
+        result = infer(
+            augmented,
+            edges,
+            pairwise,
+            self.inference_method,
+            relaxed=self.relaxed,
+            **self.inference_options,
+        )
+        if result.certified:
+            return result.labels
+        if result.node_marginals is not None and result.edge_marginals is not None:
+            return RelaxedLabelling(result.node_marginals, result.edge_marginals)
+        return RelaxedLabelling.from_labels(result.labels, edges, self.n_states)
+
+
+def _one_hot(indices: np.ndarray, width: int) -> sp.csr_matrix:
+    n = len(indices)
+    return sp.csr_matrix((np.ones(n), indices, np.arange(n + 1)), shape=(n, width))
+
+
+def _as_node_array(nodes: Any) -> NodeFeatures:
+    if sp.issparse(nodes):
+        return nodes if sp.isspmatrix_csr(nodes) else sp.csr_matrix(nodes)
+    return np.asarray(nodes, dtype=np.float64)
+
+
+def _as_edges(edges: Any) -> np.ndarray:
+    return np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+
+
+def _check_nodes(nodes: Any, name: str, n_features: int) -> NodeFeatures:
+    if sp.issparse(nodes):
+        if nodes.ndim != 2 or nodes.shape[1] != n_features:
+            raise ValueError(f"{name} must have shape (n_nodes, {n_features}), got {nodes.shape}")
+        nodes = sp.csr_matrix(nodes, dtype=np.float64, copy=True)
+        nodes.sum_duplicates()
+        if not np.all(np.isfinite(nodes.data)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+    else:
+        nodes = check_feature_array(nodes, name, ndim=2, n_features=n_features)
+    if nodes.shape[0] == 0:
+        raise ValueError(f"{name} has no nodes: expected at least one")
+    return nodes
+
+
+def _check_edges(edges: Any, name: str, n_nodes: int) -> np.ndarray:
+    array = np.asarray(edges)
+    if array.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n_edges, 2), got {array.shape}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer node indices, got dtype {array.dtype}")
+    array = array.astype(np.int64)
+    if array.min() < 0 or array.max() >= n_nodes:
+        raise ValueError(
+            f"{name} refers to nodes outside [0, {n_nodes}): found {array.min()}..{array.max()}"
+        )
+    if np.any(array[:, 0] == array[:, 1]):
+        raise ValueError(f"{name} holds a self-loop (an edge (u, u)): an edge joins two nodes")
+    return array
+
+
+def _check_node_weights(weights: Any, name: str, nodes: NodeFeatures) -> np.ndarray:
+    array = check_feature_array(weights, name, ndim=1, n_features=nodes.shape[0])
+    if np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative, found {array.min()}")
+    return array

@@ -1,0 +1,105 @@
+"""Outputs of graph labelling tasks beyond plain labellings: relaxed and loss-weighted ones."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class RelaxedLabelling:
+    """A point of the local polytope of a graph: node and edge marginals, not a labelling.
+
+    What a graph task's loss-augmented oracle returns when its inference could not certify an
+    exact maximiser over labellings: the fractional optimum of a linear-programming relaxation
+    (``"lp"``, ``"ad3"`` with ``relaxed=True``), or the one-hot marginals of a labelling found
+    by approximate inference (loopy max-product without a certificate). Joint features and
+    losses are those of the marginals (Finley & Joachims, ICML 2008): the unary block sums
+    ``μ_i(s) x_i``, each pairwise block the edge marginals, and the weighted Hamming loss is
+    ``Σ_i w_i c_{y_i} (1 − μ_i(y_i))``. Of one-hot marginals they equal those of the labelling.
+
+    Attributes
+    ----------
+    node_marginals : ndarray of shape (n_nodes, n_states)
+        ``μ_i(s)``; every row sums to 1.
+    edge_marginals : ndarray of shape (n_edges, n_states, n_states)
+        ``μ_uv(s, t)`` of every edge (u, v); its row and column sums are the node marginals.
+
+    References
+    ----------
+    T. Finley and T. Joachims, "Training structural SVMs when exact inference is
+    intractable", ICML 2008.
+    """
+
+    node_marginals: np.ndarray
+    edge_marginals: np.ndarray
+
+    @classmethod
+    def from_labels(cls, labels: np.ndarray, edges: np.ndarray, n_states: int) -> RelaxedLabelling:
+        """Return the one-hot marginals of a labelling."""
+        labels = np.asarray(labels, dtype=np.int64)
+        edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        nodes = np.zeros((len(labels), n_states))
+        nodes[np.arange(len(labels)), labels] = 1.0
+        pairs = np.zeros((len(edges), n_states, n_states))
+        pairs[np.arange(len(edges)), labels[edges[:, 0]], labels[edges[:, 1]]] = 1.0
+        return cls(nodes, pairs)
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The labelling that rounds the node marginals (the most likely state of each node)."""
+        return np.argmax(self.node_marginals, axis=1)
+
+    def key(self) -> bytes:
+        """Return a digest of the marginals, which tells different relaxed outputs apart."""
+        digest = hashlib.blake2b(digest_size=16)
+        for array in (self.node_marginals, self.edge_marginals):
+            array = np.ascontiguousarray(array, dtype=np.float64)
+            digest.update(str(array.shape).encode())
+            digest.update(array.tobytes())
+        return digest.digest()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, RelaxedLabelling)
+            and np.array_equal(self.node_marginals, other.node_marginals)
+            and np.array_equal(self.edge_marginals, other.edge_marginals)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, eq=False)
+class WeightedLabels:
+    """A true labelling together with the loss weight of every node.
+
+    Graph tasks carry per-node loss weights in the input (``x = (..., node_weights)``);
+    their ``check_data`` pairs each true labelling with its input's weights in this form, so
+    that ``loss(y_true, y)`` weighs node i by ``node_weights[i]``. It converts to the plain
+    labels with ``np.asarray``.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_nodes,), int64
+    node_weights : ndarray of shape (n_nodes,), float64, finite and non-negative
+    """
+
+    labels: np.ndarray
+    node_weights: np.ndarray
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.labels if dtype is None else self.labels.astype(dtype)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, WeightedLabels)
+            and np.array_equal(self.labels, other.labels)
+            and np.array_equal(self.node_weights, other.node_weights)
+        )
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,282 @@
+"""Graph inference against enumeration: exactness, bounds and certificates of every method."""
+
+import functools
+import zlib
+
+import numpy as np
+import pytest
+
+from structsvm.inference import INFERENCE_METHODS, InferenceResult, hamming_augmented_unary, infer
+from tests.references import (
+    brute_force_map,
+    pairwise_model_score,
+    weighted_hamming_loss,
+)
+
+TIGHT = 1e-7  # exact methods and certificates
+AD3_TOLERANCE = 1e-6  # AD3's bound on trees after convergence
+
+
+# ------------------------------------------------------------------------ random models
+def random_tree(rng, n_nodes):
+    """Edges of a random tree, each oriented at random."""
+    edges = np.array([[rng.integers(i), i] for i in range(1, n_nodes)], dtype=np.int64)
+    return _shuffle_orientation(rng, edges.reshape(-1, 2))
+
+
+def random_forest(rng, n_nodes):
+    """A random tree with about half of its edges removed (isolated nodes included)."""
+    edges = random_tree(rng, n_nodes)
+    return edges[rng.random(len(edges)) < 0.5]
+
+
+def tree_with_a_repeated_edge(rng, n_nodes):
+    """A random tree plus a second edge between the ends of one of its edges: a 2-cycle."""
+    edges = random_tree(rng, n_nodes)
+    return np.vstack([edges, edges[rng.integers(len(edges))][::-1]])
+
+
+def cycle(rng, n_nodes):
+    edges = np.array([[i, (i + 1) % n_nodes] for i in range(n_nodes)], dtype=np.int64)
+    return _shuffle_orientation(rng, edges)
+
+
+def grid(rng, height, width):
+    """The 4-neighbourhood grid, nodes numbered row by row."""
+    index = np.arange(height * width).reshape(height, width)
+    right = np.column_stack([index[:, :-1].ravel(), index[:, 1:].ravel()])
+    down = np.column_stack([index[:-1].ravel(), index[1:].ravel()])
+    return _shuffle_orientation(rng, np.vstack([right, down]))
+
+
+def _shuffle_orientation(rng, edges):
+    flip = rng.random(len(edges)) < 0.5
+    edges = edges.copy()
+    edges[flip] = edges[flip][:, ::-1]
+    return edges
+
+
+# (name, graph kind, n_nodes or (height, width), n_states)
+SHAPES = [
+    ("tree-7x3", "tree", 7, 3),
+    ("tree-6x4", "tree", 6, 4),
+    ("tree-9x2", "tree", 9, 2),
+    ("forest-8x3", "forest", 8, 3),
+    ("forest-7x4", "forest", 7, 4),
+    ("repeated-6x3", "repeated", 6, 3),
+    ("cycle-6x3", "cycle", 6, 3),
+    ("cycle-5x4", "cycle", 5, 4),
+    ("grid-2x3x3", "grid", (2, 3), 3),
+    ("grid-3x3x2", "grid", (3, 3), 2),
+    ("grid-3x3x3", "grid", (3, 3), 3),
+]
+CASES = [(*shape, shared) for shape in SHAPES for shared in (False, True)]
+CASE_IDS = [f"{case[0]}-{'shared' if case[4] else 'per-edge'}" for case in CASES]
+FOREST_CASES = [case for case in CASES if case[1] in ("tree", "forest")]
+FOREST_IDS = [name for name, case in zip(CASE_IDS, CASES) if case[1] in ("tree", "forest")]
+GRAPHS = {
+    "tree": random_tree,
+    "forest": random_forest,
+    "repeated": tree_with_a_repeated_edge,
+    "cycle": cycle,
+}
+
+
+def make_model(case):
+    """Return (unary, edges, pairwise) of a case, the same on every call.
+
+    Pairwise scores are strong (scale 2) against unit unaries, so the edges matter.
+    """
+    name, kind, size, n_states, shared = case
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{shared}".encode()))
+    edges = grid(rng, *size) if kind == "grid" else GRAPHS[kind](rng, size)
+    n_nodes = int(np.prod(size))
+    unary = rng.normal(size=(n_nodes, n_states))
+    shape = (n_states, n_states) if shared else (len(edges), n_states, n_states)
+    return unary, edges, 2.0 * rng.normal(size=shape)
+
+
+@functools.cache
+def reference_maximum(case):
+    return brute_force_map(*make_model(case))[0]
+
+
+def assert_consistent(result, case, maximum):
+    """What every answer of every method must satisfy against the enumerated maximum."""
+    unary, edges, pairwise = make_model(case)
+    assert isinstance(result, InferenceResult)
+    assert result.labels.dtype == np.int64 and result.labels.shape == (len(unary),)
+    expected = pairwise_model_score(unary, edges, pairwise, result.labels)
+    assert result.score == pytest.approx(expected)
+    assert result.score <= maximum + TIGHT
+    assert result.bound >= maximum - TIGHT
+    if result.certified:
+        assert result.score == pytest.approx(maximum, abs=TIGHT)
+        assert result.bound == result.score
+
+
+# ------------------------------------------------------------------------ ground truth
+@pytest.mark.parametrize("method", INFERENCE_METHODS)
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_every_answer_is_bounded_and_certified_only_when_optimal(case, method):
+    result = infer(*make_model(case), method)
+    assert result.method == method
+    assert_consistent(result, case, reference_maximum(case))
+
+
+@pytest.mark.parametrize("method", ["brute", "ilp"])
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_exact_methods_reach_the_enumerated_maximum(case, method):
+    result = infer(*make_model(case), method)
+    assert result.certified
+    assert result.score == pytest.approx(reference_maximum(case), abs=TIGHT)
+
+
+@pytest.mark.parametrize("case", FOREST_CASES, ids=FOREST_IDS)
+def test_relaxations_and_max_product_are_exact_on_trees_and_forests(case):
+    maximum = reference_maximum(case)
+    for method in ("max-product", "lp", "ad3"):
+        result = infer(*make_model(case), method)
+        assert result.score == pytest.approx(maximum, abs=TIGHT), method
+        assert result.bound == pytest.approx(maximum, abs=AD3_TOLERANCE), method
+        assert result.certified, method
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_ad3_bound_is_close_to_the_lp_bound(case):
+    model = make_model(case)
+    assert infer(*model, "ad3").bound == pytest.approx(infer(*model, "lp").bound, abs=1e-3)
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=CASE_IDS[::3])
+def test_loss_augmented_inference_against_enumeration(case):
+    unary, edges, pairwise = make_model(case)
+    rng = np.random.default_rng(7)
+    n_nodes, n_states = unary.shape
+    y_true = rng.integers(n_states, size=n_nodes)
+    node_weights, class_weights = rng.random(n_nodes), 1.0 + rng.random(n_states)
+    augmented = hamming_augmented_unary(unary, y_true, node_weights, class_weights)
+    maximum, _ = brute_force_map(
+        unary,
+        edges,
+        pairwise,
+        loss=lambda y: weighted_hamming_loss(y_true, y, node_weights, class_weights),
+    )
+    exact = ["brute", "ilp"] + (["max-product", "lp", "ad3"] if case in FOREST_CASES else [])
+    for method in INFERENCE_METHODS:
+        result = infer(augmented, edges, pairwise, method)
+        assert result.score <= maximum + TIGHT and result.bound >= maximum - TIGHT, method
+        if method in exact or result.certified:
+            assert result.score == pytest.approx(maximum, abs=TIGHT), method
+
+
+def test_hamming_augmented_unary_adds_the_weighted_hamming_loss():
+    rng = np.random.default_rng(3)
+    unary = rng.normal(size=(5, 3))
+    y_true = np.array([0, 2, 1, 1, 0])
+    node_weights, class_weights = rng.random(5), rng.random(3)
+    augmented = hamming_augmented_unary(unary, y_true, node_weights, class_weights)
+    no_edges = np.zeros((0, 2), dtype=int)
+    for labels in rng.integers(3, size=(20, 5)):
+        gained = pairwise_model_score(augmented, no_edges, np.zeros((3, 3)), labels)
+        plain = pairwise_model_score(unary, no_edges, np.zeros((3, 3)), labels)
+        loss = weighted_hamming_loss(y_true, labels, node_weights, class_weights)
+        assert gained - plain == pytest.approx(loss)
+    assert np.array_equal(augmented[np.arange(5), y_true], unary[np.arange(5), y_true])
+    unweighted = hamming_augmented_unary(unary, y_true)
+    assert np.allclose(unweighted - unary, (np.arange(3) != y_true[:, None]).astype(float))
+
+
+# ------------------------------------------------------------------------ particular graphs
+FRUSTRATED_TRIANGLE = (np.zeros((3, 2)), [[0, 1], [1, 2], [2, 0]], np.array([[0.0, 1], [1, 0]]))
+
+
+def test_a_frustrated_cycle_is_never_certified_by_a_relaxation():
+    """Three nodes rewarded for disagreeing: at most two edges can, the LP takes all halves."""
+    assert infer(*FRUSTRATED_TRIANGLE, "ilp").score == 2.0
+    lp = infer(*FRUSTRATED_TRIANGLE, "lp", relaxed=True)
+    assert lp.bound == pytest.approx(3.0) and not lp.certified
+    assert np.allclose(lp.node_marginals, 0.5)
+    for method in ("ad3", "max-product"):
+        result = infer(*FRUSTRATED_TRIANGLE, method)
+        assert not result.certified and result.bound >= 3.0 - 1e-4, method
+
+
+@pytest.mark.parametrize("method", INFERENCE_METHODS)
+def test_a_graph_without_edges_takes_each_node_argmax(method):
+    unary = np.random.default_rng(0).normal(size=(6, 4))
+    result = infer(unary, np.zeros((0, 2), dtype=int), np.zeros((4, 4)), method)
+    assert np.array_equal(result.labels, unary.argmax(axis=1))
+    assert result.certified and result.bound == result.score
+
+
+@pytest.mark.parametrize("method", INFERENCE_METHODS)
+def test_a_shared_table_gives_the_answer_of_its_copies(method):
+    unary, edges, table = make_model(CASES[-1])
+    shared = infer(unary, edges, table, method)
+    copied = infer(unary, edges, np.broadcast_to(table, (len(edges), *table.shape)), method)
+    assert np.array_equal(shared.labels, copied.labels)
+    assert shared.bound == pytest.approx(copied.bound)
+
+
+@pytest.mark.parametrize("method", ["lp", "ad3"])
+def test_relaxed_marginals_lie_in_the_local_polytope_and_attain_the_bound(method):
+    unary, edges, pairwise = make_model(CASES[-2])
+    result = infer(unary, edges, pairwise, method, relaxed=True)
+    nodes, pairs = result.node_marginals, result.edge_marginals
+    atol = 1e-6 if method == "lp" else 1e-3
+    assert nodes.shape == unary.shape and pairs.shape == (len(edges), *pairwise.shape[1:])
+    assert np.all(nodes >= -1e-9) and np.allclose(nodes.sum(axis=1), 1.0)
+    assert np.allclose(pairs.sum(axis=2), nodes[edges[:, 0]], atol=atol)
+    assert np.allclose(pairs.sum(axis=1), nodes[edges[:, 1]], atol=atol)
+    value = np.sum(unary * nodes) + np.sum(pairwise * pairs)
+    assert value == pytest.approx(result.bound, abs=1e2 * atol)
+    assert infer(unary, edges, pairwise, method).node_marginals is None
+
+
+# ------------------------------------------------------------------------ bad input
+UNARY, EDGES, PAIRWISE = np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), np.zeros((2, 2))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "options", "message"),
+    [
+        ((np.zeros(3), EDGES, PAIRWISE), {}, "unary must be a 2-D array"),
+        ((np.zeros((3, 0)), EDGES, PAIRWISE), {}, "unary must have at least one node"),
+        ((np.array([[0, np.nan]] * 3), EDGES, PAIRWISE), {}, "unary contains NaN"),
+        ((UNARY, EDGES.astype(float), PAIRWISE), {}, "edges must be an integer array"),
+        ((UNARY, np.array([0, 1, 2]), PAIRWISE), {}, r"edges must have shape \(n_edges, 2\)"),
+        ((UNARY, np.array([[0, 3]]), PAIRWISE), {}, r"edges must hold node indices in \[0, 3\)"),
+        ((UNARY, np.array([[1, 1]]), PAIRWISE), {}, "edges must join two different nodes"),
+        ((UNARY, EDGES, np.zeros((3, 2, 2))), {}, "pairwise must have shape"),
+        ((UNARY, EDGES, np.zeros((2, 3))), {}, "pairwise must have shape"),
+        ((UNARY, EDGES, np.full((2, 2), np.inf)), {}, "pairwise contains NaN or infinite"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "gibbs"}, "method must be one of 'brute', 'ilp'"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "lp", "max_iter": 3}, "'lp' takes no option"),
+        ((UNARY, EDGES, PAIRWISE), {"damping": 1.0}, "damping must be"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "ad3", "eta": 0}, "eta must be > 0"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "ilp", "time_limit": -1}, "time_limit must be"),
+        (
+            (np.zeros((30, 2)), np.zeros((0, 2), dtype=int), PAIRWISE),
+            {"method": "brute"},
+            "more than max_labellings",
+        ),
+    ],
+)
+def test_bad_input_is_refused_by_name(arguments, options, message):
+    with pytest.raises(ValueError, match=message):
+        infer(*arguments, **options)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((UNARY, [0, 1]), "y_true has 2 labels, expected n_nodes=3"),
+        ((UNARY, [0, 1, 2]), r"y_true has labels outside \[0, 2\)"),
+        ((UNARY, [0, 1, 1], [1, -1, 1]), "node_weights must be non-negative"),
+        ((UNARY, [0, 1, 1], None, [1, 1, 1]), "class_weights has length 3, expected 2"),
+    ],
+)
+def test_bad_loss_arguments_are_refused_by_name(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        hamming_augmented_unary(*arguments)
