@@ -27,6 +27,7 @@ from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.kernels import (
     SVR,
     AllSubsequencesKernel,
+    ArcCosineKernel,
     BinarySVM,
     Kernel,
     KernelPerceptron,
@@ -64,6 +65,7 @@ __all__ = [
     "INFERENCE_METHODS",
     "SVR",
     "AllSubsequencesKernel",
+    "ArcCosineKernel",
     "BinarySVM",
     "InferenceResult",
     "KKTReport",

@@ -1,13 +1,14 @@
 """The classic SVM and kernel toolkit: kernels, the SVMs, the kernel perceptron and ridge.
 
 Kernels on vectors (:class:`LinearKernel`, :class:`PolynomialKernel`, :class:`RBFKernel`,
-:class:`SigmoidKernel`), their combinations (``k1 + k2``, ``k1 * k2``, ``3 * k``,
-:class:`NormalizedKernel`), the string kernel :class:`AllSubsequencesKernel`, Gram matrices and
-the Mercer check; the estimators :class:`BinarySVM` (with :func:`kkt_report`),
+:class:`SigmoidKernel`, :class:`ArcCosineKernel`), their combinations (``k1 + k2``, ``k1 * k2``,
+``3 * k``, :class:`NormalizedKernel`), the string kernel :class:`AllSubsequencesKernel`, Gram
+matrices and the Mercer check; the estimators :class:`BinarySVM` (with :func:`kkt_report`),
 :class:`KernelPerceptron` and :class:`KernelRidge`, which share the kernel parameters of
 :class:`KernelMachine`.
 """
 
+from structsvm.kernels._arc_cosine import ArcCosineKernel
 from structsvm.kernels._binary_svm import BinarySVM, NotSeparableError
 from structsvm.kernels._kernels import (
     CallableKernel,
@@ -37,6 +38,7 @@ from structsvm.kernels._svr import SVR
 __all__ = [
     "SVR",
     "AllSubsequencesKernel",
+    "ArcCosineKernel",
     "BinarySVM",
     "CallableKernel",
     "KKTReport",

@@ -111,7 +111,7 @@ class LatentStructuredSVM(InterruptibleFit, StructuredEstimator):
     latent_ : list
         The completions ``latent_argmax(x_i, y_i, w_)`` of the training examples.
     objective_ : float
-        f(w_).
+        f(``w_``).
     history_ : list of dict
         One record per completed round: ``round``, ``objective`` (f at the round's weights),
         ``inner_objective`` (the round's convex objective there, an upper bound on f),
