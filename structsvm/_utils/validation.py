@@ -411,14 +411,17 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
     if array.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array of labels, got shape {array.shape}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
-        if not np.issubdtype(array.dtype, np.floating) or np.any(array != np.round(array)):
-            raise ValueError(f"{name} must hold integer labels, got dtype {array.dtype}")
-    array = array.astype(np.int64)
+        integral = np.issubdtype(array.dtype, np.floating) and bool(
+            np.all(np.isfinite(array)) and np.all(array == np.round(array))
+        )
+        if not integral:
+            raise ValueError(f"{name} must hold finite integer labels, got dtype {array.dtype}")
+    # Compared before the cast, which would wrap labels beyond the range of int64.
     if array.size and (array.min() < 0 or array.max() >= n_labels):
         raise ValueError(
             f"{name} has labels outside [0, {n_labels}): found {array.min()}..{array.max()}"
         )
-    return array
+    return array.astype(np.int64)
 
 
 def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
