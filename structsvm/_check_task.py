@@ -20,7 +20,14 @@ import scipy.sparse
 
 from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task, check_size_joint_feature
-from structsvm._utils.validation import check_positive_float, check_positive_int, take
+from structsvm._utils.validation import (
+    Interval,
+    check_examples,
+    check_positive_float,
+    check_positive_int,
+    check_value,
+    take,
+)
 
 _ARGMAX = "argmax"
 _LOSS_AUGMENTED = "loss_augmented_argmax"
@@ -181,6 +188,8 @@ def check_task(
     * ``batch_joint_feature``, ``batch_loss``, ``batch_argmax``, ``batch_loss_augmented_argmax``
       and ``batch_score`` agree with their single-example versions;
     * ``check_data(X, Y)`` accepts the data; the oracles are then checked on the data it returns.
+      Data it raises on are reported and nothing else is checked on them (the other methods
+      need only accept data the task accepts).
     * for a :class:`~structsvm.LatentTask` (``Y`` holds the observed outputs):
       ``latent_argmax(x, y, w)`` must reach the best ``w·φ(x, (y, h))`` over every h of
       ``latent_outputs(x, y)`` (when enumerable, else over the ``initial_latent`` completion),
@@ -206,7 +215,7 @@ def check_task(
     tol : float, default=1e-6
         Relative tolerance of every comparison of values (``tol * max(1, |a|, |b|)``).
     random_state : int or None, default=0
-        Seed of the random weight probes.
+        Seed of the random weight probes (a non-negative integer), or None for fresh ones.
     raise_on_error : bool, default=False
         Raise :class:`TaskContractError` listing every problem instead of returning a report
         with problems.
@@ -219,6 +228,9 @@ def check_task(
     ------
     TaskContractError
         If ``raise_on_error`` and a problem was found.
+    TypeError
+        If ``task`` is not a :class:`Task`, or X or Y is not a sequence of examples (data the
+        task's ``check_data`` rejects are reported, not raised).
 
     Examples
     --------
@@ -230,10 +242,17 @@ def check_task(
     check_task(MulticlassTask(n_classes=3, n_features=3)): no problems
     (3 examples, 10 weight probes, outputs enumerated for 3 examples)
     """
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a structsvm.Task instance, got {type(task).__name__}")
+    check_examples(X, "X")
+    check_examples(Y, "Y")
     max_examples = check_positive_int(max_examples, "max_examples")
     n_probes = check_positive_int(n_probes, "n_probes", minimum=0)
     max_enumerate = check_positive_int(max_enumerate, "max_enumerate")
     tol = check_positive_float(tol, "tol")
+    check_value(
+        random_state, "random_state", [Interval(numbers.Integral, 0, None, closed="left"), None]
+    )
     checker = _Checker(task, tol, max_enumerate)
     report = checker.run(X, Y, max_examples, n_probes, random_state)
     if raise_on_error and not report.ok:
@@ -322,7 +341,11 @@ class _Checker:
         seed: int | None,
     ) -> TaskCheckReport:
         self.size = self._check_size()
-        X, Y = self._check_data(X, Y)
+        checked = self._check_data(X, Y)
+        if checked is None:
+            # The task rejects the data: its methods would be checked on inputs it refuses.
+            return self._report(n_examples=0, n_probes=0)
+        X, Y = checked
         indices = np.arange(min(len(X), len(Y), max_examples))
         X, Y = take(X, indices), take(Y, indices)
         probes = self._probes(n_probes, seed) if self.size is not None else []
@@ -331,10 +354,13 @@ class _Checker:
         results = [self._check_example(i, X[i], Y[i], probes) for i in indices]
         if probes:
             self._check_batches(X, Y, probes, results)
+        return self._report(n_examples=len(indices), n_probes=len(probes))
+
+    def _report(self, n_examples: int, n_probes: int) -> TaskCheckReport:
         return TaskCheckReport(
             task=_name(self.task),
-            n_examples=len(indices),
-            n_probes=len(probes),
+            n_examples=n_examples,
+            n_probes=n_probes,
             n_enumerated=self.n_enumerated,
             problems=list(self.problems.found.values()),
         )
@@ -359,8 +385,12 @@ class _Checker:
             )
         return None
 
-    def _check_data(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any]:
-        """Return the data as ``check_data`` converts it, or unchanged if it fails."""
+    def _check_data(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any] | None:
+        """Return the data as ``check_data`` converts it, or None if it raises.
+
+        A ``check_data`` that returns something other than a pair is at fault, not the data:
+        they are returned unchanged, to check the other methods on.
+        """
         checked = self.problems.attempt(
             "check_data",
             None,
@@ -369,7 +399,7 @@ class _Checker:
             kind="data_rejected",
         )
         if checked is _FAILED:
-            return X, Y
+            return None
         if not (isinstance(checked, tuple) and len(checked) == 2):
             self.problems.add(
                 "data_rejected",

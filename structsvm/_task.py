@@ -15,7 +15,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from structsvm._utils.validation import check_consistent_length
+from structsvm._utils.validation import (
+    check_consistent_length,
+    check_examples,
+    check_weights,
+)
 
 
 class Task:
@@ -92,12 +96,14 @@ class Task:
 
     def argmax(self, x: Any, w: np.ndarray) -> Any:
         """Return an output maximising ``w · φ(x, y)`` (by enumeration in this base class)."""
+        w = check_weights(w, check_size_joint_feature(self))
         candidates = list(self.outputs(x))
         scores = [self.score(x, y, w) for y in candidates]
         return candidates[int(np.argmax(scores))]
 
     def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
         """Return an output maximising ``Δ(y_true, y) + w · φ(x, y)`` (by enumeration here)."""
+        w = check_weights(w, check_size_joint_feature(self))
         candidates = list(self.outputs(x))
         values = [self.loss(y_true, y) + self.score(x, y, w) for y in candidates]
         return candidates[int(np.argmax(values))]
@@ -177,10 +183,11 @@ class Task:
         ValueError
             Naming the argument and what was expected.
         """
+        check_examples(X, "X")
         if len(X) == 0:
             raise ValueError("X is empty: expected at least one example")
         if Y is not None:
-            check_consistent_length(X, Y)
+            check_consistent_length(X, Y, "Y")
         return X, Y
 
     # ----------------------------------------------------------------- batch versions
@@ -286,6 +293,7 @@ class Task:
 
     def batch_score(self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> np.ndarray:
         """Return ``w · φ(X[i], Y[i])`` for every example, shape (n,)."""
+        w = check_weights(w, check_size_joint_feature(self))
         return np.asarray(self.batch_joint_feature(X, Y) @ w, dtype=float).ravel()
 
 

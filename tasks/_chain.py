@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -12,6 +13,7 @@ import scipy.sparse
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
+    check_examples,
     check_feature_array,
     check_flag,
     check_labels,
@@ -368,6 +370,7 @@ class ChainTask(Task):
                 f"X must be a list of (T, n_features) arrays, one per sequence; got an array "
                 f"of shape {X.shape}. Split concatenated sequences with split_sequences(X, lengths)"
             )
+        check_examples(X, "X")
         if len(X) == 0:
             raise ValueError("X is empty: expected at least one sequence")
         X = [_check_sequence(x, f"X[{k}]", self.n_features) for k, x in enumerate(X)]
@@ -375,6 +378,7 @@ class ChainTask(Task):
             X = [scipy.sparse.csr_matrix(x) for x in X]
         if Y is None:
             return X, None
+        check_examples(Y, "Y")
         if len(Y) != len(X):
             raise ValueError(
                 f"X and Y have different lengths: X has {len(X)} sequences, Y has {len(Y)}"
@@ -453,11 +457,11 @@ class ChainTask(Task):
             raise ValueError(
                 f"Y_true and Y have different lengths: {len(Y_true)} and {len(Y)} sequences"
             )
+        truth = _stacked_labels(Y_true, "Y_true", self.n_labels)
+        guess = _stacked_labels(Y, "Y", self.n_labels)
         lengths = np.array([len(y) for y in Y_true], dtype=np.int64)
         if not np.array_equal(lengths, [len(y) for y in Y]):
             raise ValueError("every Y[k] must have as many labels as Y_true[k]")
-        truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
-        guess = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         costs = self.label_weights[truth] * (guess != truth)
         return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
 
@@ -473,7 +477,7 @@ class ChainTask(Task):
         """Return the labelling maximising loss plus score of every sequence."""
         w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
-        y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
+        y_true = _stacked_labels(Y_true, "Y_true", self.n_labels)
         if len(y_true) != len(unary):
             raise ValueError("every Y_true[k] must have one label per position of X[k]")
         add_hamming_loss(unary, y_true, self.label_weights)
@@ -523,7 +527,9 @@ class ChainTask(Task):
         """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
         w = check_weights(w, self.size_joint_feature, finite=False)
         unary, offsets = self._unary_scores(X, w)
-        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        labels = _stacked_labels(Y, "Y", self.n_labels)
+        if len(labels) != len(unary):
+            raise ValueError("every Y[k] must have one label per position of X[k]")
         transitions, start, end = self._chain_weights(w)
         position_scores = unary[np.arange(len(labels)), labels]
         is_last = np.zeros(len(labels), dtype=bool)
@@ -545,7 +551,9 @@ class ChainTask(Task):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
         X_all, offsets = _concatenate(X)
-        Y_all = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        Y_all = _stacked_labels(Y, "Y", self.n_labels)
+        if len(Y_all) != offsets[-1]:
+            raise ValueError("every Y[k] must have one label per position of X[k]")
         threaded = use_threads(len(offsets) - 1)
         features_csr = parallel_chain_features_csr if threaded else chain_features_csr
         return features_csr(
@@ -780,21 +788,26 @@ def _concatenate(
     """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,).
 
     The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
+
+    Raises
+    ------
+    ValueError
+        If a sequence is empty: the compiled decoder needs at least one position in each.
     """
-    if len(X) == 1:
-        x = X[0]
-        if scipy.sparse.issparse(x):
-            x = x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)
-        else:
-            x = np.asarray(x, dtype=np.float64)
-        return x, np.array([0, x.shape[0]], dtype=np.int64)
     # Arrays, the common case, are told apart by one exact type test each.
     all_arrays = all(type(x) is np.ndarray for x in X)
     lengths = np.array(
         [len(x) for x in X] if all_arrays else [_n_positions(x) for x in X], dtype=np.int64
     )
+    if np.any(lengths == 0):
+        raise _empty_sequence(f"X[{int(np.argmin(lengths))}]")
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    if len(X) == 1:
+        x = X[0]
+        if scipy.sparse.issparse(x):
+            return (x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)), offsets
+        return np.asarray(x, dtype=np.float64), offsets
     if all_arrays or not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
@@ -821,8 +834,13 @@ def _check_sequence(
     else:
         x = check_feature_array(x, name, ndim=2, n_features=n_features)
     if x.shape[0] == 0:
-        raise ValueError(f"{name} is an empty sequence: expected at least one position")
+        raise _empty_sequence(name)
     return x
+
+
+def _empty_sequence(name: str) -> ValueError:
+    """Return the error for an empty sequence: a chain has at least one position."""
+    return ValueError(f"{name} is an empty sequence: expected at least one position")
 
 
 def _check_sparse_sequence(
@@ -842,6 +860,27 @@ def _check_sparse_sequence(
     if not np.all(np.isfinite(x.data)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return x
+
+
+def _stacked_labels(Y: Sequence[Any], name: str, n_labels: int) -> np.ndarray:
+    """Return the labellings of ``Y`` concatenated as one int64 array of labels in range.
+
+    The compiled oracles index their arrays by label, so a label outside ``0 .. n_labels - 1``
+    is refused here (a ValueError naming ``name``) rather than read or written out of bounds.
+    """
+    try:
+        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a list of 1-D integer label arrays: {error}") from None
+    if labels.ndim != 1:
+        raise ValueError(
+            f"{name} must be a list of 1-D integer label arrays, got {labels.ndim}-D labellings"
+        )
+    if labels.size and (labels.min() < 0 or labels.max() >= n_labels):
+        raise ValueError(
+            f"{name} has labels outside 0 .. {n_labels - 1}: found {labels.min()} .. {labels.max()}"
+        )
+    return labels
 
 
 def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

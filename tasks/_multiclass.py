@@ -11,7 +11,12 @@ import scipy.sparse as sp
 
 from structsvm._task import Task, overrides_any
 from structsvm._utils.parallel import blas_threads
-from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
+from structsvm._utils.validation import (
+    check_feature_array,
+    check_labels,
+    check_positive_int,
+    check_weights,
+)
 from structsvm.solvers import bcfw_visit
 
 #: Dense inputs are scored in blocks of this many rows, whichever thread scores a block, so
@@ -172,25 +177,30 @@ class MulticlassTask(Task):
         processes keep the cores busy), the blocks shared among Numba's number of threads, which
         release the GIL in the products; sparse ones by scipy's CSR product.
         """
+        w = check_weights(w, self.size_joint_feature, finite=False)
         weights = w.reshape(self.n_classes, self.n_features)
         if _is_sparse_input(X):
-            return np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
-        X = np.asarray(X, dtype=float)
-        scores = np.empty((X.shape[0], self.n_classes))
+            scores = np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
+        else:
+            X = np.asarray(X, dtype=float)
+            scores = np.empty((X.shape[0], self.n_classes))
 
-        def score_block(begin: int) -> None:
-            stop = begin + ROWS_PER_BLOCK
-            np.matmul(X[begin:stop], weights.T, out=scores[begin:stop])
+            def score_block(begin: int) -> None:
+                stop = begin + ROWS_PER_BLOCK
+                np.matmul(X[begin:stop], weights.T, out=scores[begin:stop])
 
-        blocks = range(0, X.shape[0], ROWS_PER_BLOCK)
-        threads = min(numba.get_num_threads(), len(blocks))
-        with blas_threads().limit(limits=1, user_api="blas"):
-            if threads <= 1:
-                for begin in blocks:
-                    score_block(begin)
-            else:
-                with ThreadPoolExecutor(max_workers=threads) as pool:
-                    list(pool.map(score_block, blocks))
+            blocks = range(0, X.shape[0], ROWS_PER_BLOCK)
+            threads = min(numba.get_num_threads(), len(blocks))
+            with blas_threads().limit(limits=1, user_api="blas"):
+                if threads <= 1:
+                    for begin in blocks:
+                        score_block(begin)
+                else:
+                    with ThreadPoolExecutor(max_workers=threads) as pool:
+                        list(pool.map(score_block, blocks))
+        if not np.all(np.isfinite(scores)):
+            check_weights(w, self.size_joint_feature)
+            raise ValueError("the scores of X under w overflow: they are not finite")
         return scores
 
     def batch_joint_feature(self, X, Y) -> sp.csr_matrix:
@@ -319,7 +329,7 @@ def _check_sparse_inputs(X: Any, n_features: int) -> SparseRows:
 
 
 def _check_loss_matrix(loss_matrix: np.ndarray, n_classes: int) -> np.ndarray:
-    matrix = np.asarray(loss_matrix, dtype=float)
+    matrix = check_feature_array(loss_matrix, "loss_matrix", ndim=2, n_features=None, finite=False)
     if matrix.shape != (n_classes, n_classes):
         raise ValueError(
             f"loss_matrix must have shape ({n_classes}, {n_classes}), got {matrix.shape}"

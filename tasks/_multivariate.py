@@ -21,9 +21,11 @@ from structsvm._task import Task
 from structsvm._utils.validation import (
     Options,
     check_consistent_length,
+    check_examples,
     check_feature_array,
     check_positive_int,
     check_value,
+    check_weights,
 )
 
 _TABLE_LOSSES = ("f1", "precision@k", "recall@k", "prbep")
@@ -221,6 +223,7 @@ class MultivariateTask(Task):
 
     def argmax(self, x: Any, w: np.ndarray) -> np.ndarray:
         """Return sign(w·x_i) for every row (0 → −1); for the ROC area, order pairs by score."""
+        w = check_weights(w, self.size_joint_feature)
         if self._ranks_pairs:
             positives, negatives = x
             return _pair_ordering(positives @ w, negatives @ w, 0.0)
@@ -228,6 +231,7 @@ class MultivariateTask(Task):
 
     def loss_augmented_argmax(self, x: Any, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Return an output maximising Δ(y_true, y) + w·φ(x, y) (Joachims 2005, Sec. 4)."""
+        w = check_weights(w, self.size_joint_feature)
         if self._ranks_pairs:
             positives, negatives = x
             # Swapping pair (i, j) gains 1/(PN) of loss and costs 2 (s⁺_i − s⁻_j) of score.
@@ -254,28 +258,33 @@ class MultivariateTask(Task):
         Raises
         ------
         ValueError
-            If a data set is not a finite (n, n_features) array, if its labels are not in
-            {−1, +1} or of the wrong length, or if the ROC area gets unsplit inputs without
-            labels.
+            If a data set is not a finite (n, n_features) array with n >= 1, if its labels
+            are not in {−1, +1} or of the wrong length, or if the ROC area gets unsplit inputs
+            without labels.
         """
-        X = list(X)
         super().check_data(X)
+        X = list(X)
         if Y is not None:
             # One example per data set: the label vectors may differ in length.
+            check_examples(Y, "Y", of="label vectors")
             Y = list(Y)
-            check_consistent_length(X, np.empty(len(Y)))
+            check_consistent_length(X, np.empty(len(Y)), "Y")
         if self._ranks_pairs:
             return self._check_split(X, Y)
-        X = [
-            check_feature_array(x, f"X[{i}]", ndim=2, n_features=self.n_features)
-            for i, x in enumerate(X)
-        ]
+        X = [self._check_rows(x, f"X[{i}]") for i, x in enumerate(X)]
         if Y is not None:
             Y = [
                 _check_signs(y, f"Y[{i}]", (len(x),))
                 for i, (x, y) in enumerate(zip(X, Y, strict=True))
             ]
         return X, Y
+
+    def _check_rows(self, x: Any, name: str) -> np.ndarray:
+        """Return one data set as a finite (n, n_features) float array with n >= 1."""
+        rows = check_feature_array(x, name, ndim=2, n_features=self.n_features)
+        if len(rows) == 0:
+            raise ValueError(f"{name} is an empty data set: expected at least one row")
+        return rows
 
     def _check_split(self, X: list[Any], Y: list[Any] | None):
         """Return ROC-area inputs as (positives, negatives) pairs and outputs as orderings."""
@@ -297,7 +306,7 @@ class MultivariateTask(Task):
                     "loss='roc_area' orders the pairs of a positive and a negative example: "
                     f"X[{i}] must be a pair (positives, negatives), or come with its labels"
                 )
-            rows = check_feature_array(x, f"X[{i}]", ndim=2, n_features=self.n_features)
+            rows = self._check_rows(x, f"X[{i}]")
             positive = _check_signs(Y[i], f"Y[{i}]", (len(rows),)) > 0
             inputs.append((rows[positive], rows[~positive]))
             outputs.append(np.ones((positive.sum(), (~positive).sum()), dtype=np.int8))

@@ -18,7 +18,12 @@ import scipy.sparse as sp
 
 from structsvm._task import Task
 from structsvm._utils.pair_counts import count_pairs, pairs_below_above, swap_counts
-from structsvm._utils.validation import check_feature_array, check_positive_int
+from structsvm._utils.validation import (
+    check_examples,
+    check_feature_array,
+    check_positive_int,
+    check_weights,
+)
 
 
 class RankingTask(Task):
@@ -104,7 +109,7 @@ class RankingTask(Task):
     # ----------------------------------------------------------------- the contract
     def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
         """Return φ(x, ȳ) = ½ Σ_{(i, j) ∈ P} ȳ_ij (x_i − x_j), shape (n_features,)."""
-        grades, upper, lower = _keys(y)
+        grades, upper, lower = _keys(y, x.shape[0], "documents in x")
         below, above = pairs_below_above(grades)
         as_upper, as_lower = swap_counts(grades, upper, lower)
         # Document i gains ȳ_ij over its worse-graded partners j and loses ȳ_ji over its
@@ -115,7 +120,7 @@ class RankingTask(Task):
     def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
         """Return the number of pairs of ``P(y_true)`` that ȳ does not keep in order."""
         grades = np.asarray(y_true, dtype=np.float64)
-        _, upper, lower = _keys(y)
+        _, upper, lower = _keys(y, len(grades), "grades in y_true")
         as_upper, _ = swap_counts(grades, upper, lower)
         return float(as_upper.sum())
 
@@ -128,7 +133,7 @@ class RankingTask(Task):
 
         Equal scores are ranked by position: the earlier document gets the higher rank.
         """
-        scores = np.asarray(x @ w, dtype=np.float64).ravel()
+        scores = self._scores(x, w)
         ranks = np.empty(len(scores), dtype=np.int64)
         ranks[np.argsort(-scores, kind="stable")] = np.arange(len(scores) - 1, -1, -1)
         return ranks
@@ -139,8 +144,13 @@ class RankingTask(Task):
         Swapping (i, j) changes ``Δ + w·φ`` by ``1 − w·(x_i − x_j)``; a pair whose swap gains
         exactly zero is swapped.
         """
-        scores = np.asarray(x @ w, dtype=np.float64).ravel()
+        scores = self._scores(x, w)
         return np.column_stack([np.asarray(y_true, dtype=np.float64), scores])
+
+    def _scores(self, x: Any, w: np.ndarray) -> np.ndarray:
+        """Return the documents' scores ``x w`` for finite weights w of length n_features."""
+        w = check_weights(w, self.size_joint_feature)
+        return np.asarray(x @ w, dtype=np.float64).ravel()
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Return the queries as float arrays (CSR for sparse ones) and the grades as floats.
@@ -152,11 +162,13 @@ class RankingTask(Task):
             document, holds NaN or infinite values, or its grades are not a finite 1-D array
             of one grade per document.
         """
+        check_examples(X, "X", of="queries")
         if len(X) == 0:
             raise ValueError("X is empty: expected at least one query")
         queries = [self._check_query(x, k) for k, x in enumerate(X)]
         if Y is None:
             return queries, None
+        check_examples(Y, "Y", of="grade arrays")
         if len(Y) != len(queries):
             raise ValueError(
                 f"X and Y have different lengths: X has {len(queries)} queries, Y has {len(Y)}"
@@ -184,21 +196,27 @@ class RankingTask(Task):
         return query
 
 
-def _keys(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _keys(
+    y: np.ndarray, n_documents: int, documents: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return (grades, upper, lower) of an output in either form (see :class:`RankingTask`).
 
-    A pair (i, j) of the grades' pairs is in order when ``upper[i] > lower[j]``.
+    A pair (i, j) of the grades' pairs is in order when ``upper[i] > lower[j]``. The output
+    must rank ``n_documents`` documents, the number of ``documents`` (named in the error):
+    the counting of swapped pairs reads one key per document.
     """
     array = np.asarray(y, dtype=np.float64)
+    if not (array.ndim == 1 or (array.ndim == 2 and array.shape[1] == 2)):
+        raise ValueError(
+            f"y must be a ranking output, a 1-D array of grades or an (m, 2) array "
+            f"[grades, scores]; got shape {array.shape}"
+        )
+    if len(array) != n_documents:
+        raise ValueError(f"y ranks {len(array)} documents but there are {n_documents} {documents}")
     if array.ndim == 1:
         return array, array, array
-    if array.ndim == 2 and array.shape[1] == 2:
-        grades, scores = array[:, 0], array[:, 1]
-        return grades, scores - 0.5, scores + 0.5
-    raise ValueError(
-        f"a ranking output is a 1-D array of grades or an (m, 2) array [grades, scores]; "
-        f"got shape {array.shape}"
-    )
+    grades, scores = array[:, 0], array[:, 1]
+    return grades, scores - 0.5, scores + 0.5
 
 
 def _check_grades(y: Any, n_documents: int, k: int) -> np.ndarray:

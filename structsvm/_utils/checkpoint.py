@@ -14,6 +14,8 @@ from typing import Any
 
 import joblib
 
+from structsvm._utils.validation import PATH, check_value
+
 
 def write_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:
     """Write ``obj`` to ``path`` with joblib so that ``path`` is never partly written.
@@ -22,6 +24,7 @@ def write_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:
     and the file is then renamed over ``path`` (:func:`os.replace`, atomic on POSIX and
     Windows). If anything fails, the temporary file is removed and ``path`` is unchanged.
     """
+    check_value(path, "path", [PATH])
     target = Path(path)
     directory = target.parent
     handle, temporary = tempfile.mkstemp(
@@ -63,8 +66,10 @@ def read_checkpoint(path: str | os.PathLike[str], expected: type) -> Any:
     ValueError
         If the file is not a checkpoint at all: not a joblib pickle, truncated or corrupt.
     TypeError
-        If it is a pickle of something other than an ``expected`` estimator.
+        If ``path`` is not a str or path-like (an integer would be taken for an open file
+        descriptor), or the file is a pickle of something other than an ``expected`` estimator.
     """
+    check_value(path, "path", [PATH])
     try:
         obj = joblib.load(path)
     except (FileNotFoundError, IsADirectoryError, PermissionError):

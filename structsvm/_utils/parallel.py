@@ -35,6 +35,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from joblib.externals.loky.backend.reduction import dumps as worker_pickle
+from joblib.parallel import get_active_backend
 from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task
@@ -97,6 +99,7 @@ def map_chunks(
         n_chunks = min(n_examples, effective_n_jobs(n_jobs))
         if n_chunks <= 1:
             return batch_method(*batches, *shared)
+        _check_picklable(batch_method, n_jobs)
         bounds = np.linspace(0, n_examples, n_chunks + 1).astype(int)
         results = Parallel(n_jobs=n_jobs)(
             delayed(batch_method)(*(batch[begin:stop] for batch in batches), *shared)
@@ -140,6 +143,29 @@ def oracle_threads(task: Task, n_jobs: int | None) -> Iterator[None]:
             yield
     finally:
         numba.set_num_threads(previous)
+
+
+def _check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> None:
+    """Raise TypeError if the task of ``batch_method`` cannot be sent to the workers.
+
+    Every joblib backend but threads pickles the method, and with it its task, as loky's
+    pickler does (cloudpickle when installed, which also takes lambdas and classes defined in
+    functions); a task holding a lock, a generator or an open file would otherwise fail deep
+    inside joblib.
+    """
+    backend, _ = get_active_backend()
+    if getattr(backend, "uses_threads", False):
+        return
+    try:
+        worker_pickle(batch_method)
+    except Exception as error:  # pickling an arbitrary object can raise anything
+        task = getattr(batch_method, "__self__", batch_method)
+        raise TypeError(
+            f"n_jobs={n_jobs} runs the oracle calls in worker processes, which receive the "
+            f"task pickled, but the task {type(task).__name__} cannot be pickled: {error}. "
+            "Keep no locks, generators or open files in the task, or use n_jobs=1 (or "
+            "joblib's threading backend)"
+        ) from error
 
 
 def _joined(results: list[Any]) -> Any:

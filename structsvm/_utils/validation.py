@@ -49,11 +49,15 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import reprlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import assert_all_finite, column_or_1d
 
@@ -295,13 +299,65 @@ def _shown(value: Any) -> str:
     return _SHORT.repr(value)
 
 
-def check_consistent_length(X: Sequence[Any], Y: Sequence[Any]) -> None:
-    """Raise ValueError unless ``X`` and ``Y`` hold the same number of examples."""
-    check_targets_given(Y)
-    n_targets = len(np.asarray(Y))
-    if len(X) != n_targets:
+def check_examples(data: Any, name: str, of: str = "examples") -> None:
+    """Raise TypeError unless ``data`` is a sequence of examples: a list, tuple, array...
+
+    Strings, bytes, mappings, sets, scalars and 0-D arrays are not; objects with an array form
+    (``__array__``) are. ``name`` names the argument and ``of`` what it holds.
+    """
+    indexable = hasattr(data, "__len__") and hasattr(data, "__getitem__")
+    if (
+        getattr(data, "ndim", None) == 0
+        or isinstance(data, str | bytes | Mapping | AbstractSet)
+        or not (indexable or hasattr(data, "__array__"))
+    ):
+        raise TypeError(
+            f"{name} must be a sequence of {of} (a list, tuple or array), got {type(data).__name__}"
+        )
+
+
+def check_iterable(data: Any, name: str, of: str) -> None:
+    """Raise TypeError unless ``data`` is an iterable of ``of``: a list, tuple, generator...
+
+    Like :func:`check_examples` for arguments that are only iterated over, in order, so that
+    generators pass; strings, bytes, mappings and sets do not.
+    """
+    if isinstance(data, str | bytes | Mapping | AbstractSet) or not isinstance(data, Iterable):
+        raise TypeError(f"{name} must be an iterable of {of}, got {type(data).__name__}")
+
+
+@contextmanager
+def errors_naming(argument: str) -> Iterator[None]:
+    """Prefix ``argument`` to the message of a ValueError or TypeError raised inside.
+
+    For checks by other libraries (scikit-learn's ``check_array``...) whose messages do not
+    say which argument is at fault. Errors that already name it, and NotFittedError, pass
+    unchanged; others are raised again as ValueError (TypeError if they were only that).
+    """
+    try:
+        yield
+    except NotFittedError:
+        raise
+    except (ValueError, TypeError) as error:
+        if re.search(rf"(?<![A-Za-z_]){re.escape(argument)}(?![A-Za-z_])", str(error)):
+            raise
+        kind = ValueError if isinstance(error, ValueError) else TypeError
+        raise kind(f"{argument}: {error}") from error
+
+
+def check_consistent_length(X: Sequence[Any], y: Sequence[Any], name: str = "y") -> None:
+    """Raise ValueError unless ``X`` and the targets ``y`` hold the same number of examples.
+
+    ``name`` names the targets: "y" for the flat estimators, "Y" for the outputs of a task.
+    """
+    check_targets_given(y)
+    check_examples(y, name)
+    n_targets = len(np.asarray(y))
+    n_examples = X.shape[0] if hasattr(X, "shape") else len(X)
+    if n_examples != n_targets:
         raise ValueError(
-            f"X and Y have different lengths: X has {len(X)} examples, Y has {n_targets}"
+            f"X and {name} have different lengths: X has {n_examples} examples, "
+            f"{name} has {n_targets}"
         )
 
 
@@ -332,6 +388,8 @@ def check_feature_array(
     finite : bool, default=True
         Also require every entry to be finite (a pass over the whole array).
     """
+    if isinstance(x, np.ndarray) and np.iscomplexobj(x):
+        raise ValueError(f"{name} must hold real numbers, got complex numbers")
     try:
         array = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -353,22 +411,26 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
     if array.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array of labels, got shape {array.shape}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
-        if not np.issubdtype(array.dtype, np.floating) or np.any(array != np.round(array)):
-            raise ValueError(f"{name} must hold integer labels, got dtype {array.dtype}")
-    array = array.astype(np.int64)
+        integral = np.issubdtype(array.dtype, np.floating) and bool(
+            np.all(np.isfinite(array)) and np.all(array == np.round(array))
+        )
+        if not integral:
+            raise ValueError(f"{name} must hold finite integer labels, got dtype {array.dtype}")
+    # Compared before the cast, which would wrap labels beyond the range of int64.
     if array.size and (array.min() < 0 or array.max() >= n_labels):
         raise ValueError(
             f"{name} has labels outside [0, {n_labels}): found {array.min()}..{array.max()}"
         )
-    return array
+    return array.astype(np.int64)
 
 
 def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
     """Return class labels ``y`` as a 1-D array; raise ValueError if NaN or not classes."""
-    array = column_or_1d(y, warn=True)
-    if array.dtype.kind in "fc":
-        assert_all_finite(array, input_name=name)
-    check_classification_targets(array)
+    with errors_naming(name):
+        array = column_or_1d(y, warn=True)
+        if array.dtype.kind in "fc":
+            assert_all_finite(array, input_name=name)
+        check_classification_targets(array)
     return array
 
 
@@ -443,7 +505,7 @@ def check_class_weights(weights: Any, n_classes: int, name: str) -> np.ndarray:
     """
     if weights is None:
         return np.ones(n_classes)
-    array = np.asarray(weights, dtype=float)
+    array = check_feature_array(weights, name, ndim=1, n_features=None, finite=False)
     if array.shape != (n_classes,):
         raise ValueError(f"{name} must have shape ({n_classes},), got {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):

@@ -30,6 +30,10 @@ class Kernel:
     override ``diagonal`` with something cheaper than the full Gram matrix.
     """
 
+    # NumPy arrays leave the arithmetic with a kernel to the kernel's operators, so that
+    # ``array * kernel`` is refused as ``kernel * array`` is, not made an array of kernels.
+    __array_ufunc__ = None
+
     def check_input(self, X: Any, name: str = "X") -> Any:
         """Return the inputs X in the form the kernel computes on, or raise naming ``name``."""
         raise NotImplementedError(f"{type(self).__name__} must implement check_input")
@@ -50,12 +54,26 @@ class Kernel:
         """
         A = self.check_input(A, "A")
         B = A if B is None else self.check_input(B, "B")
+        return self._checked_gram(A, B, "A" if B is A else "A and B")
+
+    def _checked_gram(self, A: Any, B: Any, names: str) -> np.ndarray:
+        """Return the Gram matrix of inputs that passed ``check_input``, finite.
+
+        Raises ValueError naming the arguments, ``names`` (such as ``"A and B"``), if the
+        inputs have different numbers of features or a kernel value is not finite.
+        """
         if isinstance(A, np.ndarray) and isinstance(B, np.ndarray) and A.shape[1:] != B.shape[1:]:
             raise ValueError(
-                "A and B must have the same number of features, "
+                f"{names} must have the same number of features, "
                 f"got {A.shape[1:]} and {B.shape[1:]}"
             )
-        return self._gram(A, B)
+        gram = self._gram(A, B)
+        if not np.all(np.isfinite(gram)):
+            raise ValueError(
+                f"the kernel values of {names} are not finite: the values of {names} are too "
+                "large for this kernel; scale them"
+            )
+        return gram
 
     def diagonal(self, A: Any) -> np.ndarray:
         """Return ``k(a, a)`` for every input a in A."""
@@ -72,7 +90,10 @@ class Kernel:
             return ProductKernel(self, other)
         if isinstance(other, numbers.Real) and not isinstance(other, bool):
             return ScaledKernel(self, other)
-        return NotImplemented
+        raise TypeError(
+            f"a kernel multiplies a kernel or a positive number (a factor), "
+            f"got {type(other).__name__}"
+        )
 
     __rmul__ = __mul__
 
@@ -258,8 +279,7 @@ class NormalizedKernel(Kernel):
     """
 
     def __init__(self, kernel: Kernel) -> None:
-        if not isinstance(kernel, Kernel):
-            raise TypeError(f"kernel must be a Kernel, got {type(kernel).__name__}")
+        _check_kernel(kernel)
         self.kernel = kernel
 
     def check_input(self, X: Any, name: str = "X") -> Any:
@@ -289,9 +309,14 @@ def gram_matrix(kernel: Kernel, A: Any, B: Any | None = None) -> np.ndarray:
     -------
     ndarray of shape (len(A), len(B))
     """
+    _check_kernel(kernel)
+    return kernel(A, B)
+
+
+def _check_kernel(kernel: Any) -> None:
+    """Raise TypeError unless ``kernel`` is a :class:`Kernel` object."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel must be a Kernel, got {type(kernel).__name__}")
-    return kernel(A, B)
 
 
 def feature_space_distance(kernel: Kernel, A: Any, B: Any | None = None) -> np.ndarray:
@@ -307,9 +332,11 @@ def feature_space_distance(kernel: Kernel, A: Any, B: Any | None = None) -> np.n
     ndarray of shape (len(A), len(B))
         Round-off below zero under the root is clipped to zero.
     """
+    _check_kernel(kernel)
     A = kernel.check_input(A, "A")
     B = A if B is None else kernel.check_input(B, "B")
-    squared = kernel.diagonal(A)[:, None] - 2 * gram_matrix(kernel, A, B) + kernel.diagonal(B)
+    gram = kernel._checked_gram(A, B, "A" if B is A else "A and B")
+    squared = kernel.diagonal(A)[:, None] - 2 * gram + kernel.diagonal(B)
     return np.sqrt(np.maximum(squared, 0.0))
 
 
@@ -357,8 +384,17 @@ def check_mercer(kernel: Kernel, X: Any, tol: float = 1e-10) -> MercerReport:
     MercerReport
     """
     tol = check_positive_float(tol, "tol")
-    gram = gram_matrix(kernel, X)
-    eigenvalues = np.linalg.eigvalsh(0.5 * (gram + gram.T))
+    _check_kernel(kernel)
+    X = kernel.check_input(X, "X")
+    gram = kernel._checked_gram(X, X, "X")
+    if len(gram) == 0:
+        raise ValueError("X is empty: check_mercer needs at least one input")
+    try:
+        eigenvalues = np.linalg.eigvalsh(0.5 * (gram + gram.T))
+    except np.linalg.LinAlgError as error:
+        raise ValueError(
+            f"the Gram matrix of X has no computable eigenvalues ({error}); scale X"
+        ) from None
     scale = max(1.0, float(np.abs(eigenvalues).max(initial=0.0)))
     max_asymmetry = float(np.abs(gram - gram.T).max(initial=0.0))
     symmetric = max_asymmetry <= tol * scale

@@ -21,6 +21,7 @@ from structsvm._utils.validation import (
     Interval,
     Options,
     ParameterConstraints,
+    errors_naming,
     take,
     validate_parameters,
 )
@@ -93,6 +94,11 @@ class KernelMachine(BaseEstimator):
     def _resolve_gamma(self, X: np.ndarray) -> float:
         if isinstance(self.gamma, str):  # "scale", the only name allowed
             variance = float(X.var())
+            if not np.isfinite(variance):
+                raise ValueError(
+                    "X is too large for gamma='scale': the variance of its values overflows; "
+                    "scale X or give gamma a number"
+                )
             return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         return float(self.gamma)
 
@@ -132,7 +138,8 @@ class KernelMachine(BaseEstimator):
         self.kernel_ = self._resolve_kernel(inputs)
         if isinstance(inputs, np.ndarray):
             self.n_features_in_ = inputs.shape[1]
-        return inputs, self.kernel_(inputs)
+        with errors_naming("X"):
+            return inputs, self.kernel_._checked_gram(inputs, inputs, "X")
 
     def _store_expansion(
         self, inputs: Any, n_samples: int, support: np.ndarray, coef: np.ndarray, intercept: float
@@ -157,7 +164,8 @@ class KernelMachine(BaseEstimator):
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input"
             )
-        return self.kernel_(X, self.support_vectors_)
+        with errors_naming("X"):
+            return self.kernel_._checked_gram(X, self.support_vectors_, "X")
 
     def _expansion(self, X: Any) -> np.ndarray:
         """Return ``f(x) = Σ_{i ∈ support} c_i k(x_i, x) + b`` for every input x in X."""
@@ -217,7 +225,8 @@ class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
 
 def _check_vectors(X: Any) -> np.ndarray:
     """Return X as a dense, finite, non-empty 2-D float64 array (errors name X)."""
-    return check_array(X, dtype=np.float64, input_name="X")
+    with errors_naming("X"):
+        return check_array(X, dtype=np.float64, input_name="X")
 
 
 def expansion_attributes(

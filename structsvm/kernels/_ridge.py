@@ -12,7 +12,7 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.linalg import solve
+from scipy.linalg import LinAlgError, solve
 from sklearn.base import RegressorMixin
 
 from structsvm._utils.validation import Interval, ParameterConstraints, check_consistent_length
@@ -77,7 +77,14 @@ default="linear"
         if targets.ndim not in (1, 2) or not np.all(np.isfinite(targets)):
             raise ValueError(f"y must be a finite 1-D or 2-D array, got shape {targets.shape}")
         n = len(targets)
-        self.dual_coef_ = solve(gram + self.alpha * np.eye(n), targets, assume_a="sym")
+        try:
+            self.dual_coef_ = solve(gram + self.alpha * np.eye(n), targets, assume_a="sym")
+        except LinAlgError as error:
+            raise ValueError(
+                f"the kernel matrix of X plus alpha·I is singular to working precision "
+                f"({error}): the kernel values of X dwarf alpha={self.alpha:g}; scale X or "
+                "raise alpha"
+            ) from error
         self._store_expansion(inputs, n, np.arange(n), self.dual_coef_, 0.0)
         return self
 

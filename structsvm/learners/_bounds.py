@@ -14,12 +14,14 @@ If ``δ(u) > 0`` for some ``u``, the structured perceptron makes at most ``(R / 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from scipy.spatial.distance import pdist
 
 from structsvm._task import Task
+from structsvm._utils.validation import Interval, check_finite_float, check_value
 
 
 def _enumerated_features(task: Task, x: Any) -> tuple[list[Any], np.ndarray]:
@@ -79,7 +81,16 @@ def margin(task: Task, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray) -> flo
 
 
 def mistake_bound(R: float, delta: float) -> float:
-    """Return ``(R / δ)²``: the most updates the perceptron makes on data with margin δ."""
+    """Return ``(R / δ)²``: the most updates the perceptron makes on data with margin δ.
+
+    Raises
+    ------
+    ValueError
+        If R is not a finite number >= 0, or delta not a finite number > 0 (the data must be
+        separable).
+    """
+    check_value(R, "R", [Interval(Real, 0, None, closed="left")])
+    delta = check_finite_float(delta, "delta")
     if delta <= 0:
         raise ValueError(f"delta must be > 0 (the data must be separable), got {delta}")
     return (R / delta) ** 2

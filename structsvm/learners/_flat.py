@@ -2,7 +2,7 @@
 
 A flat estimator (MulticlassSVM, RankingSVM, PerformanceSVM) takes plain arrays, builds a task
 and trains a :class:`StructuredSVM` on it. The hyper-parameters it passes on are declared here
-once, with StructuredSVM's own validation rules.
+once, with StructuredSVM's own validation rules, and so is the check of its inputs.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import validate_data
 
 from structsvm._task import Task
-from structsvm._utils.validation import ParameterConstraints
+from structsvm._utils.validation import ParameterConstraints, errors_naming
 from structsvm.learners._ssvm import StructuredSVM
 
 FLAT_PARAMETERS = (
@@ -51,3 +53,15 @@ def structural_svm_for(estimator: Any, task: Task) -> StructuredSVM:
 def with_intercept_column(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     """Return X with a constant column of ones appended when fitting an intercept."""
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+
+
+def check_inputs(estimator: BaseEstimator, X: Any, *, reset: bool, sparse: bool = False) -> Any:
+    """Return the inputs X of a flat estimator as scikit-learn validates them, errors naming X.
+
+    A finite, non-empty 2-D float64 array (or CSR matrix if ``sparse``); ``reset=True`` (in
+    fit) records ``n_features_in_``, ``reset=False`` checks X against it.
+    """
+    with errors_naming("X"):
+        return validate_data(
+            estimator, X, dtype=np.float64, reset=reset, accept_sparse="csr" if sparse else False
+        )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from numbers import Integral
 from typing import Any, ClassVar
 
+import numpy as np
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from tqdm.auto import tqdm
 
@@ -50,18 +51,23 @@ def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:
 
     The decorated ``fit`` sets ``interrupted_``; when interrupted it warns and returns the
     estimator, which holds the last completed iteration (see :meth:`IterativeEstimator._adopt`).
+    NumPy's floating-point error state is left as the fit found it: an interrupt that lands
+    inside NumPy's own error-state context (``np.linalg`` enters one per call) between setting
+    it and recording how to restore it would otherwise leave it set for the rest of the process.
     """
 
     @functools.wraps(fit)
     def interruptible(self: InterruptibleFit, *args: Any, **kwargs: Any) -> Any:
         self.interrupted_ = False
-        try:
-            return fit(self, *args, **kwargs)
-        except (KeyboardInterrupt, SystemError) as error:
-            if not is_interrupt(error):
-                raise
-            self._note_interrupt()
-            return self
+        # Leaving this context restores the error state it entered with, whatever was set since.
+        with np.errstate():
+            try:
+                return fit(self, *args, **kwargs)
+            except (KeyboardInterrupt, SystemError) as error:
+                if not is_interrupt(error):
+                    raise
+                self._note_interrupt()
+                return self
 
     return interruptible
 
@@ -315,8 +321,13 @@ class IterativeEstimator(InterruptibleFit):
 
         Raises
         ------
+        FileNotFoundError, IsADirectoryError, PermissionError
+            If there is no readable file at ``path``.
+        ValueError
+            If the file is not a checkpoint: not a joblib pickle, truncated or damaged.
         TypeError
-            If the file holds something other than an estimator of this class.
+            If ``path`` is not a str or path-like, or the file holds something other than an
+            estimator of this class.
         """
         model = read_checkpoint(path, cls)
         model.warm_start = True

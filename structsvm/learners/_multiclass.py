@@ -6,16 +6,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from structsvm._utils.validation import (
     BOOLEAN,
     ArrayLikes,
     ParameterConstraints,
+    check_class_labels,
+    check_consistent_length,
+    check_targets_given,
     validate_parameters,
 )
 from structsvm.learners._flat import (
+    check_inputs,
     flat_parameter_constraints,
     structural_svm_for,
     with_intercept_column,
@@ -114,8 +117,10 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
             two classes, or if ``loss_matrix`` does not match the number of classes.
         """
         validate_parameters(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets_given(y)
+        X = check_inputs(self, X, reset=True)
+        y = check_class_labels(y)
+        check_consistent_length(X, y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -141,7 +146,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     def class_scores(self, X: Any) -> np.ndarray:
         """Return ``coef_[k] · x + intercept_[k]`` for every input and class, (n, n_classes)."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_inputs(self, X, reset=False)
         return X @ self.coef_.T + self.intercept_
 
     def decision_function(self, X: Any) -> np.ndarray:

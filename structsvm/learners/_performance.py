@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from structsvm._utils.validation import (
     BOOLEAN,
@@ -15,9 +15,12 @@ from structsvm._utils.validation import (
     Options,
     ParameterConstraints,
     check_binary_labels,
+    check_consistent_length,
+    check_targets_given,
     validate_parameters,
 )
 from structsvm.learners._flat import (
+    check_inputs,
     flat_parameter_constraints,
     structural_svm_for,
     with_intercept_column,
@@ -144,8 +147,10 @@ class PerformanceSVM(ClassifierMixin, BaseEstimator):
             recall@k), if X or y are malformed, or if y does not hold exactly two classes.
         """
         validate_parameters(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_targets_given(y)
+        X = check_inputs(self, X, reset=True)
         self.classes_, signs = check_binary_labels(y)
+        check_consistent_length(X, signs)
         inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made task lives in
         # the top-level ``tasks`` package, which itself imports structsvm.
@@ -169,7 +174,7 @@ class PerformanceSVM(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """Return ``coef_ · x + intercept_`` for every input, positive towards ``classes_[1]``."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_inputs(self, X, reset=False)
         return X @ self.coef_ + self.intercept_
 
     def predict(self, X: Any) -> np.ndarray:

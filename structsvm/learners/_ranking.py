@@ -7,10 +7,16 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import Tags
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from structsvm._utils.validation import ParameterConstraints, validate_parameters
-from structsvm.learners._flat import flat_parameter_constraints, structural_svm_for
+from structsvm._utils.validation import (
+    ParameterConstraints,
+    check_consistent_length,
+    check_feature_array,
+    check_targets_given,
+    validate_parameters,
+)
+from structsvm.learners._flat import check_inputs, flat_parameter_constraints, structural_svm_for
 from structsvm.learners._ranking_metrics import pairwise_accuracy, query_rows
 
 
@@ -111,9 +117,10 @@ class RankingSVM(BaseEstimator):
             If a hyper-parameter is invalid, or X, y or qid are malformed.
         """
         validate_parameters(self)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True
-        )
+        check_targets_given(y)
+        X = check_inputs(self, X, reset=True, sparse=True)
+        y = check_feature_array(y, "y", ndim=1, n_features=None)
+        check_consistent_length(X, y)
         queries = query_rows(qid, X.shape[0])
         # The framework knows no concrete task at import time; the ready-made ranking task
         # lives in the top-level ``tasks`` package, which itself imports structsvm.
@@ -129,7 +136,7 @@ class RankingSVM(BaseEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """Return the score ``coef_ · x`` of every document, shape (n,); higher ranks first."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = check_inputs(self, X, reset=False, sparse=True)
         return np.asarray(X @ self.coef_, dtype=np.float64).ravel()
 
     def predict(self, X: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ def query_rows(qid: Any, n_rows: int) -> list[np.ndarray]:
     Raises
     ------
     ValueError
-        If qid is not 1-D with one id per row.
+        If qid is not 1-D with one id per row, or holds NaN or infinity.
     """
     if qid is None:
         return [np.arange(n_rows)]
@@ -33,6 +33,8 @@ def query_rows(qid: Any, n_rows: int) -> list[np.ndarray]:
         raise ValueError(
             f"qid must hold one query id per row: expected shape ({n_rows},), got {ids.shape}"
         )
+    if ids.dtype.kind in "fc" and not np.all(np.isfinite(ids)):
+        raise ValueError("qid must hold query ids, got NaN or infinite values")
     _, codes, sizes = np.unique(ids, return_inverse=True, return_counts=True)
     order = np.argsort(codes.ravel(), kind="stable")
     return np.split(order, np.cumsum(sizes)[:-1])
@@ -85,7 +87,7 @@ def pairwise_accuracy(y: Any, scores: Any, qid: Any = None) -> float:
         correct += pairs - not_correct
         ties += not_correct - (pairs - not_reversed)
     if n_pairs == 0:
-        raise ValueError("no preference pairs: no query has documents of different grades")
+        raise ValueError("y gives no preference pairs: no query has documents of different grades")
     return (correct + 0.5 * ties) / n_pairs
 
 
@@ -126,5 +128,5 @@ def mean_ndcg(y: Any, scores: Any, qid: Any = None, *, k: int | None = 10) -> fl
         if len(rows) > 1
     ]
     if not per_query:
-        raise ValueError("NDCG needs a query with at least two documents")
+        raise ValueError("NDCG needs a query with at least two documents: y has none")
     return float(np.mean(per_query))

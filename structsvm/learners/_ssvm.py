@@ -10,6 +10,7 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm._task import Task
 from structsvm._utils.fingerprint import problem_key
@@ -295,15 +296,16 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         C = float(self.C)
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
-        if self.warm_start or self.checkpoint is not None:
-            # The data are fingerprinted for a continuation to check; the solver reuses φ(x, y).
-            options["true_features"] = task.batch_joint_feature(X, Y)
+        options["true_features"] = task.batch_joint_feature(X, Y)
+        _check_feature_scale(options["true_features"])
+        continuable = self.warm_start or self.checkpoint is not None
         key = problem_key(
             self.solver,
             self.task,
             X,
             Y,
-            options.get("true_features"),
+            # The data are fingerprinted only for a continuation to check.
+            options["true_features"] if continuable else None,
             C=C,
             rescaling=self.rescaling,
             slack_norm=self.slack_norm,
@@ -349,6 +351,23 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             "duality_gap_": last["gap"],
             "working_set_": state.working_set,
         }
+
+
+def _check_feature_scale(features: Any) -> None:
+    """Raise ValueError if the squares of the joint features overflow.
+
+    The solvers take inner products of joint features; once ``Σ_i ‖φ(x_i, y_i)‖²`` is not a
+    finite float, neither are they, and the QP fails deep inside. Features that are not finite
+    themselves break the task's contract, which the solver's checks report.
+    """
+    values = features.data if sp.issparse(features) else np.asarray(features)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(np.square(values)))
+    if not np.isfinite(total) and np.all(np.isfinite(values)):
+        raise ValueError(
+            "X holds values too large to train on: the squared norms of the joint features "
+            "φ(x, y) of the training data overflow; scale X"
+        )
 
 
 def _stronger_task(task: Task, method: str) -> Task:

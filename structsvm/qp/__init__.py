@@ -6,7 +6,14 @@ active set (a few linear systems, certified by the KKT conditions), otherwise by
 interior-point method with KKT solvers that exploit the problem's structure.
 """
 
-from structsvm.qp._cvxopt import QPResult, QPSolverWarning, solve_qp
+from structsvm.qp._cvxopt import QPResult, QPSolverError, QPSolverWarning, solve_qp
 from structsvm.qp._simplex_dual import SimplexDualSolution, solve_simplex_dual
 
-__all__ = ["QPResult", "QPSolverWarning", "SimplexDualSolution", "solve_qp", "solve_simplex_dual"]
+__all__ = [
+    "QPResult",
+    "QPSolverError",
+    "QPSolverWarning",
+    "SimplexDualSolution",
+    "solve_qp",
+    "solve_simplex_dual",
+]

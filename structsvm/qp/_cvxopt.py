@@ -31,6 +31,14 @@ class QPSolverWarning(RuntimeWarning):
     """cvxopt stopped short of optimality or needed regularising; the result may be inexact."""
 
 
+class QPSolverError(RuntimeError, ValueError):
+    """cvxopt could not solve a QP, even regularised: its data are too badly scaled.
+
+    The QPs of the estimators are built from their inputs X and C (and a kernel's parameters),
+    so the error is a ValueError about those values as well as a RuntimeError of the solver.
+    """
+
+
 @dataclass
 class QPResult:
     """Solution of a QP.
@@ -151,13 +159,23 @@ def solver_options(tol: float, max_iter: int) -> dict[str, Any]:
     }
 
 
+def unsolvable(error: Exception) -> QPSolverError:
+    """Return the QPSolverError for cvxopt's ``error`` on a QP it could not solve."""
+    return QPSolverError(
+        f"cvxopt could not solve the QP ({error}): its data are too badly scaled. They come "
+        "from the inputs X and C (and the kernel's parameters); scale X or bring C closer to "
+        "1, or train a structural SVM with solver='bcfw', which solves no QP"
+    )
+
+
 def solve_regularised(
     solve: Callable[[float], dict[str, Any]], diagonal: np.ndarray
 ) -> tuple[dict[str, Any], float]:
     """Call ``solve(ridge)`` with ridge 0, then with growing ridges while it fails.
 
     The ridges are growing multiples of the largest entry of P's ``diagonal`` (at least 1).
-    Returns cvxopt's solution and the ridge that worked; warns if the ridge is not 0.
+    Returns cvxopt's solution and the ridge that worked; warns if the ridge is not 0. Raises
+    :class:`QPSolverError` if every ridge fails.
     """
     scale = max(1.0, float(np.abs(diagonal).max(initial=0.0)))
     ridge = 0.0
@@ -167,7 +185,7 @@ def solve_regularised(
             break
         except (ArithmeticError, ValueError) as error:  # singular or rank-deficient KKT system
             if attempt == 5:
-                raise RuntimeError(f"cvxopt could not solve the QP: {error}") from error
+                raise unsolvable(error) from error
             ridge = scale * 10.0 ** (attempt - 10)
     if ridge > 0:
         warnings.warn(

@@ -26,6 +26,7 @@ from structsvm.qp._cvxopt import (
     qp_result,
     solve_qp,
     solve_regularised,
+    unsolvable,
     vector_view,
 )
 from structsvm.qp._working_set_qp import WorkingSetQP, dual_objective
@@ -255,16 +256,19 @@ def solve_primal_form(
             "s": matrix(np.concatenate([start.margin_room, start.slacks])),
             "z": matrix(np.concatenate([start.alpha, start.group_room])),
         }
-    solution = solvers.coneqp(
-        apply_P,
-        q,
-        apply_G,
-        h,
-        dims,
-        initvals=initvals,
-        kktsolver=_primal_kkt_solver(problem),
-        options=options,
-    )
+    try:
+        solution = solvers.coneqp(
+            apply_P,
+            q,
+            apply_G,
+            h,
+            dims,
+            initvals=initvals,
+            kktsolver=_primal_kkt_solver(problem),
+            options=options,
+        )
+    except (ArithmeticError, ValueError) as error:  # a start it refuses, a singular system
+        raise unsolvable(error) from error
     x = vector_view(solution["x"])
     objective = float(0.5 * x[:p] @ x[:p] + problem.C * x[p:].sum())
     return vector_view(solution["z"])[:m].copy(), qp_result(solution, objective, 0.0)

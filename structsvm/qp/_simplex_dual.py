@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm.qp._active_set import basic_solution, solve_on_active_set
-from structsvm.qp._cvxopt import QPResult, solver_options
+from structsvm.qp._cvxopt import QPResult, QPSolverError, solver_options
 from structsvm.qp._feasible_set import clip_to_feasible
 from structsvm.qp._kkt_solvers import FORMS, cheaper_form
 from structsvm.qp._working_set_qp import WorkingSetQP, dual_objective, interior_point, rescaled
@@ -194,12 +194,16 @@ def solve_simplex_dual(
     options = solver_options(tol, 200)
     solution = None
     if problem.start is not None:
-        # An interior-point method can stall from a start far from its central path; a warm
-        # start that does not reach optimality is discarded and the problem solved cold.
+        # An interior-point method can stall from a start far from its central path, or
+        # refuse a start that rounding left on the boundary; a warm start that does not reach
+        # optimality is discarded and the problem solved cold.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            solution = solve(problem, options)
-        if solution[1].status != "optimal" or caught:
+            try:
+                solution = solve(problem, options)
+            except QPSolverError:
+                solution = None
+        if solution is None or solution[1].status != "optimal" or caught:
             problem.start = solution = None
     scaled_alpha, result = solution or solve(problem, options)
     alpha, objective = _basic_if_as_good(scaled_alpha, problem, unscaled, tol)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
@@ -114,6 +115,8 @@ def perceptron(
             y_hat = task.argmax(X[i], run.w)
             if not task.outputs_equal(y_hat, Y[i]):
                 update = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], y_hat)
+                if sp.issparse(update):  # a task may return φ as one sparse row
+                    update = update.toarray().ravel()
                 run.w += update
                 run.weighted_updates += run.step * update
                 mistakes += 1

@@ -16,6 +16,8 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
+from structsvm._utils.validation import check_examples, check_iterable
+
 
 @dataclass(frozen=True)
 class Sentence:
@@ -90,6 +92,11 @@ def read_conll(
     ValueError
         If ``columns`` is invalid, or if a line does not have ``len(columns)`` columns; the
         message gives the file name (or ``<lines>``) and the 1-based line number.
+    TypeError
+        If ``source`` is not a file name, a path or an iterable of str in order (not a set or
+        a mapping), or ``columns`` is not a sequence.
+    FileNotFoundError
+        If there is no file named ``source``.
 
     References
     ----------
@@ -107,6 +114,7 @@ def read_conll(
         name = os.fspath(source)
         with open(source, encoding="utf-8") as lines:
             return _read_lines(lines, name, positions, n_columns)
+    check_iterable(source, "source", of="lines (str), or a file name or path")
     name = getattr(source, "name", "<lines>")
     return _read_lines(source, str(name), positions, n_columns)
 
@@ -115,6 +123,7 @@ def _check_columns(columns: Sequence[str | None]) -> dict[str, int]:
     """Return the column index of every field named in ``columns``; reject invalid names."""
     if isinstance(columns, str):
         raise ValueError(f"columns must be a sequence of names, got the string {columns!r}")
+    check_examples(columns, "columns", of="column names")
     positions: dict[str, int] = {}
     for index, column in enumerate(columns):
         if column is None:
@@ -145,6 +154,10 @@ def _read_lines(
             rows.clear()
 
     for number, line in enumerate(lines, start=1):
+        if not isinstance(line, str):
+            raise TypeError(
+                f"{name}:{number}: source must give lines of text (str), got {type(line).__name__}"
+            )
         parts = line.split()
         if not parts:
             close_sentence()

@@ -21,9 +21,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from structsvm._utils.validation import check_examples
+
 
 def _split_tag(tag: str, sentence: int, position: int) -> tuple[str, str]:
     """Return (prefix, type) of a BIO tag: ``"B-NP"`` → ``("B", "NP")``, ``"O"`` → ``("O", "")``."""
+    if not isinstance(tag, str):
+        raise TypeError(
+            f"tag {tag!r} (sentence {sentence}, position {position}) must be a str such as "
+            f"'O' or 'B-NP', got {type(tag).__name__}"
+        )
     if tag == "O":
         return "O", ""
     prefix, dash, chunk_type = tag.partition("-")
@@ -58,6 +65,8 @@ def extract_chunks(tags: Sequence[str], *, sentence: int = 0) -> list[tuple[str,
 
     Raises
     ------
+    TypeError
+        If tags is not a sequence (a list, tuple or array) of str.
     ValueError
         If a tag is not ``O``, ``B-TYPE`` or ``I-TYPE``.
 
@@ -71,6 +80,7 @@ def extract_chunks(tags: Sequence[str], *, sentence: int = 0) -> list[tuple[str,
     >>> extract_chunks(["B-NP", "I-NP", "I-VP", "O", "B-PP"])
     [('NP', 0, 2), ('VP', 2, 3), ('PP', 4, 5)]
     """
+    check_examples(tags, "tags", of="tags")
     chunks = []
     open_type, open_start = "", -1
     for position, tag in enumerate(tags):
@@ -221,6 +231,8 @@ def chunk_scores(
     """
     if isinstance(true_tags, str) or isinstance(predicted_tags, str):
         raise ValueError("true_tags and predicted_tags must be lists of tag sequences")
+    check_examples(true_tags, "true_tags", of="tag sequences")
+    check_examples(predicted_tags, "predicted_tags", of="tag sequences")
     if len(true_tags) != len(predicted_tags):
         raise ValueError(
             f"true_tags has {len(true_tags)} sentences but predicted_tags has "
@@ -236,9 +248,12 @@ def chunk_scores(
                 f"sentence {k} is a string: true_tags and predicted_tags must hold one "
                 "sequence of tags per sentence"
             )
+        check_examples(truth, f"true_tags[{k}]", of="tags")
+        check_examples(guess, f"predicted_tags[{k}]", of="tags")
         if len(truth) != len(guess):
             raise ValueError(
-                f"sentence {k} has {len(truth)} reference tags but {len(guess)} predicted tags"
+                f"sentence {k} has {len(truth)} reference tags but {len(guess)} predicted tags: "
+                f"true_tags[{k}] and predicted_tags[{k}] must have the same length"
             )
         true_chunks = extract_chunks(truth, sentence=k)
         predicted_chunks = extract_chunks(guess, sentence=k)

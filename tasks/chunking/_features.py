@@ -29,7 +29,7 @@ import scipy.sparse
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from structsvm._utils.validation import check_positive_int
+from structsvm._utils.validation import check_examples, check_positive_int
 from tasks.chunking._conll import Sentence
 
 
@@ -284,6 +284,7 @@ class ChunkingFeatures(BaseEstimator):
         self, sentences: Sequence[Sentence]
     ) -> tuple[list[str], np.ndarray, np.ndarray]:
         """Return all feature strings in order, the count per token and the tokens per sentence."""
+        _check_sentences(sentences)
         token_features = [self.token_features(s) for s in sentences]
         flat = list(itertools.chain.from_iterable(itertools.chain.from_iterable(token_features)))
         row_lengths = np.fromiter(
@@ -343,6 +344,16 @@ class ChunkingFeatures(BaseEstimator):
                 )
             )
         return matrices
+
+
+def _check_sentences(sentences: object) -> None:
+    """Raise TypeError unless ``sentences`` is a sequence of :class:`Sentence` objects."""
+    check_examples(sentences, "sentences", of="Sentence objects (see read_conll)")
+    for k, sentence in enumerate(sentences):
+        if not isinstance(sentence, Sentence):
+            raise TypeError(
+                f"sentences[{k}] must be a Sentence (see read_conll), got {type(sentence).__name__}"
+            )
 
 
 @contextlib.contextmanager

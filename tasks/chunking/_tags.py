@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from structsvm._utils.validation import check_iterable, check_labels
+
 
 class TagEncoder:
     """Map chunk tags to integer labels ``range(n_tags)`` and back, sentence by sentence.
@@ -52,7 +54,7 @@ class TagEncoder:
         -------
         self
         """
-        tags = sorted(set(itertools.chain.from_iterable(tag_sequences)))
+        tags = sorted(set(itertools.chain.from_iterable(_tag_lists(tag_sequences))))
         if not tags:
             raise ValueError("no tags to fit: the tag sequences are empty")
         self.classes_ = np.array(tags, dtype=object)
@@ -73,7 +75,7 @@ class TagEncoder:
         """
         index = self._fitted_index()
         result = []
-        for k, tags in enumerate(tag_sequences):
+        for k, tags in enumerate(_tag_lists(tag_sequences)):
             try:
                 result.append(np.array([index[tag] for tag in tags], dtype=np.int64))
             except KeyError as error:
@@ -88,10 +90,9 @@ class TagEncoder:
         self._fitted_index()
         n_tags = len(self.classes_)
         result = []
+        check_iterable(label_sequences, "label_sequences", of="label sequences, one per sentence")
         for k, labels in enumerate(label_sequences):
-            labels = np.asarray(labels, dtype=np.int64)
-            if labels.size and (labels.min() < 0 or labels.max() >= n_tags):
-                raise ValueError(f"sentence {k} has labels outside 0 .. {n_tags - 1}")
+            labels = check_labels(labels, f"label_sequences[{k}]", n_labels=n_tags)
             result.append(self.classes_[labels].tolist())
         return result
 
@@ -99,3 +100,20 @@ class TagEncoder:
         if not hasattr(self, "_index"):
             raise NotFittedError("This TagEncoder instance is not fitted yet: call fit first")
         return self._index
+
+
+def _tag_lists(tag_sequences: object) -> list[list[str]]:
+    """Return the tag sequences as lists of str; raise TypeError naming the one that is not."""
+    check_iterable(tag_sequences, "tag_sequences", of="tag sequences, one per sentence")
+    result = []
+    for k, tags in enumerate(tag_sequences):
+        check_iterable(tags, f"tag_sequences[{k}]", of="str tags")
+        tags = list(tags)
+        for tag in tags:
+            if not isinstance(tag, str):
+                raise TypeError(
+                    f"tag_sequences[{k}] holds the tag {tag!r} of type {type(tag).__name__}, "
+                    "expected str"
+                )
+        result.append(tags)
+    return result

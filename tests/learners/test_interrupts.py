@@ -271,3 +271,26 @@ def test_a_chain_of_system_errors_from_an_interrupt_is_an_interrupt():
     assert is_interrupt(nested)
     assert not is_interrupt(chained(ValueError("a bug"), SystemError("returned a result")))
     assert not is_interrupt(SystemError("a real bug"))
+
+
+class InterruptedInsideErrorState(MulticlassTask):
+    """Its oracle is interrupted inside NumPy's error-state context, before its exit.
+
+    As a SIGINT can land in ``np.errstate.__enter__`` of an ``np.linalg`` call once the state
+    is set and before the context is entered, leaving the state set.
+    """
+
+    def batch_loss_augmented_argmax(self, X, Y_true, w):
+        np.errstate(invalid="raise", call=print).__enter__()
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("solver", ["n-slack", "bcfw"])
+def test_an_interrupted_fit_leaves_numpys_error_state_as_it_found_it(solver, multiclass_problem):
+    _, X, Y = multiclass_problem(n=20)
+    before = np.geterr(), np.geterrcall()
+    model = StructuredSVM(InterruptedInsideErrorState(3, 3), solver=solver, max_iter=3)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        model.fit(X, Y)
+    assert (np.geterr(), np.geterrcall()) == before
+    assert np.isnan(np.array(np.inf) - np.inf)  # no error raised, as before the fit

@@ -240,7 +240,7 @@ def test_tag_encoder_maps_tags_to_sorted_integer_labels_and_back():
     assert encoder.inverse_transform(labels) == [["O", "B-NP"], ["I-NP"]]
     with pytest.raises(ValueError, match="sentence 1 has the tag 'B-PP', not seen in fit"):
         encoder.transform([["O"], ["B-PP"]])
-    with pytest.raises(ValueError, match=r"labels outside 0 \.\. 3"):
+    with pytest.raises(ValueError, match=r"label_sequences\[0\] has labels outside \[0, 4\)"):
         encoder.inverse_transform([[4]])
     with pytest.raises(NotFittedError):
         TagEncoder().transform([["O"]])

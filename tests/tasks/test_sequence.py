@@ -241,7 +241,7 @@ def replaced(items, index, value):
         (GOOD_X, replaced(GOOD_Y, 2, np.array([0, 1])), r"Y\[2\] has 2 labels but X\[2\]"),
         (GOOD_X, replaced(GOOD_Y, 0, np.array([0, 2])), r"Y\[0\] has labels outside"),
         (GOOD_X, replaced(GOOD_Y, 1, np.array([-1])), r"Y\[1\] has labels outside"),
-        (GOOD_X, replaced(GOOD_Y, 1, np.array([0.5])), r"Y\[1\] must hold integer"),
+        (GOOD_X, replaced(GOOD_Y, 1, np.array([0.5])), r"Y\[1\] must hold finite integer"),
         (GOOD_X, replaced(GOOD_Y, 0, np.array([[0, 1]])), r"Y\[0\] must be a 1-D"),
     ],
 )
