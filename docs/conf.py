@@ -91,13 +91,12 @@ sphinx_gallery_conf = {
 }
 
 
-def readme_section_as_rst(heading, next_heading):
-    """Convert a section of README.md (paragraphs, inline code, bold, tables) to reStructuredText.
+def markdown_as_rst(path):
+    """Convert a Markdown file of paragraphs, inline code, bold and tables to reStructuredText.
 
-    The README is the one home of the benchmark tables; the documentation shows them converted.
+    ``docs/benchmark_tables.md``, which ``python -m experiments.benchmarks --tables`` writes, is
+    the one home of the benchmark tables; the benchmarks page shows them converted.
     """
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"\n## {heading}\n", 1)[1].split(f"\n## {next_heading}\n", 1)[0]
     out, table = [], []
 
     def inline(line):
@@ -114,7 +113,7 @@ def readme_section_as_rst(heading, next_heading):
         out.append("")
         table.clear()
 
-    for line in section.splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("|"):
             table.append(line)
             continue
@@ -129,7 +128,9 @@ def readme_section_as_rst(heading, next_heading):
 
 GENERATED = Path(__file__).resolve().parent / "_generated"
 GENERATED.mkdir(exist_ok=True)
-(GENERATED / "benchmarks.rst").write_text(readme_section_as_rst("Benchmarks", "Data sets"))
+(GENERATED / "benchmark_tables.rst").write_text(
+    markdown_as_rst(Path(__file__).resolve().parent / "benchmark_tables.md")
+)
 exclude_patterns.append("_generated")
 
 

@@ -13,8 +13,10 @@ Sections (each learner in a fresh process, so that its peak memory is its own):
 * CoNLL-2000 chunking, when the data directory is found: the structural SVM (BCFW) and
   CRFsuite with the same features (see :mod:`experiments.conll2000`).
 
-The tables are printed as Markdown and, with ``--readme README.md``, written into the README
-between the lines ``<!-- benchmarks:begin -->`` and ``<!-- benchmarks:end -->``.
+The tables are printed as Markdown. ``--tables docs/benchmark_tables.md`` writes them into their
+one home, the file that the documentation's benchmarks page shows; ``--readme README.md`` writes
+the headline, the machine and the OCR small split's table taken from the same text, into the
+README between the lines ``<!-- benchmarks:begin -->`` and ``<!-- benchmarks:end -->``.
 
 Run ``python -m experiments.benchmarks --help`` for the options.
 """
@@ -43,6 +45,11 @@ PAPER_LAMBDA = 0.01
 """λ of the BCFW paper's OCR runs (Lacoste-Julien et al., 2013); C = 1 / (λ n) here."""
 PERCEPTRON_EPOCHS = 15
 BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+TABLES_NOTE = (
+    "<!-- Written by `python -m experiments.benchmarks --tables PATH`; rerun it rather than "
+    "edit this file. -->"
+)
+HEADLINE_SECTION = "**OCR letters, small split**"
 
 Row = dict[str, str]
 
@@ -125,6 +132,29 @@ def markdown_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def write_tables(path: Path, text: str) -> None:
+    """Write the benchmark tables (the Markdown ``run`` returns) into ``path``, replacing it."""
+    path.write_text(f"{TABLES_NOTE}\n\n{text}\n", encoding="utf-8")
+
+
+def headline(text: str) -> str:
+    """Return the README's headline from the tables: the machine line and the OCR small split.
+
+    ``text`` is the Markdown of ``run`` or the content of the tables file; both give the same
+    headline, so the README repeats the measurements of the tables and nothing else.
+    """
+    paragraphs = text.split("\n\n")
+    machine = next((p for p in paragraphs if p.startswith("Measured on")), None)
+    start = text.find(HEADLINE_SECTION)
+    if machine is None or start < 0:
+        raise ValueError(
+            f"the tables hold no 'Measured on' line or no {HEADLINE_SECTION} section "
+            "(run the benchmarks with the small OCR split)"
+        )
+    end = text.find("\n\n**", start)
+    return machine + "\n\n" + text[start : None if end < 0 else end].strip()
+
+
 def write_into_readme(readme: Path, text: str) -> None:
     """Replace the text between the benchmark markers of ``readme`` with ``text``."""
     content = readme.read_text(encoding="utf-8")
@@ -172,9 +202,12 @@ def run(args: argparse.Namespace) -> str:
         )
         print(parts[-1], "\n", flush=True)
     text = "\n\n".join(parts)
+    if args.tables:
+        write_tables(Path(args.tables), text)
+        print(f"written into {args.tables}")
     if args.readme:
-        write_into_readme(Path(args.readme), text)
-        print(f"written into {args.readme}")
+        write_into_readme(Path(args.readme), headline(text))
+        print(f"headline written into {args.readme}")
     return text
 
 
@@ -203,11 +236,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--data-dir", default=None, help="directory holding conll2000/ (default: $STRUCTSVM_DATA)"
     )
     parser.add_argument(
+        "--tables",
+        default=None,
+        help="write the tables into this Markdown file, replacing it "
+        "(the documentation's: docs/benchmark_tables.md)",
+    )
+    parser.add_argument(
         "--readme",
         default=None,
-        help="write the tables into this README between the benchmark markers",
+        help="write the headline (the OCR small split's table) into this README between the "
+        "benchmark markers",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.readme and "small" not in args.ocr_splits:
+        parser.error("--readme needs the small OCR split, whose table is the README's headline")
+    return args
 
 
 def main(argv: list[str] | None = None) -> str:

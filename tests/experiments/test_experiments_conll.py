@@ -1,4 +1,4 @@
-"""The CoNLL-2000 experiment and the benchmark table, on small data made here."""
+"""The CoNLL-2000 experiment, on small data made here."""
 
 import functools
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments import benchmarks, conll2000
+from experiments import conll2000
 
 SENTENCES = [
     "He PRP B-NP\nreckons VBZ B-VP\nthe DT B-NP\ndeficit NN I-NP\nwill MD B-VP\n"
@@ -80,17 +80,3 @@ def test_bio_violations_are_counted_per_sentence():
     labels = [[0, 1, 2], [2, 1], [1], [0, 2, 1, 1]]
     assert conll2000.count_bio_violations(tags, [np.array(y) for y in labels]) == 3
 
-
-def test_the_benchmark_tables_are_written_between_the_readme_markers(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{benchmarks.BEGIN}\nold table\n{benchmarks.END}\noutro\n")
-    rows = [{"learner": "a", "time": "1 s"}, {"learner": "b", "time": "2 s"}]
-    table = benchmarks.markdown_table(rows)
-    benchmarks.write_into_readme(readme, table)
-    assert readme.read_text() == (
-        f"intro\n{benchmarks.BEGIN}\n| learner | time |\n|---|---|\n| a | 1 s |\n| b | 2 s |\n"
-        f"{benchmarks.END}\noutro\n"
-    )
-    (tmp_path / "plain.md").write_text("no markers")
-    with pytest.raises(ValueError, match="benchmarks:begin"):
-        benchmarks.write_into_readme(tmp_path / "plain.md", table)

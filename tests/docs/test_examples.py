@@ -1,0 +1,94 @@
+"""The Python examples of the README and of the documentation's pages run as written.
+
+Each file's examples run one after another in one namespace, as in a user's script, in a
+temporary directory; the examples of a reStructuredText page are its ``.. code-block:: python``
+blocks. A block that starts with ``# needs a running Dask cluster`` is shown, not run.
+"""
+
+import re
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NEEDS_A_CLUSTER = "# needs a running Dask cluster"
+PAGES = sorted((ROOT / "docs").rglob("*.rst"), key=str)
+PAGES = [page for page in PAGES if not {"_build", "_templates", "api"} & set(page.parts)]
+EXPECTED = {
+    "README.md": {"printed": ["accuracy", "duality gap"]},
+    "custom_task.rst": {"printed": ["check_task(MyTask): 5 problems", "[not_a_maximiser]"]},
+    "running.rst": {"printed": ["True"], "files": ["convergence.png", "fit.ckpt"]},
+    "tasks.rst": {"printed": ["True -inf", "Hamming loss", "pixels right"]},
+    "coming_from.rst": {"files": ["tagged.dat"]},
+    "inference.rst": {"printed": ["True"]},
+    "svm_toolkit.rst": {"printed": ["[0 1]", "[ 1 -1]", "rbf: test accuracy"]},
+}
+"""What some files' examples print or write, beyond running without an error."""
+
+
+def python_examples(path):
+    """Return the Python examples of a Markdown or reStructuredText file, in order."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".md":
+        return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    examples, lines = [], text.splitlines()
+    for k, line in enumerate(lines):
+        if line.strip() == ".. code-block:: python":
+            indent = len(line) - len(line.lstrip())
+            block = []
+            for body in lines[k + 1 :]:
+                if body.strip() and len(body) - len(body.lstrip()) <= indent:
+                    break
+                block.append(body)
+            examples.append(textwrap.dedent("\n".join(block)).strip() + "\n")
+    return examples
+
+
+def run_examples(path, examples, tmp_path, monkeypatch):
+    # A user's script is the __main__ module: its classes pickle by reference within the
+    # process and by value for joblib's workers. A registered module reproduces both.
+    script = types.ModuleType(f"example_script_{path.stem}")
+    monkeypatch.setitem(sys.modules, script.__name__, script)
+    cloudpickle.register_pickle_by_value(script)
+    monkeypatch.chdir(tmp_path)
+    try:
+        for code in examples:
+            if not code.startswith(NEEDS_A_CLUSTER):
+                exec(compile(code, str(path), "exec"), script.__dict__)
+    finally:
+        cloudpickle.unregister_pickle_by_value(script)
+
+
+def check_expected(name, printed, tmp_path):
+    expected = EXPECTED.get(name, {})
+    for text in expected.get("printed", []):
+        assert text in printed, f"{name}: its examples did not print {text!r}"
+    for file in expected.get("files", []):
+        assert (tmp_path / file).exists(), f"{name}: its examples did not write {file}"
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
+    readme = ROOT / "README.md"
+    examples = python_examples(readme)
+    assert examples, "the README has no Python example"
+    run_examples(readme, examples, tmp_path, monkeypatch)
+    check_expected(readme.name, capsys.readouterr().out, tmp_path)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT / "docs")))
+def test_the_examples_of_a_documentation_page_run(page, tmp_path, monkeypatch, capsys):
+    examples = python_examples(page)
+    if not examples and page.name not in EXPECTED:
+        return  # a page without Python examples
+    assert examples, f"{page.name} lost its examples"
+    run_examples(page, examples, tmp_path, monkeypatch)
+    check_expected(page.name, capsys.readouterr().out, tmp_path)
+
+
+def test_every_page_with_expectations_exists():
+    names = {page.name for page in PAGES} | {"README.md"}
+    assert set(EXPECTED) <= names
