@@ -180,7 +180,12 @@ class MulticlassTask(Task):
             return None
         indptr, columns, values = _compiled_rows(X)
         labels = np.asarray(Y, dtype=np.int64)
+        # Zero entries change neither the scores nor the weights: the steps skip them.
         rows = np.repeat(np.arange(len(labels)), np.diff(indptr))
+        stored = values != 0.0
+        rows, columns, values = rows[stored], columns[stored], values[stored]
+        indptr = np.zeros(len(labels) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=len(labels)), out=indptr[1:])
         squared_norms = np.bincount(rows, weights=values**2, minlength=len(labels))
         data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, squared_norms)
         return _multiclass_dual_pass, data, self.loss_matrix[labels], labels
