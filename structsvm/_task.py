@@ -65,10 +65,12 @@ class Task:
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
     sparse. A task whose oracle is compiled with Numba may also hand the BCFW solver a compiled
-    pass (:meth:`bcfw_pass_kernel`). Inputs ``X`` and outputs ``Y`` are sequences indexable
-    by example (a list, or an array whose first axis runs over examples). A task whose batch
-    methods run compiled code on threads sets ``threaded_batches = True``: learners then give
-    it their ``n_jobs`` as threads instead of joblib worker processes.
+    pass (:meth:`bcfw_pass_kernel`), and a task with few outputs an exact solver of the dual
+    subproblem of one example (:meth:`dual_coordinate_kernel`). Inputs ``X`` and outputs ``Y``
+    are sequences indexable by example (a list, or an array whose first axis runs over
+    examples). A task whose batch methods run compiled code on threads sets
+    ``threaded_batches = True``: learners then give it their ``n_jobs`` as threads instead of
+    joblib worker processes.
     """
 
     size_joint_feature: int
@@ -262,6 +264,49 @@ class Task:
         ----------
         S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher, "Block-coordinate Frank–Wolfe
         optimization for structural SVMs", ICML 2013.
+        """
+        return None
+
+    def dual_coordinate_kernel(
+        self, X: Sequence[Any], Y: Sequence[Any]
+    ) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
+        """Return a compiled exact block solver of the dual over (X, Y), or None.
+
+        The dual coordinate-descent solver (:func:`structsvm.solvers.dual_coordinate_descent`)
+        works on tasks with few outputs per example, numbered ``0 .. m − 1``, that can solve
+        the dual subproblem of one example exactly. The dual keeps one variable β_i(y) >= 0
+        per example and output, with ``Σ_y β_i(y) = C`` (the true output carries the share of
+        the constraint ``ξ_i >= 0``), ``w = Σ_i Σ_y β_i(y) ψ_i(y)`` and the dual objective
+        ``Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``. Such a task returns
+        ``(kernel, data, losses, truths)``: ``losses[i, y] = Δ(y_i, y)`` (shape (n, m)),
+        ``truths[i]`` the number of y_i, and ``kernel`` a ``numba.njit(cache=True)`` function
+        ``kernel(data, visits, C, beta, w, gaps, free)`` that, for every example ``i`` of the
+        int64 array ``visits`` in turn, writes into ``gaps[k]`` (k the place of i in
+        ``visits``) the block's duality gap ``C max_y g_y − Σ_y β_i(y) g_y`` over its moving
+        outputs, with ``g_y = Δ(y_i, y) − w · ψ_i(y)`` at the current ``w``, then replaces the
+        row ``beta[i]`` by the maximiser of the dual over it, the other rows fixed, and updates
+        ``w`` in place to match. The moving outputs, the only ones the step may change, are
+        those that the boolean array ``free`` (shape (n, m)) marks in row i, the true output
+        and those with ``β_i(y) > 0``; with ``free`` all True the step is the exact block
+        maximisation (the solver restricts it to shrink its passes). The base class returns
+        None: the solver refuses the task.
+
+        A kernel must agree with the task's ``loss`` and ``joint_feature``, so a subclass that
+        overrides any of them should not keep its parent's kernel (:func:`overrides_any`
+        tells).
+
+        Parameters
+        ----------
+        X, Y : sequences of training inputs and outputs, as ``check_data`` returned them
+
+        Returns
+        -------
+        tuple (kernel, data, losses, truths), or None
+
+        References
+        ----------
+        S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential
+        dual method for large scale multi-class linear SVMs", KDD 2008.
         """
         return None
 

@@ -34,6 +34,7 @@ _SOLVER_OPTIONS = {
     "n-slack": ("inactive_window",),
     "1-slack": ("inactive_window",),
     "bcfw": ("averaging", "order", "random_state"),
+    "dual-cd": ("order", "random_state"),
 }
 """The parameters that only some solvers take, by solver."""
 
@@ -79,30 +80,35 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ``-p 2``). The 1-slack solver has one slack ξ = Σ_i ξ_i, so with 2 it minimises
         ``(C/2) (Σ_i ξ_i)²``, a different problem from the n-slack and bcfw one. Composes with
         either rescaling.
-    solver : {"n-slack", "1-slack", "bcfw"}, default="n-slack"
+    solver : {"n-slack", "1-slack", "bcfw", "dual-cd"}, default="n-slack"
         "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005);
         its QP is solved by sub-QPs over random blocks of examples.
         "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
         "bcfw": block-coordinate Frank–Wolfe (Lacoste-Julien et al. 2013), one oracle call
         per step and no QP; an iteration is a pass over the data (for L2 slacks each step
         maximises the dual over a two-dimensional cone, see :mod:`structsvm.solvers._bcfw`).
+        "dual-cd": exact dual coordinate descent with shrinking (Keerthi et al. 2008), for
+        tasks that solve one example's dual subproblem in compiled code
+        (:meth:`~structsvm.Task.dual_coordinate_kernel`, as :class:`~tasks.MulticlassTask`);
+        margin rescaling and L1 slacks only. An iteration is a pass over the data followed by
+        passes over the examples still active (see :mod:`structsvm.solvers._dual_cd`).
     tol : float, default=1e-3
         Stop when the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``. The dual
         objective D of the working-set QP is a lower bound on the optimum, so on stopping
         ``P(w)`` is within a factor ``1 + tol`` of optimal.
     max_iter : int, optional
         Most iterations (oracle passes each followed by a QP solve, by sub-QPs over blocks of
-        examples for n-slack, or a pass of steps for bcfw); default 200 for n-slack, 2000 for
-        1-slack, 500 for bcfw.
+        examples for n-slack, or a pass of steps for bcfw and dual-cd); default 200 for
+        n-slack, 2000 for 1-slack, 500 for bcfw, 1000 for dual-cd.
     inactive_window : int, optional
         Cutting-plane solvers: drop a constraint after its dual variable stayed zero for this
         many iterations; default 1 for n-slack, 50 for 1-slack.
     averaging : bool, default=True
         bcfw: report the weighted average of the iterates.
     order : {"random", "cyclic"}, default="random"
-        bcfw: the order in which each pass visits the examples.
+        bcfw and dual-cd: the order in which each pass visits the examples.
     random_state : int, RandomState or None, default=None
-        bcfw: seed of the random order.
+        bcfw and dual-cd: seed of the random order.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score). For a task with compiled,
         threaded batch methods (``task.threaded_batches``, as :class:`tasks.ChainTask`),

@@ -11,11 +11,17 @@ through a joint kernel (:func:`joint_kernel_n_slack`).
 from structsvm.solvers._bcfw import bcfw
 from structsvm.solvers._bcfw_kernels import visit_block as bcfw_visit
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
+from structsvm.solvers._dual_cd import dual_coordinate_descent
 from structsvm.solvers._n_slack import joint_kernel_n_slack, n_slack
 from structsvm.solvers._one_slack import one_slack
 from structsvm.solvers._state import SolverState
 
-SOLVERS = {"n-slack": n_slack, "1-slack": one_slack, "bcfw": bcfw}
+SOLVERS = {
+    "n-slack": n_slack,
+    "1-slack": one_slack,
+    "bcfw": bcfw,
+    "dual-cd": dual_coordinate_descent,
+}
 
 __all__ = [
     "SOLVERS",
@@ -23,6 +29,7 @@ __all__ = [
     "SolverState",
     "bcfw",
     "bcfw_visit",
+    "dual_coordinate_descent",
     "joint_kernel_n_slack",
     "n_slack",
     "one_slack",

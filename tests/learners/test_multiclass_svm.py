@@ -19,12 +19,13 @@ def blobs(points_around):
     return make
 
 
-def test_it_is_the_crammer_singer_svm_of_liblinear(blobs):
+@pytest.mark.parametrize("solver", ["n-slack", "dual-cd"])
+def test_it_is_the_crammer_singer_svm_of_liblinear(blobs, solver):
     X, y = blobs()
     reference = LinearSVC(
         multi_class="crammer_singer", fit_intercept=False, C=0.5, tol=1e-8, max_iter=100_000
     ).fit(X, y)
-    model = MulticlassSVM(C=0.5, fit_intercept=False, tol=1e-7).fit(X, y)
+    model = MulticlassSVM(C=0.5, fit_intercept=False, tol=1e-7, solver=solver).fit(X, y)
     np.testing.assert_allclose(model.coef_, reference.coef_, atol=1e-3)
     np.testing.assert_array_equal(model.intercept_, np.zeros(3))
 

@@ -1,0 +1,240 @@
+"""Exact dual coordinate descent for structural SVMs with few outputs (Keerthi, Sundararajan,
+Chang, Hsieh & Lin, "A sequential dual method for large scale multi-class linear SVMs", KDD 2008).
+
+The n-slack dual with L1 slacks and margin rescaling, written with one variable β_i(y) >= 0
+per example and output and ``Σ_y β_i(y) = C`` for every example (the true output's share
+stands for the constraint ``ξ_i >= 0``), is
+
+    ``max_β  Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``,  ``w = Σ_i Σ_y β_i(y) ψ_i(y)``,
+
+whose constraints are one simplex per example. Block-coordinate ascent that maximises the dual
+*exactly* over one example's simplex at a time, the other blocks fixed, converges linearly for
+this problem (Keerthi et al., section 3, after Luo & Tseng); BCFW
+(:mod:`structsvm.solvers._bcfw`) takes only a Frank–Wolfe step towards one corner per visit. The
+exact step needs the whole subproblem of an example, which a task offers in compiled form when
+its outputs are few (:meth:`structsvm.Task.dual_coordinate_kernel`; for
+:class:`~tasks.MulticlassTask` it is the Crammer–Singer subproblem, solved by sorting).
+
+Each iteration is one pass over the examples, in a fresh random order or in index order. After
+it the primal objective ``P(w)`` is evaluated with the task's own batch oracle at the
+iterate w, and ``D(β)`` from the dual variables, so the stopping rule is the certified relative
+duality gap that every other solver uses (:func:`~structsvm.solvers._state.meets_tolerance`).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from structsvm._task import Task
+from structsvm.solvers._defaults import SOLVER_DEFAULTS
+from structsvm.solvers._objective import L1_SLACKS, check_objective_options
+from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
+from structsvm.solvers._state import (
+    RunCounters,
+    SolverState,
+    converged_on_entry,
+    meets_tolerance,
+)
+
+ORDERS = ("random", "cyclic")
+"""The orders in which a pass may visit the examples."""
+
+SHRUNK_GAP_FRACTION = 0.1
+"""An iteration's passes over the active blocks stop once their gaps add up to this fraction of
+the full pass's."""
+
+MAX_SHRUNK_PASSES = 1000
+"""Most passes over the active blocks in one iteration."""
+
+
+@dataclass
+class DualCoordinateState:
+    """What a dual coordinate-descent run needs to continue after a pass.
+
+    Attributes
+    ----------
+    beta : ndarray of shape (n, n_outputs)
+        The dual variables β_i(y); every row sums to C.
+    w : ndarray
+        ``Σ_i Σ_y β_i(y) ψ_i(y)``.
+    rng : RandomState
+        The generator of the random order, at the state the next pass starts from.
+    """
+
+    beta: np.ndarray
+    w: np.ndarray
+    rng: np.random.RandomState
+
+    def copy(self) -> DualCoordinateState:
+        """Return a copy that later passes of a run leave alone."""
+        return DualCoordinateState(self.beta.copy(), self.w.copy(), copy.deepcopy(self.rng))
+
+
+def _visit(kernel, data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Solve the subproblems of ``examples`` (in a random order unless ``rng`` is None).
+
+    Return the examples in the order visited and each one's block gap before its step.
+    """
+    visits = (rng.permutation(examples) if rng is not None else examples).astype(np.int64)
+    gaps = np.empty(len(visits))
+    kernel(data, visits, C, beta, w, gaps, free)
+    return visits, gaps
+
+
+def _sweep(kernel, data, C, beta, w, rng, enough: float) -> None:
+    """Make one iteration's passes: one over every block, then over the shrunk active set.
+
+    The full pass may move every output. After it, a block whose gap was 0 when visited is
+    optimal at its corner ``β_i = C e_{y_i}`` unless the weights move it, so it is left out
+    of the passes that follow, and so is every block found at its optimum again; the blocks
+    kept move only the outputs with β_i(y) > 0 after the full pass (and the true one). This is
+    the shrinking of Keerthi et al. (section 4). The passes over the active blocks stop once
+    their gaps add up to at most :data:`SHRUNK_GAP_FRACTION` of the gaps of the full pass, or
+    to at most ``enough`` (a gap the caller would accept).
+    Every step solves its (restricted) subproblem exactly, so the dual never decreases; the
+    iterate a sweep leaves is certified by the solver's oracle pass, never by these gaps,
+    which are measured at moving weights.
+    """
+    n = beta.shape[0]
+    free = np.ones(beta.shape, dtype=bool)
+    visits, gaps = _visit(kernel, data, np.arange(n), C, beta, w, free, rng)
+    target = max(SHRUNK_GAP_FRACTION * gaps.sum(), enough)
+    np.greater(beta, 0.0, out=free)
+    active = np.sort(visits[gaps > 0.0])
+    for _ in range(MAX_SHRUNK_PASSES):
+        if not len(active):
+            return
+        visits, gaps = _visit(kernel, data, active, C, beta, w, free, rng)
+        if gaps.sum() <= target:
+            return
+        active = np.sort(visits[gaps > 0.0])
+
+
+def dual_coordinate_descent(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    *,
+    tol: float = SOLVER_DEFAULTS["dual-cd"]["tol"],
+    max_iter: int = SOLVER_DEFAULTS["dual-cd"]["max_iter"],
+    order: str = SOLVER_DEFAULTS["dual-cd"]["order"],
+    random_state: int | np.random.RandomState | None = None,
+    initial_state: SolverState | None = None,
+    n_jobs: int | None = None,
+    true_features: FeatureMatrix | None = None,
+    rescaling: str = "margin",
+    slack_norm: int = 1,
+) -> Iterator[SolverState]:
+    """Train a structural SVM by exact dual coordinate descent over the examples.
+
+    For tasks that offer an exact solver of one example's dual subproblem
+    (:meth:`structsvm.Task.dual_coordinate_kernel`), such as :class:`~tasks.MulticlassTask`,
+    where this is the sequential dual method of Keerthi et al. for the Crammer–Singer SVM.
+
+    Parameters
+    ----------
+    task : Task
+        A task whose ``dual_coordinate_kernel`` is not None.
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    C : float
+        Weight of the slacks in ``½‖w‖² + C Σ ξ_i``.
+    tol : float, default=1e-3
+        Stop when the duality gap is at most ``tol`` times the primal objective.
+    max_iter : int, default=1000
+        Most passes over the data.
+    order : {"random", "cyclic"}, default="random"
+        Visit the examples in a fresh random permutation each pass, or in index order.
+    random_state : int, RandomState or None
+        Seed of the random order (not used when continuing: the order goes on from the
+        generator state kept in ``initial_state``).
+    initial_state : SolverState, optional
+        A state yielded by an earlier run on the same task, data and C: continue from its dual
+        variables and random generator for up to ``max_iter`` further passes, exactly as the
+        earlier run would have gone on. A state that already meets ``tol`` is yielded back,
+        marked converged. ``initial_state`` is left unchanged.
+    n_jobs : int or None, default=None
+        Workers for the batch oracle that evaluates the duality gap after each pass (see
+        :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the passes are sequential.
+    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
+        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
+    rescaling : {"margin"}, default="margin"
+        Only margin rescaling has this dual.
+    slack_norm : {1}, default=1
+        Only L1 slacks have this dual.
+
+    Yields
+    ------
+    SolverState
+        The state after each pass (``working_set`` is None; the dual variables are in
+        ``dual_state``).
+
+    Raises
+    ------
+    ValueError
+        If the task offers no ``dual_coordinate_kernel``, for slack rescaling or L2 slacks,
+        or for an unknown ``order``.
+
+    References
+    ----------
+    S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential dual
+    method for large scale multi-class linear SVMs", KDD 2008.
+    K. Crammer and Y. Singer, "On the algorithmic implementation of multiclass kernel-based
+    vector machines", JMLR 2 (2001).
+    """
+    check_objective_options(rescaling, slack_norm)
+    if rescaling != "margin" or slack_norm != 1:
+        raise ValueError(
+            "the dual-cd solver takes margin rescaling with L1 slacks only, got "
+            f"rescaling={rescaling!r}, slack_norm={slack_norm!r}"
+        )
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    offered = task.dual_coordinate_kernel(X, Y)
+    if offered is None:
+        raise ValueError(
+            f"task must offer an exact dual block solver for the dual-cd solver: "
+            f"{type(task).__name__}.dual_coordinate_kernel returned None"
+        )
+    kernel, data, losses, truths = offered
+    n = len(X)
+    if true_features is None:
+        true_features = task.batch_joint_feature(X, Y)
+    done = converged_on_entry(initial_state, tol)
+    if done is not None:
+        yield done
+        return
+    counters = RunCounters.resume(initial_state, max_iter)
+    if initial_state is None:
+        rng = check_random_state(random_state)
+        beta = np.zeros(losses.shape)
+        beta[np.arange(n), truths] = C
+        w = np.zeros(task.size_joint_feature)
+    else:
+        resume: DualCoordinateState = initial_state.dual_state.copy()
+        rng, beta, w = resume.rng, resume.beta, resume.w
+    state = SolverState(w=w.copy(), working_set=None, history=counters.history)
+    C = float(C)
+    for iteration in counters.iterations:
+        if iteration > 0:
+            # Half the gap that would stop the run: the rest is left for the weights' moves.
+            enough = 0.5 * tol * counters.history[-1]["primal"]
+            _sweep(kernel, data, C, beta, w, rng if order == "random" else None, enough)
+        oracle = loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n_jobs)
+        counters.oracle_calls += n
+        squared_norm = w @ w
+        primal = L1_SLACKS.primal(squared_norm, oracle.slacks, C)
+        dual = L1_SLACKS.dual(float(np.sum(beta * losses)), squared_norm, beta.sum(axis=1), C)
+        state.w = w.copy()
+        counters.record(iteration, primal, dual, certified=oracle.certified)
+        state.converged = meets_tolerance(primal, dual, tol)
+        state.dual_state = DualCoordinateState(beta, w, rng).copy()
+        yield state
+        if state.converged:
+            return
