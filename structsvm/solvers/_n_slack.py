@@ -100,7 +100,10 @@ def n_slack(
         :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
     n_jobs : int or None, default=None
         joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
-        joblib context says otherwise); the iterates do not depend on it.
+        joblib context says otherwise); the iterates do not depend on it. Inside
+        ``joblib.parallel_backend("dask")`` the workers of the Dask cluster hold the training
+        set for the whole run and each pass sends them only ``w``
+        (:mod:`structsvm.solvers._cluster`).
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
