@@ -3,11 +3,11 @@
 Inside ``joblib.parallel_backend("dask")``, with a ``dask.distributed.Client`` connected, a
 solver whose ``n_jobs`` is not 1 does not send chunks of the data with every oracle call, as
 :func:`~structsvm._utils.parallel.map_chunks` does: it scatters the training set once per fit,
-one contiguous shard of examples (inputs, outputs, true joint features and the task) per
-worker slot, and every oracle pass then submits one small task per shard that carries only
-the weights ``w``. Each worker makes the pass over its own shard where the shard lives — the
-oracle, the losses, the joint features of the outputs, the contract checks and the slacks —
-and sends back only what the solver needs:
+one contiguous shard of examples (inputs, outputs and the task) per worker slot, whose true
+joint features the worker computes once, and every oracle pass then submits one small task
+per shard that carries only the weights ``w``. Each worker makes the pass over its own shard
+where the shard lives — the oracle, the losses, the joint features of the outputs, the
+contract checks and the slacks — and sends back only what the solver needs:
 
 * the n-slack solver and BCFW's gap evaluation need every example's output, loss, slack and
   joint feature (:class:`ShardOutputs`): what travels back grows with the shard, what is sent
@@ -23,6 +23,7 @@ tasks of a pass that a KeyboardInterrupt cut short: no futures outlive the fit.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,13 +48,25 @@ from structsvm.solvers._working_set import FeatureSpace
 
 @dataclass
 class Shard:
-    """The examples one worker holds for a fit, with what a pass over them needs."""
+    """The examples one worker holds for a fit, with the task that makes passes over them.
+
+    Their true joint features are computed where the shard lives, on its first pass, and kept
+    there: they are often larger than the data, and never need to travel.
+    """
 
     task: Task
     X: Sequence[Any]
     Y: Sequence[Any]
-    true_features: FeatureMatrix
-    true_feature_sum: np.ndarray
+
+    @functools.cached_property
+    def true_features(self) -> FeatureMatrix:
+        """The rows φ(x_i, y_i) of the shard."""
+        return self.task.batch_joint_feature(self.X, self.Y)
+
+    @functools.cached_property
+    def true_feature_sum(self) -> np.ndarray:
+        """Their sum (see :func:`~structsvm.solvers._oracle.column_sums`)."""
+        return column_sums(self.true_features)
 
 
 @dataclass
@@ -103,7 +116,8 @@ class ClusterConstraints:
     n_shards : int
         Number of shards, at most one per example.
     true_features : ndarray or sparse matrix, optional
-        The rows φ(x_i, y_i), if the caller has them.
+        The rows φ(x_i, y_i), if the caller has them; computed here unless ``summed`` (the
+        workers compute their own shard's).
     rescaling : {"margin", "slack"}, default="margin"
         The constraints (see :mod:`structsvm.solvers._oracle`).
     summed : bool, default=False
@@ -129,22 +143,16 @@ class ClusterConstraints:
         self.n_examples = len(X)
         self.n_shards = max(1, min(n_shards, self.n_examples))
         self.space = FeatureSpace(task.size_joint_feature)
-        if true_features is None:
+        if true_features is None and not summed:
             true_features = task.batch_joint_feature(X, Y)
+        # The rows of the constraints a per-example pass returns are formed here.
         self.true_features = true_features
-        self.true_feature_sum = column_sums(true_features)
         self._shards: list[Any] = []
 
     def __enter__(self) -> ClusterConstraints:
         bounds = np.linspace(0, self.n_examples, self.n_shards + 1).astype(int)
         shards = [
-            Shard(
-                self.task,
-                self.X[begin:stop],
-                self.Y[begin:stop],
-                self.true_features[begin:stop],
-                column_sums(self.true_features[begin:stop]),
-            )
+            Shard(self.task, self.X[begin:stop], self.Y[begin:stop])
             for begin, stop in itertools.pairwise(bounds)
         ]
         # One call for all the shards: the scheduler spreads them over the workers.
@@ -179,7 +187,6 @@ class ClusterConstraints:
             slacks=np.concatenate([part.slacks for part in parts]),
             true_features=self.true_features,
             features=joined_chunks([part.features for part in parts]),
-            true_feature_sum=self.true_feature_sum,
             certified=all(part.certified for part in parts),
             key_of=self.task.output_key,
             rescaling=self.rescaling,
