@@ -103,7 +103,7 @@ def map_chunks(
         n_chunks = min(n_examples, effective_n_jobs(n_jobs))
         if n_chunks <= 1:
             return batch_method(*batches, *shared)
-        _check_picklable(batch_method, n_jobs)
+        check_picklable(batch_method, n_jobs)
         bounds = np.linspace(0, n_examples, n_chunks + 1).astype(int)
         results = Parallel(n_jobs=n_jobs)(
             delayed(batch_method)(*(batch[begin:stop] for batch in batches), *shared)
@@ -149,7 +149,7 @@ def oracle_threads(task: Task, n_jobs: int | None) -> Iterator[None]:
         numba.set_num_threads(previous)
 
 
-def _check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> None:
+def check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> None:
     """Raise TypeError if the task of ``batch_method`` cannot be sent to the workers.
 
     Every joblib backend but threads pickles the method, and with it its task, as loky's

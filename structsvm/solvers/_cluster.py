@@ -34,7 +34,7 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from structsvm._task import Task
-from structsvm._utils.parallel import dask_client, joined_chunks
+from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
 from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
 from structsvm.solvers._oracle import (
     FeatureMatrix,
@@ -113,8 +113,9 @@ class ClusterConstraints:
     client : dask.distributed.Client
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
-    n_shards : int
-        Number of shards, at most one per example.
+    n_jobs : int or None
+        The solver's ``n_jobs``, read inside joblib's "dask" backend: one shard per worker
+        slot it asks for (``effective_n_jobs(n_jobs)``), at most one per example.
     true_features : ndarray or sparse matrix, optional
         The rows φ(x_i, y_i), if the caller has them; computed here unless ``summed`` (the
         workers compute their own shard's).
@@ -133,7 +134,7 @@ class ClusterConstraints:
         X: Sequence[Any],
         Y: Sequence[Any],
         *,
-        n_shards: int,
+        n_jobs: int | None,
         true_features: FeatureMatrix | None = None,
         rescaling: str = "margin",
         summed: bool = False,
@@ -141,7 +142,8 @@ class ClusterConstraints:
         self.client, self.task, self.X, self.Y = client, task, X, Y
         self.rescaling, self.summed = rescaling, summed
         self.n_examples = len(X)
-        self.n_shards = max(1, min(n_shards, self.n_examples))
+        self.n_jobs = n_jobs
+        self.n_shards = max(1, min(effective_n_jobs(n_jobs), self.n_examples))
         self.space = FeatureSpace(task.size_joint_feature)
         if true_features is None and not summed:
             true_features = task.batch_joint_feature(X, Y)
@@ -150,6 +152,7 @@ class ClusterConstraints:
         self._shards: list[Any] = []
 
     def __enter__(self) -> ClusterConstraints:
+        check_picklable(self.task.batch_loss_augmented_argmax, self.n_jobs)
         bounds = np.linspace(0, self.n_examples, self.n_shards + 1).astype(int)
         shards = [
             Shard(self.task, self.X[begin:stop], self.Y[begin:stop])
@@ -207,8 +210,8 @@ def training_set(
     """Hold the training set where the oracle passes of a fit will run, for the block.
 
     On a Dask cluster (joblib's "dask" backend active and ``n_jobs`` not 1) that is the
-    cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot
-    (``effective_n_jobs(n_jobs)``), ``summed`` as given. Anywhere else it is this process, a
+    cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot,
+    ``summed`` as given. Anywhere else it is this process, a
     :class:`~structsvm.solvers._cutting_plane.TaskConstraints` whose passes run through
     :func:`~structsvm._utils.parallel.map_chunks` on ``n_jobs`` joblib workers or threads.
     """
@@ -223,7 +226,7 @@ def training_set(
         task,
         X,
         Y,
-        n_shards=effective_n_jobs(n_jobs),
+        n_jobs=n_jobs,
         true_features=true_features,
         rescaling=rescaling,
         summed=summed,

@@ -6,6 +6,7 @@ the fit hands to the client, not by the code under test.
 """
 
 import pickle
+import threading
 import time
 
 import joblib
@@ -149,3 +150,27 @@ def test_an_interrupted_fit_keeps_a_model_and_releases_every_future(
         model.set_params(warm_start=True).fit(X, Y)
     serial = StructuredSVM(task, C=1.0, solver="1-slack").fit(X, Y)
     np.testing.assert_allclose(model.w_, serial.w_, rtol=1e-10, atol=1e-10)
+
+
+def test_one_job_inside_the_dask_backend_fits_in_this_process(client, monkeypatch, pair_problem):
+    task, _, _ = pair_problem()
+    X, Y = pairs(20)
+    traffic = ClientTraffic(client, monkeypatch)
+    with joblib.parallel_backend("dask"):
+        StructuredSVM(task, C=1.0, solver="1-slack", n_jobs=1).fit(X, Y)
+    assert traffic.n_scatters == 0 and not traffic.received
+
+
+def test_a_task_that_cannot_be_pickled_is_refused_before_anything_is_sent(
+    client, monkeypatch, pair_problem
+):
+    task, _, _ = pair_problem()
+    task.lock = threading.Lock()
+    X, Y = pairs(20)
+    traffic = ClientTraffic(client, monkeypatch)
+    with (
+        joblib.parallel_backend("dask"),
+        pytest.raises(TypeError, match=r"n_jobs=-1 .* cannot be pickled"),
+    ):
+        StructuredSVM(task, C=1.0, solver="1-slack", n_jobs=-1).fit(X, Y)
+    assert traffic.n_scatters == 0
