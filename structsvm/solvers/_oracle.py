@@ -197,10 +197,10 @@ def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) ->
         sums = np.zeros(csr.shape[1], dtype=np.longdouble)
         np.add.at(sums, csr.indices, data)
         return sums
-    dense = np.asarray(matrix, dtype=np.longdouble)
+    dense = np.asarray(matrix)
     if row_weights is not None:
-        return np.asarray(row_weights, dtype=np.longdouble) @ dense
-    return dense.sum(axis=0)
+        dense = dense * np.asarray(row_weights)[:, None]
+    return dense.sum(axis=0, dtype=np.longdouble)
 
 
 def loss_augmented_pass(
