@@ -89,11 +89,7 @@ class OraclePass:
         return sp.csr_matrix(differences) if sp.issparse(differences) else differences
 
     def difference_sum(self) -> np.ndarray:
-        """Return ``Σ_i v_i(ŷ_i)`` without forming the rows (see :func:`extended_sum`)."""
-        return self.extended_difference_sum().astype(float)
-
-    def extended_difference_sum(self) -> np.ndarray:
-        """Return ``Σ_i v_i(ŷ_i)`` accumulated in extended precision (see :func:`column_sums`)."""
+        """Return ``Σ_i v_i(ŷ_i)`` without forming the rows."""
         if self.rescaling == "slack":
             return column_sums(self.true_features, self.losses) - column_sums(
                 self.features, self.losses
@@ -104,12 +100,12 @@ class OraclePass:
         return true_sum - column_sums(self.features)
 
     def loss_sum(self) -> float:
-        """Return ``Σ_i Δ(y_i, ŷ_i)`` (see :func:`extended_sum`)."""
-        return float(extended_sum(self.losses))
+        """Return ``Σ_i Δ(y_i, ŷ_i)``."""
+        return float(self.losses.sum())
 
     def slack_sum(self) -> float:
-        """Return ``Σ_i ξ_i(w)`` (see :func:`extended_sum`)."""
-        return float(extended_sum(self.slacks))
+        """Return ``Σ_i ξ_i(w)``."""
+        return float(self.slacks.sum())
 
 
 @dataclass
@@ -118,31 +114,31 @@ class PassSummary:
 
     A pass over a shard of the training set held by a worker of a cluster is reduced to this
     where it was made, so that only ``size_joint_feature + 2`` numbers travel back, however
-    many examples the shard has; the summaries of the shards add up to that of the whole set.
-    The sums are kept in extended precision until they are read (see :func:`extended_sum`).
+    many examples the shard has; the summaries of the shards add up to that of the whole set,
+    up to the rounding of float64 additions grouped by shard.
 
     Attributes
     ----------
     difference_total : ndarray of shape (size_joint_feature,)
-        ``Σ_i v_i(ŷ_i)``, as :meth:`OraclePass.extended_difference_sum`.
-    loss_total, slack_total : numpy.longdouble
+        ``Σ_i v_i(ŷ_i)``, as :meth:`OraclePass.difference_sum`.
+    loss_total, slack_total : float
         ``Σ_i Δ(y_i, ŷ_i)`` and ``Σ_i ξ_i(w)``.
     certified : bool
         Whether the task certified every output as a maximiser.
     """
 
     difference_total: np.ndarray
-    loss_total: np.longdouble
-    slack_total: np.longdouble
+    loss_total: float
+    slack_total: float
     certified: bool
 
     @classmethod
     def of(cls, oracle: OraclePass) -> PassSummary:
         """Return the summary of a pass."""
         return cls(
-            oracle.extended_difference_sum(),
-            extended_sum(oracle.losses),
-            extended_sum(oracle.slacks),
+            oracle.difference_sum(),
+            oracle.loss_sum(),
+            oracle.slack_sum(),
             oracle.certified,
         )
 
@@ -151,56 +147,38 @@ class PassSummary:
         """Return the summary of the union of disjoint sets of examples, given theirs."""
         return cls(
             functools.reduce(np.add, (part.difference_total for part in parts)),
-            extended_sum([part.loss_total for part in parts]),
-            extended_sum([part.slack_total for part in parts]),
+            sum(part.loss_total for part in parts),
+            sum(part.slack_total for part in parts),
             all(part.certified for part in parts),
         )
 
     def difference_sum(self) -> np.ndarray:
         """Return ``Σ_i v_i(ŷ_i)``."""
-        return self.difference_total.astype(float)
+        return self.difference_total
 
     def loss_sum(self) -> float:
         """Return ``Σ_i Δ(y_i, ŷ_i)``."""
-        return float(self.loss_total)
+        return self.loss_total
 
     def slack_sum(self) -> float:
         """Return ``Σ_i ξ_i(w)``."""
-        return float(self.slack_total)
-
-
-def extended_sum(values: Any) -> np.longdouble:
-    """Return the sum of ``values`` accumulated in NumPy's extended precision.
-
-    The sums of a 1-slack pass are rounded to float64 only once, at the end, so that they do
-    not depend on how the examples were grouped when they were added (one batch here, or one
-    shard per worker of a cluster): the 1-slack solver follows a path that rounding
-    differences can change. With the 64-bit significand of x86's long double, two groupings
-    give the same float64 except when the sum lies within about 2⁻¹¹ ulp of a rounding
-    boundary; where long double is float64 itself (some ARM platforms), the sums agree only to
-    rounding.
-    """
-    return np.sum(np.asarray(values, dtype=np.longdouble))
+        return self.slack_total
 
 
 def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) -> np.ndarray:
-    """Return the sum of the rows of a dense or sparse matrix, in extended precision.
+    """Return the sum of the rows of a dense or sparse matrix (one scatter for CSR).
 
-    With ``row_weights``, row k counts ``row_weights[k]`` times. The result is a
-    ``numpy.longdouble`` array, for the reason :func:`extended_sum` gives.
+    With ``row_weights``, row k counts ``row_weights[k]`` times.
     """
     if sp.issparse(matrix):
         csr = sp.csr_matrix(matrix)
-        data = csr.data.astype(np.longdouble)
+        data = csr.data
         if row_weights is not None:
             data = data * np.repeat(row_weights, np.diff(csr.indptr))
-        sums = np.zeros(csr.shape[1], dtype=np.longdouble)
-        np.add.at(sums, csr.indices, data)
-        return sums
-    dense = np.asarray(matrix)
+        return np.bincount(csr.indices, weights=data, minlength=csr.shape[1])
     if row_weights is not None:
-        dense = dense * np.asarray(row_weights)[:, None]
-    return dense.sum(axis=0, dtype=np.longdouble)
+        return row_weights @ np.asarray(matrix)
+    return np.asarray(matrix).sum(axis=0)
 
 
 def loss_augmented_pass(

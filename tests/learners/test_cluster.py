@@ -1,7 +1,8 @@
 """On a Dask cluster the training set stays on the workers: one scatter per fit, only w sent.
 
-Ground truth: the serial fit of the same problem (n-slack and BCFW bit-identical, 1-slack to
-rounding: its sums are added shard by shard). The bytes are measured here, by pickling what
+Ground truth: the serial fit of the same problem. n-slack and BCFW join the examples' results
+in order and are bit-identical; 1-slack's sums are added shard by shard, which changes their
+last bits, so its weights are held to what the two certified duality gaps allow. The bytes are measured here, by pickling what
 the fit hands to the client, not by the code under test.
 """
 
@@ -88,16 +89,25 @@ def released(client, keys, timeout=5.0):
     return False
 
 
+def assert_within_certified_distance(model, reference):
+    """The objective is 1-strongly convex in w, so ½‖w − w*‖² ≤ primal − dual for each fit."""
+    radius = sum(
+        np.sqrt(2 * max(fit.primal_objective_ - fit.dual_objective_, 0.0))
+        for fit in (model, reference)
+    )
+    assert np.linalg.norm(model.w_ - reference.w_) <= radius + 1e-12
+
+
 @pytest.mark.parametrize(
-    ("solver", "options", "rtol"),
+    ("solver", "options"),
     [
-        ("n-slack", {}, 0.0),
-        ("1-slack", {}, 1e-10),
-        ("bcfw", {"random_state": 0, "max_iter": 15}, 0.0),
+        ("n-slack", {}),
+        ("1-slack", {"tol": 1e-9}),
+        ("bcfw", {"random_state": 0, "max_iter": 15}),
     ],
 )
 def test_a_fit_on_the_cluster_learns_the_serial_weights_from_one_scatter(
-    client, monkeypatch, pair_problem, solver, options, rtol
+    client, monkeypatch, pair_problem, solver, options
 ):
     task, _, _ = pair_problem()
     X, Y = pairs(40)
@@ -105,8 +115,12 @@ def test_a_fit_on_the_cluster_learns_the_serial_weights_from_one_scatter(
     traffic = ClientTraffic(client, monkeypatch)
     with joblib.parallel_backend("dask"):
         on_cluster = StructuredSVM(task, C=1.0, solver=solver, n_jobs=-1, **options).fit(X, Y)
-    np.testing.assert_allclose(on_cluster.w_, serial.w_, rtol=rtol, atol=rtol)
-    assert on_cluster.n_iter_ == serial.n_iter_
+    if solver == "1-slack":
+        assert on_cluster.converged_ and serial.converged_
+        assert_within_certified_distance(on_cluster, serial)
+    else:
+        np.testing.assert_array_equal(on_cluster.w_, serial.w_)
+        assert on_cluster.n_iter_ == serial.n_iter_
     assert traffic.n_scatters == 1
     assert len(traffic.received) == on_cluster.n_iter_ + 1  # the pass at w = 0 as well
     assert released(client, traffic.keys)
@@ -149,7 +163,7 @@ def test_an_interrupted_fit_keeps_a_model_and_releases_every_future(
         assert len(model.predict(X)) == len(X)
         model.set_params(warm_start=True).fit(X, Y)
     serial = StructuredSVM(task, C=1.0, solver="1-slack").fit(X, Y)
-    np.testing.assert_allclose(model.w_, serial.w_, rtol=1e-10, atol=1e-10)
+    assert_within_certified_distance(model, serial)
 
 
 def test_one_job_inside_the_dask_backend_fits_in_this_process(client, monkeypatch, pair_problem):
