@@ -21,6 +21,10 @@ joblib takes the backend from the surrounding context, so the same code uses loc
 
     with joblib.parallel_backend("dask"):      # after dask.distributed.Client(...)
         model = StructuredSVM(task, n_jobs=-1).fit(X, Y)
+
+On a Dask cluster the solvers do better than map chunks: :func:`dask_client` finds the
+cluster's client and they keep the training set on its workers for the whole fit
+(:mod:`structsvm.solvers._cluster`), so each pass sends only the weights.
 """
 
 from __future__ import annotations
@@ -99,13 +103,13 @@ def map_chunks(
         n_chunks = min(n_examples, effective_n_jobs(n_jobs))
         if n_chunks <= 1:
             return batch_method(*batches, *shared)
-        _check_picklable(batch_method, n_jobs)
+        check_picklable(batch_method, n_jobs)
         bounds = np.linspace(0, n_examples, n_chunks + 1).astype(int)
         results = Parallel(n_jobs=n_jobs)(
             delayed(batch_method)(*(batch[begin:stop] for batch in batches), *shared)
             for begin, stop in itertools.pairwise(bounds)
         )
-    return _joined(results)
+    return joined_chunks(results)
 
 
 @functools.cache
@@ -145,7 +149,7 @@ def oracle_threads(task: Task, n_jobs: int | None) -> Iterator[None]:
         numba.set_num_threads(previous)
 
 
-def _check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> None:
+def check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> None:
     """Raise TypeError if the task of ``batch_method`` cannot be sent to the workers.
 
     Every joblib backend but threads pickles the method, and with it its task, as loky's
@@ -168,13 +172,31 @@ def _check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> No
         ) from error
 
 
-def _joined(results: list[Any]) -> Any:
+def joined_chunks(results: Sequence[Any]) -> Any:
     """Join the results of consecutive chunks into the result of the whole batch."""
     if all(isinstance(result, np.ndarray) for result in results):
         return np.concatenate(results)
     if all(sp.issparse(result) for result in results):
         return sp.vstack(results, format=results[0].format)
     return [output for result in results for output in result]
+
+
+def dask_client(n_jobs: int | None) -> Any:
+    """Return the ``dask.distributed.Client`` of joblib's active "dask" backend, or None.
+
+    None also when ``n_jobs`` is 1, which asks for no parallelism on any backend. Solvers
+    keep their training set on the cluster's workers when this returns a client
+    (:mod:`structsvm.solvers._cluster`); map_chunks sends chunks through joblib regardless.
+    """
+    if check_n_jobs(n_jobs) == 1:
+        return None
+    backend, _ = get_active_backend()
+    client = getattr(backend, "client", None)
+    if client is None:
+        return None
+    from distributed import Client  # the dask backend is active, so distributed is installed
+
+    return client if isinstance(client, Client) else None
 
 
 def check_n_jobs(n_jobs: Any) -> int | None:

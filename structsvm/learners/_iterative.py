@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -172,7 +172,7 @@ class IterativeEstimator(InterruptibleFit):
 
     def _run_solver(
         self,
-        iterations: Iterator[SolverState],
+        iterations: Generator[SolverState, None, None],
         *,
         initial_state: SolverState | None,
         max_iter: int,
@@ -184,8 +184,10 @@ class IterativeEstimator(InterruptibleFit):
 
         Parameters
         ----------
-        iterations : iterator of SolverState
-            The solver, started (from ``initial_state`` if continuing).
+        iterations : generator of SolverState
+            The solver, started (from ``initial_state`` if continuing). It is closed when
+            the run ends, however it ends, so that what it holds for the fit (such as a
+            training set scattered to a cluster) is released at once.
         initial_state : SolverState or None
             The state it continues from (see :meth:`_continued_state`).
         max_iter : int
@@ -234,6 +236,8 @@ class IterativeEstimator(InterruptibleFit):
             if not is_interrupt(error):
                 raise
             self._note_interrupt()
+        finally:
+            iterations.close()
         if state is None:
             return None
         last = self.history_[-1]

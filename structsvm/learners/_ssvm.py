@@ -118,10 +118,14 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         :mod:`structsvm._utils.parallel`. None means 1 unless a ``joblib.parallel_config``
         context says otherwise, -1 means all CPUs, or all workers inside
         ``joblib.parallel_backend("dask")`` (for threads, at most Numba's
-        ``NUMBA_NUM_THREADS``). The weights do not depend on it. bcfw's steps are sequential;
-        only its gap evaluation after each pass is parallel, and only for n_jobs other than
-        None and 1 when the task compiles its passes (the compiled evaluation is then faster:
-        see :func:`structsvm.solvers.bcfw`).
+        ``NUMBA_NUM_THREADS``). Inside ``joblib.parallel_backend("dask")``, with a
+        ``dask.distributed.Client`` connected, fit scatters the training set of any task to
+        the cluster's workers once and each oracle pass sends them only the weights; 1-slack
+        receives back only its aggregated constraint (the task and the data must pickle; see
+        the user guide's page on running on a cluster). The weights do not depend on
+        ``n_jobs``. bcfw's steps are sequential; only its gap evaluation after each pass is
+        parallel, and only for n_jobs other than None and 1 when the task compiles its
+        passes (the compiled evaluation is then faster: see :func:`structsvm.solvers.bcfw`).
     progress : bool, default=False
         Show a tqdm progress bar during fit, counting iterations, with the primal objective
         and the relative duality gap of the latest one.

@@ -67,9 +67,10 @@ from structsvm.solvers._bcfw_kernels import (
     block_step,
     cone_step,
 )
+from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
-from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
+from structsvm.solvers._oracle import FeatureMatrix
 from structsvm.solvers._state import (
     RunCounters,
     SolverState,
@@ -233,8 +234,10 @@ def bcfw(
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
         each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
-        evaluate it in compiled code, see ``compiled``). The steps themselves are sequential;
-        the iterates do not depend on ``n_jobs``.
+        evaluate it in compiled code, see ``compiled``). Inside
+        ``joblib.parallel_backend("dask")`` the evaluation runs on the cluster's workers, which
+        hold the training set for the whole run (:mod:`structsvm.solvers._cluster`). The steps
+        themselves are sequential; the iterates do not depend on ``n_jobs``.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
@@ -313,136 +316,144 @@ def bcfw(
     if compiled_pass is not None:
         pool = _BlockPool.of(block_indices, block_values)
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
-    for iteration in counters.iterations:
-        if iteration > 0:
-            visits = rng.permutation(n) if order == "random" else np.arange(n)
-            if compiled_pass is not None:
+    gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
+    # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
+    with training_set(
+        task,
+        X,
+        Y,
+        n_jobs=1 if gap_in_compiled_code else n_jobs,
+        true_features=true_features,
+        rescaling=rescaling,
+    ) as examples:
+        for iteration in counters.iterations:
+            if iteration > 0:
+                visits = rng.permutation(n) if order == "random" else np.arange(n)
+                if compiled_pass is not None:
+                    kernel, data = compiled_pass
+                    sums = np.array([total_loss, average_scale, average_loss])
+                    counts = np.array([pool.used, steps], dtype=np.int64)
+                    dual = kernel(
+                        data,
+                        visits,
+                        (*true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE, np.empty(0)),
+                        (
+                            pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
+                            average_offset, average_sum_offset, sums, counts,
+                        ),
+                    )
+                    pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
+                    block_indices, block_values = pool.blocks()
+                    total_loss, average_scale, average_loss = (float(value) for value in sums)
+                    steps = int(counts[1])
+                else:
+                    for i in visits:
+                        y_hat = oracle_method(X[i], Y[i], w)
+                        hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
+                        loss = task.loss(Y[i], y_hat)
+                        vector_scale = loss if rescaling == "slack" else 1.0
+                        begin, end = true_indptr[i], true_indptr[i + 1]
+                        if slack_norm == 1:
+                            corner_loss = C * loss
+                            block_indices[i], block_values[i], step = block_step(
+                                true_indices[begin:end],
+                                true_values[begin:end],
+                                hat_indices,
+                                hat_values,
+                                block_indices[i],
+                                block_values[i],
+                                w,
+                                C * vector_scale,
+                                corner_loss - block_losses[i],
+                                average_offset,
+                                average_scale,
+                                averaging,
+                            )
+                            loss_change = step * (corner_loss - block_losses[i])
+                            sum_change = 0.0
+                        else:
+                            block_indices[i], block_values[i], a, b = cone_step(
+                                true_indices[begin:end],
+                                true_values[begin:end],
+                                hat_indices,
+                                hat_values,
+                                vector_scale,
+                                loss,
+                                block_indices[i],
+                                block_values[i],
+                                block_losses[i],
+                                block_sums[i],
+                                w,
+                                C,
+                                average_offset,
+                                average_scale,
+                                averaging,
+                            )
+                            loss_change = (a - 1.0) * block_losses[i] + b * loss
+                            sum_change = (a - 1.0) * block_sums[i] + b
+                            block_sums[i] += sum_change
+                            if averaging:
+                                average_sum_offset[i] -= sum_change / average_scale
+                        block_losses[i] += loss_change
+                        total_loss += loss_change
+                        steps += 1
+                        if averaging:
+                            average_scale, average_loss = advance_average(
+                                steps,
+                                total_loss,
+                                average_scale,
+                                average_loss,
+                                average_offset,
+                                average_sum_offset,
+                                kernels.SMALLEST_SCALE,
+                            )
+                counters.oracle_calls += n
+            # A fresh array: the state keeps it, and later steps change w in place.
+            reported_w, reported_loss = w.copy(), total_loss
+            reported_sums = block_sums.copy()
+            if averaging and steps:
+                reported_w += average_scale * average_offset
+                reported_loss = average_loss
+                reported_sums += average_scale * average_sum_offset
+            if not gap_in_compiled_code:
+                oracle = examples.oracle_pass(reported_w)
+                slacks, certified = oracle.slacks, oracle.certified
+            else:
+                # The kernel's evaluation mode: the oracle at the reported w, no steps.
                 kernel, data = compiled_pass
-                sums = np.array([total_loss, average_scale, average_loss])
-                counts = np.array([pool.used, steps], dtype=np.int64)
-                dual = kernel(
+                slacks, certified = np.zeros(n), True
+                kernel(
                     data,
-                    visits,
-                    (*true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE, np.empty(0)),
+                    np.arange(n),
+                    (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
                     (
-                        pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
-                        average_offset, average_sum_offset, sums, counts,
+                        pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
+                        reported_w, average_offset, average_sum_offset, np.zeros(3),
+                        np.zeros(2, dtype=np.int64),
                     ),
                 )
-                pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
-                block_indices, block_values = pool.blocks()
-                total_loss, average_scale, average_loss = (float(value) for value in sums)
-                steps = int(counts[1])
-            else:
-                for i in visits:
-                    y_hat = oracle_method(X[i], Y[i], w)
-                    hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
-                    loss = task.loss(Y[i], y_hat)
-                    vector_scale = loss if rescaling == "slack" else 1.0
-                    begin, end = true_indptr[i], true_indptr[i + 1]
-                    if slack_norm == 1:
-                        corner_loss = C * loss
-                        block_indices[i], block_values[i], step = block_step(
-                            true_indices[begin:end],
-                            true_values[begin:end],
-                            hat_indices,
-                            hat_values,
-                            block_indices[i],
-                            block_values[i],
-                            w,
-                            C * vector_scale,
-                            corner_loss - block_losses[i],
-                            average_offset,
-                            average_scale,
-                            averaging,
-                        )
-                        loss_change = step * (corner_loss - block_losses[i])
-                        sum_change = 0.0
-                    else:
-                        block_indices[i], block_values[i], a, b = cone_step(
-                            true_indices[begin:end],
-                            true_values[begin:end],
-                            hat_indices,
-                            hat_values,
-                            vector_scale,
-                            loss,
-                            block_indices[i],
-                            block_values[i],
-                            block_losses[i],
-                            block_sums[i],
-                            w,
-                            C,
-                            average_offset,
-                            average_scale,
-                            averaging,
-                        )
-                        loss_change = (a - 1.0) * block_losses[i] + b * loss
-                        sum_change = (a - 1.0) * block_sums[i] + b
-                        block_sums[i] += sum_change
-                        if averaging:
-                            average_sum_offset[i] -= sum_change / average_scale
-                    block_losses[i] += loss_change
-                    total_loss += loss_change
-                    steps += 1
-                    if averaging:
-                        average_scale, average_loss = advance_average(
-                            steps,
-                            total_loss,
-                            average_scale,
-                            average_loss,
-                            average_offset,
-                            average_sum_offset,
-                            kernels.SMALLEST_SCALE,
-                        )
             counters.oracle_calls += n
-        # A fresh array: the state keeps it, and later steps change w in place.
-        reported_w, reported_loss = w.copy(), total_loss
-        reported_sums = block_sums.copy()
-        if averaging and steps:
-            reported_w += average_scale * average_offset
-            reported_loss = average_loss
-            reported_sums += average_scale * average_sum_offset
-        if compiled_pass is None or n_jobs not in (None, 1):
-            oracle = loss_augmented_pass(
-                task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
-            )
-            slacks, certified = oracle.slacks, oracle.certified
-        else:
-            # The kernel's evaluation mode: the oracle at the reported w, no steps.
-            kernel, data = compiled_pass
-            slacks, certified = np.zeros(n), True
-            kernel(
-                data,
-                np.arange(n),
-                (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
-                (
-                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                    reported_w, average_offset, average_sum_offset, np.zeros(3),
-                    np.zeros(2, dtype=np.int64),
-                ),
-            )
-        counters.oracle_calls += n
-        squared_norm = reported_w @ reported_w
-        primal = penalty.primal(squared_norm, slacks, C)
-        dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
-        state.w = reported_w
-        counters.record(iteration, primal, dual, certified=certified)
-        state.converged = meets_tolerance(primal, dual, tol)
-        state.dual_state = BCFWDual(
-            block_indices,
-            block_values,
-            block_losses,
-            block_sums,
-            w,
-            total_loss,
-            average_offset,
-            average_scale,
-            average_loss,
-            average_sum_offset,
-            steps,
-            rng,
-            bool(averaging),
-        ).copy()
-        yield state
-        if state.converged:
-            return
+            squared_norm = reported_w @ reported_w
+            primal = penalty.primal(squared_norm, slacks, C)
+            dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
+            state.w = reported_w
+            counters.record(iteration, primal, dual, certified=certified)
+            state.converged = meets_tolerance(primal, dual, tol)
+            state.dual_state = BCFWDual(
+                block_indices,
+                block_values,
+                block_losses,
+                block_sums,
+                w,
+                total_loss,
+                average_offset,
+                average_scale,
+                average_loss,
+                average_sum_offset,
+                steps,
+                rng,
+                bool(averaging),
+            ).copy()
+            yield state
+            if state.converged:
+                return

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
+from structsvm.solvers._cluster import training_set
 from structsvm.solvers._cutting_plane import (
     FullQP,
     NewConstraints,
     OracleResult,
-    TaskConstraints,
     cutting_plane,
 )
 from structsvm.solvers._decomposition import BlockDecomposition
@@ -100,7 +100,10 @@ def n_slack(
         :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
     n_jobs : int or None, default=None
         joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
-        joblib context says otherwise); the iterates do not depend on it.
+        joblib context says otherwise); the iterates do not depend on it. Inside
+        ``joblib.parallel_backend("dask")`` the workers of the Dask cluster hold the training
+        set for the whole run and each pass sends them only ``w``
+        (:mod:`structsvm.solvers._cluster`).
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
@@ -117,18 +120,25 @@ def n_slack(
         a later run can continue from).
     """
     check_objective_options(rescaling, slack_norm)
-    yield from cutting_plane(
-        TaskConstraints(
-            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
-        ),
-        C,
-        PerExampleConstraints(),
-        BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
-        tol=tol,
-        max_iter=max_iter,
-        inactive_window=inactive_window,
-        initial_state=initial_state,
-    )
+    with training_set(
+        task,
+        X,
+        Y,
+        n_jobs=n_jobs,
+        true_features=true_features,
+        rescaling=rescaling,
+        summed=False,
+    ) as source:
+        yield from cutting_plane(
+            source,
+            C,
+            PerExampleConstraints(),
+            BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
+            tol=tol,
+            max_iter=max_iter,
+            inactive_window=inactive_window,
+            initial_state=initial_state,
+        )
 
 
 def joint_kernel_n_slack(

@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
+from structsvm.solvers._cluster import training_set
 from structsvm.solvers._cutting_plane import (
     FullQP,
     NewConstraints,
-    TaskConstraints,
     cutting_plane,
 )
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
-from structsvm.solvers._oracle import FeatureMatrix, OraclePass
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary
 from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
@@ -43,10 +43,10 @@ class AggregatedConstraint:
         self.n_added = 0
 
     def new_constraints(
-        self, oracle: OraclePass, working_set: WorkingSet, w: np.ndarray
+        self, oracle: OraclePass | PassSummary, working_set: WorkingSet, w: np.ndarray
     ) -> NewConstraints:
         vector = oracle.difference_sum().reshape(1, -1)
-        offset = float(oracle.losses.sum())
+        offset = oracle.loss_sum()
         allowed = working_set.slacks(w, 1)[0]
         if not is_violated(offset - (vector @ w).item(), allowed):
             return NewConstraints(vector[:0], np.zeros(0), np.zeros(0, dtype=np.int64), [])
@@ -54,9 +54,9 @@ class AggregatedConstraint:
         key = (0, self.n_added)
         return NewConstraints(vector, np.array([offset]), np.zeros(1, dtype=np.int64), [key])
 
-    def slacks(self, oracle: OraclePass) -> np.ndarray:
+    def slacks(self, oracle: OraclePass | PassSummary) -> np.ndarray:
         """Return the one slack, ``ξ = Σ_i ξ_i(w)``."""
-        return np.array([oracle.slacks.sum()])
+        return np.array([oracle.slack_sum()])
 
 
 def one_slack(
@@ -94,16 +94,23 @@ def one_slack(
         a later run can continue from).
     """
     check_objective_options(rescaling, slack_norm)
-    yield from cutting_plane(
-        TaskConstraints(
-            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
-        ),
-        C,
-        AggregatedConstraint(),
-        FullQP(warm_start=True, penalty=SlackPenalty(slack_norm)),
-        tol=tol,
-        max_iter=max_iter,
-        inactive_window=inactive_window,
-        smoothing=smoothing,
-        initial_state=initial_state,
-    )
+    with training_set(
+        task,
+        X,
+        Y,
+        n_jobs=n_jobs,
+        true_features=true_features,
+        rescaling=rescaling,
+        summed=True,
+    ) as source:
+        yield from cutting_plane(
+            source,
+            C,
+            AggregatedConstraint(),
+            FullQP(warm_start=True, penalty=SlackPenalty(slack_norm)),
+            tol=tol,
+            max_iter=max_iter,
+            inactive_window=inactive_window,
+            smoothing=smoothing,
+            initial_state=initial_state,
+        )

@@ -99,6 +99,71 @@ class OraclePass:
             true_sum = column_sums(self.true_features)
         return true_sum - column_sums(self.features)
 
+    def loss_sum(self) -> float:
+        """Return ``Σ_i Δ(y_i, ŷ_i)``."""
+        return float(self.losses.sum())
+
+    def slack_sum(self) -> float:
+        """Return ``Σ_i ξ_i(w)``."""
+        return float(self.slacks.sum())
+
+
+@dataclass
+class PassSummary:
+    """The sums over the examples of an oracle pass: all that the 1-slack constraint needs.
+
+    A pass over a shard of the training set held by a worker of a cluster is reduced to this
+    where it was made, so that only ``size_joint_feature + 2`` numbers travel back, however
+    many examples the shard has; the summaries of the shards add up to that of the whole set,
+    up to the rounding of float64 additions grouped by shard.
+
+    Attributes
+    ----------
+    difference_total : ndarray of shape (size_joint_feature,)
+        ``Σ_i v_i(ŷ_i)``, as :meth:`OraclePass.difference_sum`.
+    loss_total, slack_total : float
+        ``Σ_i Δ(y_i, ŷ_i)`` and ``Σ_i ξ_i(w)``.
+    certified : bool
+        Whether the task certified every output as a maximiser.
+    """
+
+    difference_total: np.ndarray
+    loss_total: float
+    slack_total: float
+    certified: bool
+
+    @classmethod
+    def of(cls, oracle: OraclePass) -> PassSummary:
+        """Return the summary of a pass."""
+        return cls(
+            oracle.difference_sum(),
+            oracle.loss_sum(),
+            oracle.slack_sum(),
+            oracle.certified,
+        )
+
+    @classmethod
+    def combined(cls, parts: Sequence[PassSummary]) -> PassSummary:
+        """Return the summary of the union of disjoint sets of examples, given theirs."""
+        return cls(
+            functools.reduce(np.add, (part.difference_total for part in parts)),
+            sum(part.loss_total for part in parts),
+            sum(part.slack_total for part in parts),
+            all(part.certified for part in parts),
+        )
+
+    def difference_sum(self) -> np.ndarray:
+        """Return ``Σ_i v_i(ŷ_i)``."""
+        return self.difference_total
+
+    def loss_sum(self) -> float:
+        """Return ``Σ_i Δ(y_i, ŷ_i)``."""
+        return self.loss_total
+
+    def slack_sum(self) -> float:
+        """Return ``Σ_i ξ_i(w)``."""
+        return self.slack_total
+
 
 def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) -> np.ndarray:
     """Return the sum of the rows of a dense or sparse matrix (one scatter for CSR).
