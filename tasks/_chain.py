@@ -699,7 +699,11 @@ _COMPILED = (
 
 @numba.njit(cache=True)
 def _chain_bcfw_pass(data, visits, problem, dual):
-    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``)."""
+    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
+
+    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, compiled in: Numba's
+    cache of this kernel goes stale when that module changes and this file does not.
+    """
     (
         X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
         layout, flags,

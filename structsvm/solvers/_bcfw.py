@@ -136,13 +136,11 @@ class BCFWDual:
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
     block_sums : ndarray of shape (n,)
         The blocks' sums of dual variables ``β_i`` (kept for L2 slacks, zero otherwise).
-    w : ndarray
-        The current (not averaged) iterate.
     total_loss : float
         ``Σ_i ℓ_i``.
-    average_offset, average_scale, average_loss : ndarray, float and float
-        The weighted average of the iterates, ``w + average_scale * average_offset``, and of
-        ``Σ_i ℓ_i`` (unused when not averaging).
+    average_scale, average_loss : float
+        The scale σ of the lazy weighted average of the iterates (see the module docstring)
+        and the average of ``Σ_i ℓ_i`` (unused when not averaging).
     average_sum_offset : ndarray of shape (n,)
         The average of the ``β_i`` is ``block_sums + average_scale * average_sum_offset``.
     steps : int
@@ -151,15 +149,20 @@ class BCFWDual:
         The generator of the random order, at the state the next pass starts from.
     averaging : bool
         Whether the run averages its iterates.
+
+    Notes
+    -----
+    No vector of ``size_joint_feature`` floats is kept here: the iterate is ``w = Σ_i w_i``
+    and the state's reported weights are the average ``w + σ z``, so a run that continues
+    from this dual rebuilds w and z from them (:meth:`iterate_and_offset`), equal to the
+    vectors the run kept up to rounding.
     """
 
     block_indices: list[np.ndarray]
     block_values: list[np.ndarray]
     block_losses: np.ndarray
     block_sums: np.ndarray
-    w: np.ndarray
     total_loss: float
-    average_offset: np.ndarray
     average_scale: float
     average_loss: float
     average_sum_offset: np.ndarray
@@ -174,9 +177,7 @@ class BCFWDual:
             list(self.block_values),
             self.block_losses.copy(),
             self.block_sums.copy(),
-            self.w.copy(),
             self.total_loss,
-            self.average_offset.copy(),
             self.average_scale,
             self.average_loss,
             self.average_sum_offset.copy(),
@@ -184,6 +185,21 @@ class BCFWDual:
             copy.deepcopy(self.rng),
             self.averaging,
         )
+
+    def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return fresh arrays ``w = Σ_i w_i`` and ``z`` with ``reported_w = w + σ z``.
+
+        ``reported_w`` is the state's weights (the average of the iterates when averaging,
+        else the iterate, and z is zero).
+        """
+        w = np.zeros(len(reported_w))
+        for indices, values in zip(self.block_indices, self.block_values, strict=True):
+            w[indices] += values
+        if not (self.averaging and self.steps):
+            return w, np.zeros(len(reported_w))
+        offset = np.subtract(reported_w, w)
+        offset /= self.average_scale
+        return w, offset
 
 
 def bcfw(
@@ -227,8 +243,9 @@ def bcfw(
     initial_state : SolverState, optional
         A state yielded by an earlier run on the same task, data and C with the same
         ``averaging``: continue from its blocks, average, step count and random generator
-        for up to ``max_iter`` further passes, numbering them on from its history, exactly as
-        the earlier run would have gone on. A state that already meets ``tol`` is yielded
+        for up to ``max_iter`` further passes, numbering them on from its history, as the
+        earlier run would have gone on (up to rounding: w and the average's offset are rebuilt
+        from the blocks and the state's weights, see :class:`BCFWDual`). A state that already meets ``tol`` is yielded
         back, marked converged, without a new pass. ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
@@ -261,8 +278,9 @@ def bcfw(
 
     Notes
     -----
-    Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each; the blocks hold
-    the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
+    Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each, and each state
+    yielded one more (its weights); the blocks hold their nonzero entries, within the union of
+    the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
     """
     check_objective_options(rescaling, slack_norm)
     penalty = SlackPenalty(slack_norm)
@@ -300,11 +318,12 @@ def bcfw(
                 f"cannot continue a run with averaging={resume.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        rng, block_losses, w = resume.rng, resume.block_losses, resume.w
+        rng, block_losses = resume.rng, resume.block_losses
+        w, average_offset = resume.iterate_and_offset(initial_state.w)
         block_sums, average_sum_offset = resume.block_sums, resume.average_sum_offset
         block_indices, block_values = resume.block_indices, resume.block_values
         total_loss, steps = resume.total_loss, resume.steps
-        average_offset, average_scale = resume.average_offset, resume.average_scale
+        average_scale = resume.average_scale
         average_loss = resume.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
     compiled_pass = None
@@ -395,11 +414,13 @@ def bcfw(
                             kernels.SMALLEST_SCALE,
                         )
             counters.oracle_calls += n
-        # A fresh array: the state keeps it, and later steps change w in place.
-        reported_w, reported_loss = w.copy(), total_loss
-        reported_sums = block_sums.copy()
+        # A fresh array, the only vector of w's size a state keeps: later steps change w and
+        # the average's offset in place, and a continued run rebuilds both from the state.
+        reported_w, reported_loss, reported_sums = w.copy(), total_loss, block_sums.copy()
         if averaging and steps:
-            reported_w += average_scale * average_offset
+            # In place: no second array of w's size.
+            np.multiply(average_offset, average_scale, out=reported_w)
+            reported_w += w
             reported_loss = average_loss
             reported_sums += average_scale * average_sum_offset
         if compiled_pass is None or n_jobs not in (None, 1):
@@ -433,9 +454,7 @@ def bcfw(
             block_values,
             block_losses,
             block_sums,
-            w,
             total_loss,
-            average_offset,
             average_scale,
             average_loss,
             average_sum_offset,
