@@ -850,7 +850,11 @@ def _empty_sequence(name: str) -> ValueError:
 def _check_sparse_sequence(
     x: scipy.sparse.spmatrix, name: str, n_features: int
 ) -> scipy.sparse.csr_matrix:
-    """Return a sparse sequence as CSR float64 with sorted, distinct column indices."""
+    """Return a sparse sequence as CSR float64 with sorted, distinct column indices.
+
+    A sequence that already is one is returned as it is, not copied (the tasks never write into
+    their data); any other is converted into a new matrix.
+    """
     if x.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
     if x.dtype.kind not in "biuf":
@@ -859,8 +863,12 @@ def _check_sparse_sequence(
         raise ValueError(
             f"{name} has {x.shape[1]} features per row, expected n_features={n_features}"
         )
-    x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
-    x.sum_duplicates()
+    canonical = (
+        scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 and x.has_canonical_format
+    )
+    if not canonical:
+        x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
+        x.sum_duplicates()
     if not np.all(np.isfinite(x.data)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return x
