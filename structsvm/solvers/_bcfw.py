@@ -245,8 +245,9 @@ def bcfw(
         ``averaging``: continue from its blocks, average, step count and random generator
         for up to ``max_iter`` further passes, numbering them on from its history, as the
         earlier run would have gone on (up to rounding: w and the average's offset are rebuilt
-        from the blocks and the state's weights, see :class:`BCFWDual`). A state that already meets ``tol`` is yielded
-        back, marked converged, without a new pass. ``initial_state`` is left unchanged.
+        from the blocks and the state's weights, see :class:`BCFWDual`). A state that already
+        meets ``tol`` is yielded back, marked converged, without a new pass.
+        ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
         each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
