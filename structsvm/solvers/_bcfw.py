@@ -195,11 +195,18 @@ class BCFWDual:
         w = np.zeros(len(reported_w))
         for indices, values in zip(self.block_indices, self.block_values, strict=True):
             w[indices] += values
-        if not (self.averaging and self.steps):
-            return w, np.zeros(len(reported_w))
-        offset = np.subtract(reported_w, w)
-        offset /= self.average_scale
-        return w, offset
+        return w, _average_offset(reported_w, w, self.average_scale, self.averaging, self.steps)
+
+
+def _average_offset(
+    reported_w: np.ndarray, w: np.ndarray, average_scale: float, averaging: bool, steps: int
+) -> np.ndarray:
+    """Return a fresh z with ``reported_w = w + average_scale * z`` (zero before averaging)."""
+    if not (averaging and steps):
+        return np.zeros(len(w))
+    offset = np.subtract(reported_w, w)
+    offset /= average_scale
+    return offset
 
 
 def bcfw(
@@ -279,9 +286,11 @@ def bcfw(
 
     Notes
     -----
-    Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each, and each state
-    yielded one more (its weights); the blocks hold their nonzero entries, within the union of
-    the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
+    Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
+    offset and the last state's weights (the offset is turned into the next state's weights in
+    place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
+    within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
+    stored.
     """
     check_objective_options(rescaling, slack_norm)
     penalty = SlackPenalty(slack_norm)
@@ -335,6 +344,8 @@ def bcfw(
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     for iteration in counters.iterations:
         if iteration > 0:
+            if average_offset is None:
+                average_offset = _average_offset(state.w, w, average_scale, averaging, steps)
             visits = rng.permutation(n) if order == "random" else np.arange(n)
             if compiled_pass is not None:
                 kernel, data = compiled_pass
@@ -415,15 +426,19 @@ def bcfw(
                             kernels.SMALLEST_SCALE,
                         )
             counters.oracle_calls += n
-        # A fresh array, the only vector of w's size a state keeps: later steps change w and
-        # the average's offset in place, and a continued run rebuilds both from the state.
-        reported_w, reported_loss, reported_sums = w.copy(), total_loss, block_sums.copy()
+        # The only vector of w's size a state keeps, and one the solver no longer writes to:
+        # later steps change w in place, and a continued run rebuilds w and z from the state.
+        # The average is formed in z's array, and the next pass rebuilds z from it, so that at
+        # most three vectors of w's size (w, z and the state's weights) are held at a time.
+        reported_loss, reported_sums = total_loss, block_sums.copy()
         if averaging and steps:
-            # In place: no second array of w's size.
-            np.multiply(average_offset, average_scale, out=reported_w)
+            reported_w, average_offset = average_offset, None
+            reported_w *= average_scale
             reported_w += w
             reported_loss = average_loss
             reported_sums += average_scale * average_sum_offset
+        else:
+            reported_w = w.copy()
         if compiled_pass is None or n_jobs not in (None, 1):
             oracle = loss_augmented_pass(
                 task, X, Y, true_features, reported_w, n_jobs=n_jobs, rescaling=rescaling
@@ -439,7 +454,7 @@ def bcfw(
                 (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
                 (
                     pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                    reported_w, average_offset, average_sum_offset, np.zeros(3),
+                    reported_w, np.empty(0), average_sum_offset, np.zeros(3),
                     np.zeros(2, dtype=np.int64),
                 ),
             )
