@@ -25,10 +25,9 @@ A task may compile a whole pass (:meth:`structsvm.Task.bcfw_pass_kernel`, offere
 compiled loop calls the oracle and :func:`~structsvm.solvers._bcfw_kernels.visit_block`, which
 takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python loop, so the
 iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
-blocks then live in one pool of sparse vectors that a step appends to, packed when full but
-never over the blocks of a state yielded. A pass is one call: an interrupt (Ctrl-C) is handled
-only after the call returns, and the states yielded so far keep their own blocks, so an
-interrupted fit keeps the last completed pass, as with the Python loop.
+blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
+an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
+are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
 
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
 ``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
@@ -109,7 +108,7 @@ class _BlockPool:
         starts = np.zeros(len(lengths), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         used = int(lengths.sum())
-        capacity = int(kernels.POOL_GROWTH * used) + 16
+        capacity = 2 * used + 16
         indices = np.empty(capacity, dtype=np.int64)
         values = np.empty(capacity)
         if used:
@@ -351,8 +350,7 @@ def bcfw(
             if compiled_pass is not None:
                 kernel, data = compiled_pass
                 sums = np.array([total_loss, average_scale, average_loss])
-                # The last state yielded holds views of the pool's blocks: the pool is shared.
-                counts = np.array([pool.used, steps, 1], dtype=np.int64)
+                counts = np.array([pool.used, steps], dtype=np.int64)
                 dual = kernel(
                     data,
                     visits,
@@ -457,7 +455,7 @@ def bcfw(
                 (
                     pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
                     reported_w, np.empty(0), average_sum_offset, np.zeros(3),
-                    np.zeros(3, dtype=np.int64),
+                    np.zeros(2, dtype=np.int64),
                 ),
             )
         counters.oracle_calls += n

@@ -14,10 +14,6 @@ import numpy as np
 # Below this scale the lazy average folds σ into z, so that z cannot overflow.
 SMALLEST_SCALE = 1e-100
 
-# A pool of blocks is made this many times the size of the blocks it holds; packed in place,
-# it has that much room again (see store_block).
-POOL_GROWTH = 1.25
-
 
 @numba.njit(cache=True)
 def _merge(
@@ -300,29 +296,21 @@ def store_block(
 
     Block j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
     ``pool_values``; ``counts[0]`` entries of the pool are in use. A block is written after the
-    used entries. While ``counts[2]`` is 1 the pool's arrays are shared (a state yielded holds
-    views of its blocks) and no entry in use is written over; when such a pool is full, the
-    blocks are copied, packed, into a new pool :data:`POOL_GROWTH` times their size, which is
-    returned (the old arrays are left as they were), and ``counts[2]`` becomes 0. A pool of its
-    own that is full is packed in place if that frees enough room, else grown the same way.
+    used entries and never over an entry in use, so views of earlier blocks stay valid. When the
+    pool is full, the blocks are copied, packed, into a new pool twice their size (the old
+    arrays are left as they were) and the new pool is returned.
     """
     size = len(indices)
     used = counts[0]
     if used + size > len(pool_indices):
-        lengths[i] = 0
         live = 0
         for j in range(len(lengths)):
             live += lengths[j]
-        in_place = counts[2] == 0 and (live + size) * POOL_GROWTH <= len(pool_indices)
-        if in_place:
-            packed_indices, packed_values = pool_indices, pool_values
-        else:
-            capacity = int(POOL_GROWTH * (live + size)) + 16
-            packed_indices = np.empty(capacity, dtype=np.int64)
-            packed_values = np.empty(capacity, dtype=np.float64)
+        capacity = 2 * (live + size) + 16
+        packed_indices = np.empty(capacity, dtype=np.int64)
+        packed_values = np.empty(capacity, dtype=np.float64)
         used = 0
-        # In order of position: a block packed in place moves only towards the front.
-        for j in np.argsort(starts, kind="mergesort"):
+        for j in range(len(lengths)):
             begin = starts[j]
             for p in range(lengths[j]):
                 packed_indices[used + p] = pool_indices[begin + p]
@@ -330,7 +318,6 @@ def store_block(
             starts[j] = used
             used += lengths[j]
         pool_indices, pool_values = packed_indices, packed_values
-        counts[2] = 0
     for p in range(size):
         pool_indices[used + p] = indices[p]
         pool_values[used + p] = values[p]
@@ -367,8 +354,7 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
         ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
         blocks' ℓ_i, the iterate, the lazy average's offsets, ``sums = [Σ_i ℓ_i, σ, average
-        Σ_i ℓ_i]`` and ``counts = [pool entries in use, steps, 1 if the pool's arrays are
-        shared else 0]``, all updated in place.
+        Σ_i ℓ_i]`` and ``counts = [pool entries in use, steps]``, all updated in place.
 
     Returns
     -------
