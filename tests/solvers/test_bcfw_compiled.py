@@ -170,3 +170,19 @@ def test_workers_evaluate_the_gap_of_compiled_passes_as_the_python_path_does():
     for (w, record, _), (w_ref, record_ref, _) in zip(compiled, with_workers, strict=True):
         np.testing.assert_array_equal(w, w_ref)
         assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
+
+
+def test_the_blocks_of_a_state_yielded_stay_as_they_were_while_the_pool_is_packed():
+    task, X, Y = chain(True)
+    states = bcfw(task, X, Y, 0.5, tol=0.0, max_iter=8, random_state=0)
+    kept = []
+    for state in states:
+        dual = state.dual_state
+        copies = [(i.copy(), v.copy()) for i, v in zip(dual.block_indices, dual.block_values)]
+        kept.append((dual, copies))
+    for dual, copies in kept:
+        for indices, values, (indices_then, values_then) in zip(
+            dual.block_indices, dual.block_values, copies, strict=True
+        ):
+            np.testing.assert_array_equal(indices, indices_then)
+            np.testing.assert_array_equal(values, values_then)
