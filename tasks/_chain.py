@@ -699,7 +699,11 @@ _COMPILED = (
 
 @numba.njit(cache=True)
 def _chain_bcfw_pass(data, visits, problem, dual):
-    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``)."""
+    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
+
+    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, compiled in: Numba's
+    cache of this kernel goes stale when that module changes and this file does not.
+    """
     (
         X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
         layout, flags,
@@ -846,7 +850,11 @@ def _empty_sequence(name: str) -> ValueError:
 def _check_sparse_sequence(
     x: scipy.sparse.spmatrix, name: str, n_features: int
 ) -> scipy.sparse.csr_matrix:
-    """Return a sparse sequence as CSR float64 with sorted, distinct column indices."""
+    """Return a sparse sequence as CSR float64 with sorted, distinct column indices.
+
+    A sequence that already is one is returned as it is, not copied (the tasks never write into
+    their data); any other is converted into a new matrix.
+    """
     if x.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
     if x.dtype.kind not in "biuf":
@@ -855,8 +863,12 @@ def _check_sparse_sequence(
         raise ValueError(
             f"{name} has {x.shape[1]} features per row, expected n_features={n_features}"
         )
-    x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
-    x.sum_duplicates()
+    canonical = (
+        scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 and x.has_canonical_format
+    )
+    if not canonical:
+        x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
+        x.sum_duplicates()
     if not np.all(np.isfinite(x.data)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return x

@@ -8,7 +8,6 @@ from typing import Any
 
 import numba
 import numpy as np
-from sklearn.cluster import KMeans
 
 from structsvm._task import LatentTask
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
@@ -160,6 +159,9 @@ class LatentChainTask(LatentTask):
 
         A label seen at fewer positions than it has sub-states gives each its own sub-state.
         """
+        # Imported here: sklearn.cluster brings in much of scikit-learn.
+        from sklearn.cluster import KMeans
+
         inputs = np.concatenate([np.asarray(x, dtype=float) for x in X])
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         hidden = np.zeros(len(labels), dtype=np.int64)

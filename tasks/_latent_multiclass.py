@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 from structsvm._task import LatentTask
 from structsvm._utils.validation import check_labels, check_positive_int
@@ -114,6 +113,9 @@ class LatentMulticlassTask(LatentTask):
 
         A class with fewer examples than sub-classes gives each example its own sub-class.
         """
+        # Imported here: sklearn.cluster brings in much of scikit-learn.
+        from sklearn.cluster import KMeans
+
         Y = np.asarray(Y, dtype=np.int64)
         latent = np.zeros(len(Y), dtype=np.int64)
         for label in np.unique(Y):

@@ -301,7 +301,11 @@ _COMPILED_METHODS = (
 
 @numba.njit(cache=True)
 def _multiclass_bcfw_pass(data, visits, problem, dual):
-    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``)."""
+    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
+
+    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, compiled in: Numba's
+    cache of this kernel goes stale when that module changes and this file does not.
+    """
     indptr, columns, values, labels, loss_matrix, n_features = data
     n_classes = loss_matrix.shape[0]
     hat_indices = np.empty(n_features, dtype=np.int64)

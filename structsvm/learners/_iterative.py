@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from tqdm.auto import tqdm
 
 from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
 from structsvm._utils.fingerprint import check_same_problem
@@ -206,6 +205,9 @@ class IterativeEstimator(InterruptibleFit):
         SolverState or None
             The last state, or None if the fit stopped before the first one.
         """
+        # Imported here: tqdm.auto probes for IPython and widgets, which an import need not do.
+        from tqdm.auto import tqdm
+
         first = int(initial_state.history[-1][self._iteration_key]) if initial_state else 0
         state = None
         saved = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import ndcg_score
 
 from structsvm._utils.pair_counts import count_pairs, swap_counts
 from structsvm._utils.validation import check_feature_array, check_positive_int
@@ -119,6 +118,10 @@ def mean_ndcg(y: Any, scores: Any, qid: Any = None, *, k: int | None = 10) -> fl
     ValueError
         If the arrays do not match, a grade is negative, or no query has two documents.
     """
+    # Imported here: sklearn.metrics brings in much of scikit-learn (model selection, SVMs,
+    # linear models), which ``import structsvm`` does not need.
+    from sklearn.metrics import ndcg_score
+
     grades, values = _grades_and_scores(y, scores)
     if k is not None:
         k = check_positive_int(k, "k")

@@ -137,13 +137,11 @@ class BCFWDual:
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
     block_sums : ndarray of shape (n,)
         The blocks' sums of dual variables ``β_i`` (kept for L2 slacks, zero otherwise).
-    w : ndarray
-        The current (not averaged) iterate.
     total_loss : float
         ``Σ_i ℓ_i``.
-    average_offset, average_scale, average_loss : ndarray, float and float
-        The weighted average of the iterates, ``w + average_scale * average_offset``, and of
-        ``Σ_i ℓ_i`` (unused when not averaging).
+    average_scale, average_loss : float
+        The scale σ of the lazy weighted average of the iterates (see the module docstring)
+        and the average of ``Σ_i ℓ_i`` (unused when not averaging).
     average_sum_offset : ndarray of shape (n,)
         The average of the ``β_i`` is ``block_sums + average_scale * average_sum_offset``.
     steps : int
@@ -152,15 +150,20 @@ class BCFWDual:
         The generator of the random order, at the state the next pass starts from.
     averaging : bool
         Whether the run averages its iterates.
+
+    Notes
+    -----
+    No vector of ``size_joint_feature`` floats is kept here: the iterate is ``w = Σ_i w_i``
+    and the state's reported weights are the average ``w + σ z``, so a run that continues
+    from this dual rebuilds w and z from them (:meth:`iterate_and_offset`), equal to the
+    vectors the run kept up to rounding.
     """
 
     block_indices: list[np.ndarray]
     block_values: list[np.ndarray]
     block_losses: np.ndarray
     block_sums: np.ndarray
-    w: np.ndarray
     total_loss: float
-    average_offset: np.ndarray
     average_scale: float
     average_loss: float
     average_sum_offset: np.ndarray
@@ -175,9 +178,7 @@ class BCFWDual:
             list(self.block_values),
             self.block_losses.copy(),
             self.block_sums.copy(),
-            self.w.copy(),
             self.total_loss,
-            self.average_offset.copy(),
             self.average_scale,
             self.average_loss,
             self.average_sum_offset.copy(),
@@ -185,6 +186,28 @@ class BCFWDual:
             copy.deepcopy(self.rng),
             self.averaging,
         )
+
+    def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return fresh arrays ``w = Σ_i w_i`` and ``z`` with ``reported_w = w + σ z``.
+
+        ``reported_w`` is the state's weights (the average of the iterates when averaging,
+        else the iterate, and z is zero).
+        """
+        w = np.zeros(len(reported_w))
+        for indices, values in zip(self.block_indices, self.block_values, strict=True):
+            w[indices] += values
+        return w, _average_offset(reported_w, w, self.average_scale, self.averaging, self.steps)
+
+
+def _average_offset(
+    reported_w: np.ndarray, w: np.ndarray, average_scale: float, averaging: bool, steps: int
+) -> np.ndarray:
+    """Return a fresh z with ``reported_w = w + average_scale * z`` (zero before averaging)."""
+    if not (averaging and steps):
+        return np.zeros(len(w))
+    offset = np.subtract(reported_w, w)
+    offset /= average_scale
+    return offset
 
 
 def bcfw(
@@ -228,9 +251,11 @@ def bcfw(
     initial_state : SolverState, optional
         A state yielded by an earlier run on the same task, data and C with the same
         ``averaging``: continue from its blocks, average, step count and random generator
-        for up to ``max_iter`` further passes, numbering them on from its history, exactly as
-        the earlier run would have gone on. A state that already meets ``tol`` is yielded
-        back, marked converged, without a new pass. ``initial_state`` is left unchanged.
+        for up to ``max_iter`` further passes, numbering them on from its history, as the
+        earlier run would have gone on (up to rounding: w and the average's offset are rebuilt
+        from the blocks and the state's weights, see :class:`BCFWDual`). A state that already
+        meets ``tol`` is yielded back, marked converged, without a new pass.
+        ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         joblib workers for the duality-gap evaluation after each pass, one chunk of examples
         each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
@@ -264,8 +289,11 @@ def bcfw(
 
     Notes
     -----
-    Memory: ``w`` and the lazy average hold ``size_joint_feature`` floats each; the blocks hold
-    the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is stored.
+    Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
+    offset and the last state's weights (the offset is turned into the next state's weights in
+    place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
+    within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
+    stored.
     """
     check_objective_options(rescaling, slack_norm)
     penalty = SlackPenalty(slack_norm)
@@ -303,11 +331,12 @@ def bcfw(
                 f"cannot continue a run with averaging={resume.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        rng, block_losses, w = resume.rng, resume.block_losses, resume.w
+        rng, block_losses = resume.rng, resume.block_losses
+        w, average_offset = resume.iterate_and_offset(initial_state.w)
         block_sums, average_sum_offset = resume.block_sums, resume.average_sum_offset
         block_indices, block_values = resume.block_indices, resume.block_values
         total_loss, steps = resume.total_loss, resume.steps
-        average_offset, average_scale = resume.average_offset, resume.average_scale
+        average_scale = resume.average_scale
         average_loss = resume.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
     compiled_pass = None
@@ -328,6 +357,8 @@ def bcfw(
     ) as examples:
         for iteration in counters.iterations:
             if iteration > 0:
+                if average_offset is None:
+                    average_offset = _average_offset(state.w, w, average_scale, averaging, steps)
                 visits = rng.permutation(n) if order == "random" else np.arange(n)
                 if compiled_pass is not None:
                     kernel, data = compiled_pass
@@ -408,13 +439,19 @@ def bcfw(
                                 kernels.SMALLEST_SCALE,
                             )
                 counters.oracle_calls += n
-            # A fresh array: the state keeps it, and later steps change w in place.
-            reported_w, reported_loss = w.copy(), total_loss
-            reported_sums = block_sums.copy()
+            # The only vector of w's size a state keeps, and one the solver no longer writes to:
+            # later steps change w in place, and a continued run rebuilds w and z from the state.
+            # The average is formed in z's array, and the next pass rebuilds z from it, so that at
+            # most three vectors of w's size (w, z and the state's weights) are held at a time.
+            reported_loss, reported_sums = total_loss, block_sums.copy()
             if averaging and steps:
-                reported_w += average_scale * average_offset
+                reported_w, average_offset = average_offset, None
+                reported_w *= average_scale
+                reported_w += w
                 reported_loss = average_loss
                 reported_sums += average_scale * average_sum_offset
+            else:
+                reported_w = w.copy()
             if not gap_in_compiled_code:
                 oracle = examples.oracle_pass(reported_w)
                 slacks, certified = oracle.slacks, oracle.certified
@@ -428,7 +465,7 @@ def bcfw(
                     (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
                     (
                         pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                        reported_w, average_offset, average_sum_offset, np.zeros(3),
+                        reported_w, np.empty(0), average_sum_offset, np.zeros(3),
                         np.zeros(2, dtype=np.int64),
                     ),
                 )
@@ -444,9 +481,7 @@ def bcfw(
                 block_values,
                 block_losses,
                 block_sums,
-                w,
                 total_loss,
-                average_offset,
                 average_scale,
                 average_loss,
                 average_sum_offset,

@@ -51,6 +51,30 @@ def _merge(
 
 
 @numba.njit(cache=True)
+def _nonzero(indices: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the entries of a sparse vector whose values are not zero, in fresh arrays.
+
+    A block keeps only these: the entries of φ(x_i, y_i) and φ(x_i, ŷ) that cancel (the
+    positions of a sequence where ŷ agrees with y_i) would otherwise stay in it for good. A
+    dropped entry takes no part in later steps (its zero adds nothing to any product), so the
+    iterates are those of the full blocks.
+    """
+    kept = 0
+    for n in range(len(values)):
+        if values[n] != 0.0:
+            kept += 1
+    kept_indices = np.empty(kept, dtype=np.int64)
+    kept_values = np.empty(kept)
+    k = 0
+    for n in range(len(values)):
+        if values[n] != 0.0:
+            kept_indices[k] = indices[n]
+            kept_values[k] = values[n]
+            k += 1
+    return kept_indices, kept_values
+
+
+@numba.njit(cache=True)
 def block_step(
     true_indices: np.ndarray,
     true_values: np.ndarray,
@@ -71,7 +95,7 @@ def block_step(
     ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
     ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
     average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
-    support of d. Returns the new block's indices and values, and γ.
+    support of d. Returns the new block's indices and values (its nonzero entries), and γ.
     """
     # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
     # products and sums of two separate merges, so that both give the same bits.
@@ -129,6 +153,7 @@ def block_step(
         w[indices[n]] += step * direction[n]
         if averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
+    indices, values = _nonzero(indices, values)
     return indices, values, step
 
 
@@ -185,7 +210,7 @@ def cone_step(
 
     ``v = corner_scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = corner_loss``. ``w`` and the lazy
     average are updated in place on the support of the change. Returns the new block's indices
-    and values, and (a, b).
+    and values (its nonzero entries), and (a, b).
     """
     corner_indices, corner_values = _merge(
         true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
@@ -223,6 +248,7 @@ def cone_step(
         w[indices[n]] += change
         if averaging:
             average_offset[indices[n]] -= change / average_scale
+    indices, values = _nonzero(indices, values)
     return indices, values, a, b
 
 

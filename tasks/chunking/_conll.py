@@ -13,6 +13,7 @@ In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
@@ -149,7 +150,10 @@ def _read_lines(
 
     def close_sentence() -> None:
         if rows:
-            fields = {key: [row[index] for row in rows] for key, index in positions.items()}
+            # One string object per distinct word or tag, however often it occurs.
+            fields = {
+                key: [sys.intern(row[index]) for row in rows] for key, index in positions.items()
+            }
             sentences.append(Sentence(**fields))
             rows.clear()
 

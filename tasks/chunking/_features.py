@@ -20,8 +20,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+from array import array
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -232,7 +233,7 @@ class ChunkingFeatures(BaseEstimator):
         self
         """
         with _gc_paused():
-            self._fit_columns(self._occurrences(sentences)[0])
+            self._fit_columns(*self._first_seen_ids(sentences)[:2])
         return self
 
     def transform(self, sentences: Sequence[Sentence]) -> list[scipy.sparse.csr_matrix]:
@@ -250,12 +251,12 @@ class ChunkingFeatures(BaseEstimator):
             feature of every token that is in the vocabulary.
         """
         self._check_fitted()
+        _check_sentences(sentences)
         with _gc_paused():
-            flat, row_lengths, sentence_lengths = self._occurrences(sentences)
-            columns = np.fromiter(
-                map(self.vocabulary_.get, flat, itertools.repeat(-1)),
-                dtype=np.int64,
-                count=len(flat),
+            column_of = self.vocabulary_.get
+            columns, row_lengths, sentence_lengths = _numbered_occurrences(
+                (self.token_features(s) for s in sentences),
+                lambda names: map(column_of, names, itertools.repeat(-1)),
             )
             return self._assemble(columns, row_lengths, sentence_lengths)
 
@@ -264,8 +265,8 @@ class ChunkingFeatures(BaseEstimator):
     ) -> list[scipy.sparse.csr_matrix]:
         """Fit the vocabulary and transform the same sentences (features computed once)."""
         with _gc_paused():
-            flat, row_lengths, sentence_lengths = self._occurrences(sentences)
-            columns = self._fit_columns(flat)
+            ids, names, row_lengths, sentence_lengths = self._first_seen_ids(sentences)
+            columns = self._fit_columns(ids, names)
             return self._assemble(columns, row_lengths, sentence_lengths)
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
@@ -280,26 +281,27 @@ class ChunkingFeatures(BaseEstimator):
                 "This ChunkingFeatures instance is not fitted yet: call fit or fit_transform"
             )
 
-    def _occurrences(
+    def _first_seen_ids(
         self, sentences: Sequence[Sentence]
-    ) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """Return all feature strings in order, the count per token and the tokens per sentence."""
-        _check_sentences(sentences)
-        token_features = [self.token_features(s) for s in sentences]
-        flat = list(itertools.chain.from_iterable(itertools.chain.from_iterable(token_features)))
-        row_lengths = np.fromiter(
-            map(len, itertools.chain.from_iterable(token_features)), dtype=np.int64
-        )
-        sentence_lengths = np.fromiter(map(len, token_features), dtype=np.int64)
-        return flat, row_lengths, sentence_lengths
+    ) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+        """Number the distinct feature strings in order of first occurrence.
 
-    def _fit_columns(self, flat: list[str]) -> np.ndarray:
-        """Build the vocabulary from all feature occurrences; return their columns (-1: pruned)."""
-        min_count = check_positive_int(self.min_count, "min_count")
-        # Number the distinct strings in order of first occurrence, all in C.
+        Returns the number of every feature occurrence in order, the distinct strings, the
+        features per token and the tokens per sentence.
+        """
+        _check_sentences(sentences)
+        # The numbering is done in C; one string of each distinct feature is kept.
         first_seen: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        ids = np.fromiter(map(first_seen.__getitem__, flat), dtype=np.int64, count=len(flat))
-        names = list(first_seen)
+        ids, row_lengths, sentence_lengths = _numbered_occurrences(
+            (self.token_features(s) for s in sentences),
+            lambda names: map(first_seen.__getitem__, names),
+        )
+        return ids, list(first_seen), row_lengths, sentence_lengths
+
+    def _fit_columns(self, ids: np.ndarray, names: list[str]) -> np.ndarray:
+        """Build the vocabulary from the numbered feature occurrences and the distinct strings
+        (see ``_first_seen_ids``); return the columns of the occurrences (-1: pruned)."""
+        min_count = check_positive_int(self.min_count, "min_count")
         kept = np.flatnonzero(np.bincount(ids, minlength=len(names)) >= min_count)
         if len(kept) == 0:
             raise ValueError(
@@ -344,6 +346,31 @@ class ChunkingFeatures(BaseEstimator):
                 )
             )
         return matrices
+
+
+def _numbered_occurrences(
+    sentences: Iterable[list[list[str]]], numbers: Callable[[Iterable[str]], Iterable[int]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Number the feature strings of every token, one sentence at a time.
+
+    ``sentences`` gives the feature strings of each sentence's tokens and ``numbers`` maps
+    strings to their numbers. The strings of a sentence are dropped once numbered, so
+    only the numbers of all the occurrences are held at once, never their strings.
+
+    Returns
+    -------
+    numbers : ndarray of int64
+        The number of every feature occurrence, token after token.
+    row_lengths, sentence_lengths : ndarrays of int64
+        The features of every token, and the tokens of every sentence.
+    """
+    occurrences, row_lengths, sentence_lengths = array("q"), array("q"), array("q")
+    for tokens in sentences:
+        sentence_lengths.append(len(tokens))
+        row_lengths.extend(map(len, tokens))
+        occurrences.extend(numbers(itertools.chain.from_iterable(tokens)))
+    arrays = (occurrences, row_lengths, sentence_lengths)
+    return tuple(np.frombuffer(values, dtype=np.int64) for values in arrays)
 
 
 def _check_sentences(sentences: object) -> None:

@@ -129,3 +129,18 @@ def test_bcfw_trains_a_chain_with_a_million_weights_without_dense_blocks():
     assert peak < 12 * size_bytes, f"peak {peak / 2**20:.0f} MiB"
     assert seconds < 8, f"{seconds:.1f} s"
     assert model.history_[-1]["primal"] < model.history_[0]["primal"]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_state_keeps_one_vector_of_the_weights_size_and_blocks_without_zeros(compiled):
+    task, X, Y = sparse_chain_problem(n=20)
+    X, Y = task.check_data([scipy.sparse.csr_matrix(x) for x in X], Y)
+    size = task.size_joint_feature
+    for state in bcfw(task, X, Y, 1.0, tol=0.0, max_iter=4, random_state=0, compiled=compiled):
+        dual = state.dual_state
+        sizes = [np.size(value) for value in vars(dual).values() if isinstance(value, np.ndarray)]
+        assert size not in sizes
+        assert all(np.all(values != 0) for values in dual.block_values)
+        # The blocks sum to the iterate, and with the offset rebuild the reported average.
+        iterate, offset = dual.iterate_and_offset(state.w)
+        np.testing.assert_allclose(iterate + dual.average_scale * offset, state.w, atol=1e-12)

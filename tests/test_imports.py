@@ -1,0 +1,40 @@
+"""Importing the packages leaves the heavy optional modules unimported until they are used."""
+
+import subprocess
+import sys
+
+import pytest
+
+# Plotting, Dask, the progress bar and the parts of scikit-learn that pull in most of it
+# (model selection, metrics, clustering) are imported by the functions that use them.
+LAZY = (
+    "matplotlib",
+    "dask",
+    "distributed",
+    "tqdm",
+    "sklearn.model_selection",
+    "sklearn.metrics",
+    "sklearn.cluster",
+    "sklearn.linear_model",
+    "sklearn.svm",
+)
+
+
+def test_importing_the_packages_imports_none_of_the_lazy_modules():
+    # One fresh process: the modules imported by structsvm alone, then by tasks on top of it.
+    probe = (
+        "import sys\n"
+        "for package in ('structsvm', 'tasks'):\n"
+        "    __import__(package)\n"
+        f"    print(package, *(name for name in {LAZY!r} if name in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.splitlines() == ["structsvm", "tasks"]
+
+
+def test_the_lazily_imported_names_still_work():
+    from structsvm import mean_ndcg
+
+    assert mean_ndcg([2.0, 1.0, 0.0], [0.3, 0.2, 0.1]) == pytest.approx(1.0)
