@@ -29,6 +29,15 @@ blocks then live in one pool of sparse vectors that a step only appends to. A pa
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
 are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
 
+Two later refinements are optional (L1 slacks only). Gap sampling (``order="gap"``, Osokin et
+al. 2016; :mod:`structsvm.solvers._bcfw_sampling`) draws the blocks of a pass with
+probabilities proportional to their last known gaps, which every step records (the compiled
+pass too) and which, without averaging, the certified-gap evaluation after each pass refreshes
+exactly. The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
+:mod:`structsvm.solvers._bcfw_cache`) steps towards the best corner the oracle returned
+earlier for the block instead of calling the oracle, when that corner's gap is large enough; it
+runs the Python loop, also for a task with a compiled pass.
+
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
 ``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
 unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
