@@ -84,7 +84,15 @@ ESTIMATORS = {
 
 # Parameters that an estimator checks only in the configurations that use them.
 UNUSED = {
-    "StructuredSVM": {"averaging", "order", "random_state"},
+    "StructuredSVM": {
+        "averaging",
+        "order",
+        "random_state",
+        "gap_sweep_every",
+        "gap_mixing",
+        "cache_size",
+        "cache_timeout",
+    },
     "StructuredSVM(bcfw)": {"inactive_window"},
 }
 

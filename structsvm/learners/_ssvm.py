@@ -33,7 +33,15 @@ from structsvm.solvers._objective import RESCALINGS, SLACK_NORMS
 _SOLVER_OPTIONS = {
     "n-slack": ("inactive_window",),
     "1-slack": ("inactive_window",),
-    "bcfw": ("averaging", "order", "random_state"),
+    "bcfw": (
+        "averaging",
+        "order",
+        "random_state",
+        "gap_sweep_every",
+        "gap_mixing",
+        "cache_size",
+        "cache_timeout",
+    ),
     "dual-cd": ("order", "random_state"),
 }
 """The parameters that only some solvers take, by solver."""
@@ -105,10 +113,30 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         many iterations; default 1 for n-slack, 50 for 1-slack.
     averaging : bool, default=True
         bcfw: report the weighted average of the iterates.
-    order : {"random", "cyclic"}, default="random"
-        bcfw and dual-cd: the order in which each pass visits the examples.
+    order : {"random", "cyclic", "gap"}, default="random"
+        bcfw and dual-cd: the order in which each pass visits the examples: a fresh random
+        permutation, or index order; bcfw also takes gap sampling (Osokin et al. 2016):
+        examples drawn with probabilities proportional to their blocks' last known duality
+        gaps, mixed with uniform ones (``gap_mixing``), with a sweep over all examples every
+        ``gap_sweep_every`` passes. "gap" needs ``slack_norm=1``.
     random_state : int, RandomState or None, default=None
         bcfw and dual-cd: seed of the random order.
+    gap_sweep_every : int, default=10
+        bcfw with ``order="gap"``: sweep over all examples on the first pass and every this
+        many passes after it, refreshing every block's gap (1 gives the iterates of
+        ``order="random"``).
+    gap_mixing : float in (0, 1], default=0.1
+        bcfw with ``order="gap"``: the weight of the uniform distribution in each draw, so
+        that no example starves.
+    cache_size : int, default=0
+        bcfw: keep up to this many of the oracle's answers per example and, before calling
+        the oracle, step towards the best of them when its block gap is large enough (the
+        multi-plane cache of Shah et al. 2015 with the acceptance rule of Osokin et al. 2016;
+        see :mod:`structsvm.solvers._bcfw_cache`); worth it when the oracle is costly. 0: no
+        cache. Needs ``slack_norm=1``; runs the Python loop even for a task with a compiled
+        pass.
+    cache_timeout : int, default=10
+        bcfw with a cache: drop an answer unused for more than this many passes.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score). For a task with compiled,
         threaded batch methods (``task.threaded_batches``, as :class:`tasks.ChainTask`),
@@ -141,7 +169,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         variables, bcfw from its blocks, average, step count and random generator. Up to
         ``max_iter`` further iterations run, numbered on from ``history_``, which grows; a
         fit interrupted and continued follows the same iterates as one uninterrupted fit.
-        ``tol``, ``max_iter``, ``inactive_window``, ``order``, ``n_jobs``, ``progress``,
+        ``tol``, ``max_iter``, ``inactive_window``, ``order`` and bcfw's gap-sampling and
+        cache options, ``n_jobs``, ``progress``,
         ``verbose`` and the checkpoint settings may change between the fits; a different
         solver, C, rescaling, slack_norm, number of examples or training data, task (its type,
         size or joint features of the training data; a task that differs only in its loss is
@@ -209,6 +238,20 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     -----
     ``history_``, ``n_iter_`` and the ``oracle_calls``, ``qp_time`` and ``time`` of the records
     count over all the fits that continued one another.
+
+    References
+    ----------
+    T. Joachims, T. Finley and C.-N. J. Yu, "Cutting-plane training of structural SVMs",
+    Machine Learning 77(1), 2009.
+
+    S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher, "Block-coordinate Frank–Wolfe
+    optimization for structural SVMs", ICML 2013.
+
+    N. Shah, V. Kolmogorov and C. H. Lampert, "A multi-plane block-coordinate Frank–Wolfe
+    algorithm for training structural SVMs with a costly max-oracle", CVPR 2015.
+
+    A. Osokin, J.-B. Alayrac, I. Lukasewitz, P. K. Dokania and S. Lacoste-Julien, "Minding the
+    gaps for block Frank–Wolfe optimization of structured SVMs", ICML 2016.
     """
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
@@ -221,8 +264,12 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "inactive_window": [Interval(Integral, 1, None, closed="left"), None],
         "averaging": [BOOLEAN],
-        "order": [Options("random", "cyclic")],
+        "order": [Options("random", "cyclic", "gap")],
         "random_state": RANDOM_STATE,
+        "gap_sweep_every": [Interval(Integral, 1, None, closed="left")],
+        "gap_mixing": [Interval(Real, 0, 1, closed="right")],
+        "cache_size": [Interval(Integral, 0, None, closed="left")],
+        "cache_timeout": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": N_JOBS,
         **IterativeEstimator._parameter_constraints,
         "switch_to": [InstancesOf(str, "the name of an inference method"), None],
@@ -242,6 +289,10 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         averaging: bool = True,
         order: str = "random",
         random_state: int | np.random.RandomState | None = None,
+        gap_sweep_every: int = SOLVER_DEFAULTS["bcfw"]["gap_sweep_every"],
+        gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
+        cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
+        cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
         n_jobs: int | None = None,
         progress: bool = False,
         verbose: int = 0,
@@ -261,6 +312,10 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.averaging = averaging
         self.order = order
         self.random_state = random_state
+        self.gap_sweep_every = gap_sweep_every
+        self.gap_mixing = gap_mixing
+        self.cache_size = cache_size
+        self.cache_timeout = cache_timeout
         self.n_jobs = n_jobs
         self.progress = progress
         self.verbose = verbose

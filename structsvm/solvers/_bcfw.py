@@ -29,6 +29,15 @@ blocks then live in one pool of sparse vectors that a step only appends to. A pa
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
 are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
 
+Two later refinements are optional (L1 slacks only). Gap sampling (``order="gap"``, Osokin et
+al. 2016; :mod:`structsvm.solvers._bcfw_sampling`) draws the blocks of a pass with
+probabilities proportional to their last known gaps, which every step records (the compiled
+pass too) and which, without averaging, the certified-gap evaluation after each pass refreshes
+exactly. The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
+:mod:`structsvm.solvers._bcfw_cache`) steps towards the best corner the oracle returned
+earlier for the block instead of calling the oracle, when that corner's gap is large enough; it
+runs the Python loop, also for a task with a compiled pass.
+
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
 ``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
 unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
@@ -62,11 +71,13 @@ from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm.solvers import _bcfw_kernels as kernels
+from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_kernels import (
     advance_average,
     block_step,
     cone_step,
 )
+from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
@@ -150,6 +161,11 @@ class BCFWDual:
         The generator of the random order, at the state the next pass starts from.
     averaging : bool
         Whether the run averages its iterates.
+    block_gaps : ndarray of shape (n,) or None
+        With ``order="gap"``: every block's last known duality gap (see
+        :mod:`structsvm.solvers._bcfw_sampling`).
+    cache : PlaneCache or None
+        With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
 
     Notes
     -----
@@ -170,6 +186,8 @@ class BCFWDual:
     steps: int
     rng: np.random.RandomState
     averaging: bool
+    block_gaps: np.ndarray | None = None
+    cache: PlaneCache | None = None
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
@@ -185,6 +203,8 @@ class BCFWDual:
             self.steps,
             copy.deepcopy(self.rng),
             self.averaging,
+            None if self.block_gaps is None else self.block_gaps.copy(),
+            None if self.cache is None else self.cache.copy(),
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,6 +218,39 @@ class BCFWDual:
             w[indices] += values
         return w, _average_offset(reported_w, w, self.average_scale, self.averaging, self.steps)
 
+
+def check_variant_options(
+    order: str,
+    gap_sweep_every: int,
+    gap_mixing: float,
+    cache_size: int,
+    cache_timeout: int,
+    slack_norm: int,
+) -> None:
+    """Raise ValueError naming the first of BCFW's ordering and cache options that is invalid."""
+    if order not in ("random", "cyclic", "gap"):
+        raise ValueError(f"order must be 'random', 'cyclic' or 'gap', got {order!r}")
+    integers = {
+        "gap_sweep_every": (gap_sweep_every, 1),
+        "cache_size": (cache_size, 0),
+        "cache_timeout": (cache_timeout, 1),
+    }
+    for name, (value, smallest) in integers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        if value < smallest:
+            raise ValueError(f"{name} must be >= {smallest}, got {value!r}")
+    if (
+        isinstance(gap_mixing, bool)
+        or not isinstance(gap_mixing, (int, float, np.floating, np.integer))
+        or not 0 < gap_mixing <= 1
+    ):
+        raise ValueError(f"gap_mixing must be a number in (0, 1], got {gap_mixing!r}")
+    if slack_norm != 1 and (order == "gap" or cache_size > 0):
+        option = "order='gap'" if order == "gap" else "cache_size > 0"
+        raise ValueError(
+            f"{option} needs slack_norm=1 (block gaps of L1 slacks), got {slack_norm!r}"
+        )
 
 def _average_offset(
     reported_w: np.ndarray, w: np.ndarray, average_scale: float, averaging: bool, steps: int
@@ -227,6 +280,10 @@ def bcfw(
     rescaling: str = "margin",
     slack_norm: int = 1,
     compiled: bool = True,
+    gap_sweep_every: int = SOLVER_DEFAULTS["bcfw"]["gap_sweep_every"],
+    gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
+    cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
+    cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -243,8 +300,12 @@ def bcfw(
     averaging : bool, default=True
         Report the weighted average of the iterates (weights proportional to the step count),
         which converges faster in practice; the gap is certified for the reported weights.
-    order : {"random", "cyclic"}, default="random"
-        Visit the blocks in a fresh random permutation each pass, or in index order.
+    order : {"random", "cyclic", "gap"}, default="random"
+        Visit the blocks in a fresh random permutation each pass, in index order, or by gap
+        sampling (Osokin et al. 2016, see :mod:`structsvm.solvers._bcfw_sampling`): each pass
+        draws n blocks with probabilities proportional to their last known duality gaps,
+        mixed with the uniform ones, and every ``gap_sweep_every``-th pass sweeps over all
+        blocks in a random permutation to refresh their gaps. Needs ``slack_norm=1``.
     random_state : int, RandomState or None
         Seed of the random order (not used when continuing: the order goes on from the
         generator state kept in ``initial_state``).
@@ -279,7 +340,23 @@ def bcfw(
         iterates agree to rounding. The duality gap after it is then evaluated by the same
         compiled code in this process, unless ``n_jobs`` is neither None nor 1, which
         evaluates it with the batch oracle on joblib workers as the Python path does. False
-        always takes the Python path, which calls the task's methods for every step.
+        always takes the Python path, which calls the task's methods for every step. Gap
+        sampling runs compiled (the compiled pass records the steps' gaps); a cache
+        (``cache_size > 0``) always takes the Python path.
+    gap_sweep_every : int, default=10
+        With ``order="gap"``: sweep over all blocks on the first pass and every
+        ``gap_sweep_every`` passes after it (1: every pass, which gives the iterates of
+        ``order="random"``).
+    gap_mixing : float in (0, 1], default=0.1
+        With ``order="gap"``: the share of the uniform distribution in each draw, so that no
+        block starves (1: uniform draws with replacement).
+    cache_size : int, default=0
+        Keep up to this many corners per block that the oracle returned, and step towards the
+        best of them instead of calling the oracle when its gap is large enough (the
+        multi-plane cache of Shah et al. 2015 with the acceptance rule of Osokin et al. 2016,
+        see :mod:`structsvm.solvers._bcfw_cache`). 0: no cache. Needs ``slack_norm=1``.
+    cache_timeout : int, default=10
+        Drop a cached corner unused for more than this many passes.
 
     Yields
     ------
@@ -293,9 +370,24 @@ def bcfw(
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
     within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
-    stored.
+    stored. The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
+    with a cache) and of the duality-gap evaluation after each pass (n).
+
+    References
+    ----------
+    S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher, "Block-coordinate Frank–Wolfe
+    optimization for structural SVMs", ICML 2013.
+
+    N. Shah, V. Kolmogorov and C. H. Lampert, "A multi-plane block-coordinate Frank–Wolfe
+    algorithm for training structural SVMs with a costly max-oracle", CVPR 2015.
+
+    A. Osokin, J.-B. Alayrac, I. Lukasewitz, P. K. Dokania and S. Lacoste-Julien, "Minding the
+    gaps for block Frank–Wolfe optimization of structured SVMs", ICML 2016.
     """
     check_objective_options(rescaling, slack_norm)
+    check_variant_options(
+        order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm
+    )
     penalty = SlackPenalty(slack_norm)
     oracle_method = (
         task.slack_rescaled_argmax if rescaling == "slack" else task.loss_augmented_argmax
@@ -339,8 +431,20 @@ def bcfw(
         average_scale = resume.average_scale
         average_loss = resume.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
+    resumed = None if initial_state is None else resume
+    block_gaps = None
+    if order == "gap":
+        stored = None if resumed is None else resumed.block_gaps
+        block_gaps = np.full(n, np.inf) if stored is None else stored
+    cache = None
+    if cache_size > 0:
+        stored = None if resumed is None else resumed.cache
+        cache = PlaneCache.empty(n, cache_size, cache_timeout) if stored is None else stored
+        cache.size, cache.timeout = cache_size, cache_timeout
+    # The last certified duality gap, for the cache's acceptance rule.
+    duality_gap = np.inf if not counters.history else counters.history[-1]["gap"]
     compiled_pass = None
-    if compiled and rescaling == "margin" and slack_norm == 1:
+    if compiled and rescaling == "margin" and slack_norm == 1 and cache is None:
         compiled_pass = task.bcfw_pass_kernel(X, Y)
     if compiled_pass is not None:
         pool = _BlockPool.of(block_indices, block_values)
@@ -359,7 +463,10 @@ def bcfw(
             if iteration > 0:
                 if average_offset is None:
                     average_offset = _average_offset(state.w, w, average_scale, averaging, steps)
-                visits = rng.permutation(n) if order == "random" else np.arange(n)
+                visits = pass_visits(
+                    rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
+                )
+                step_gaps = np.empty(0) if block_gaps is None else block_gaps
                 if compiled_pass is not None:
                     kernel, data = compiled_pass
                     sums = np.array([total_loss, average_scale, average_loss])
@@ -367,26 +474,47 @@ def bcfw(
                     dual = kernel(
                         data,
                         visits,
-                        (*true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE, np.empty(0)),
+                        (
+                            *true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE,
+                            np.empty(0), step_gaps,
+                        ),
                         (
                             pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
                             average_offset, average_sum_offset, sums, counts,
                         ),
                     )
+                    counters.oracle_calls += n
                     pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
                     block_indices, block_values = pool.blocks()
                     total_loss, average_scale, average_loss = (float(value) for value in sums)
                     steps = int(counts[1])
                 else:
                     for i in visits:
-                        y_hat = oracle_method(X[i], Y[i], w)
-                        hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
-                        loss = task.loss(Y[i], y_hat)
-                        vector_scale = loss if rescaling == "slack" else 1.0
                         begin, end = true_indptr[i], true_indptr[i + 1]
+                        plane = None
+                        if cache is not None:
+                            plane, plane_gap = cache.best_plane(
+                                i,
+                                w,
+                                w[true_indices[begin:end]] @ true_values[begin:end],
+                                block_losses[i] - w[block_indices[i]] @ block_values[i],
+                                C,
+                                iteration,
+                            )
+                            if not cache.accepts(i, plane_gap, duality_gap):
+                                plane = None
+                        if plane is None:
+                            y_hat = oracle_method(X[i], Y[i], w)
+                            hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
+                            loss = task.loss(Y[i], y_hat)
+                            vector_scale = loss if rescaling == "slack" else 1.0
+                            counters.oracle_calls += 1
+                        else:
+                            hat_indices, hat_values = plane.indices, plane.values
+                            loss, vector_scale = plane.loss, plane.scale
                         if slack_norm == 1:
                             corner_loss = C * loss
-                            block_indices[i], block_values[i], step = block_step(
+                            block_indices[i], block_values[i], step, gap = block_step(
                                 true_indices[begin:end],
                                 true_values[begin:end],
                                 hat_indices,
@@ -402,6 +530,12 @@ def bcfw(
                             )
                             loss_change = step * (corner_loss - block_losses[i])
                             sum_change = 0.0
+                            if len(step_gaps):
+                                step_gaps[i] = gap
+                            if cache is not None and plane is None:
+                                cache.add(
+                                    i, hat_indices, hat_values, loss, vector_scale, iteration, gap
+                                )
                         else:
                             block_indices[i], block_values[i], a, b = cone_step(
                                 true_indices[begin:end],
@@ -438,7 +572,8 @@ def bcfw(
                                 average_sum_offset,
                                 kernels.SMALLEST_SCALE,
                             )
-                counters.oracle_calls += n
+                    if cache is not None:
+                        cache.expire(iteration)
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
             # later steps change w in place, and a continued run rebuilds w and z from the state.
             # The average is formed in z's array, and the next pass rebuilds z from it, so that at
@@ -462,7 +597,7 @@ def bcfw(
                 kernel(
                     data,
                     np.arange(n),
-                    (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks),
+                    (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks, np.empty(0)),
                     (
                         pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
                         reported_w, np.empty(0), average_sum_offset, np.zeros(3),
@@ -474,7 +609,15 @@ def bcfw(
             primal = penalty.primal(squared_norm, slacks, C)
             dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
             state.w = reported_w
-            counters.record(iteration, primal, dual, certified=certified)
+            duality_gap = counters.record(iteration, primal, dual, certified=certified)["gap"]
+            if block_gaps is not None and not (averaging and steps):
+                # The evaluation was at the iterate itself: its slacks give every exact block
+                # gap C ξ_i − ℓ_i + w · w_i for free.
+                block_scores = [
+                    w[indices] @ values
+                    for indices, values in zip(block_indices, block_values, strict=True)
+                ]
+                block_gaps[:] = C * slacks - block_losses + np.array(block_scores)
             state.converged = meets_tolerance(primal, dual, tol)
             state.dual_state = BCFWDual(
                 block_indices,
@@ -488,6 +631,8 @@ def bcfw(
                 steps,
                 rng,
                 bool(averaging),
+                block_gaps,
+                cache,
             ).copy()
             yield state
             if state.converged:

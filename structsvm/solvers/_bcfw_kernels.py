@@ -88,14 +88,15 @@ def block_step(
     average_offset: np.ndarray,
     average_scale: float,
     averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Move block i towards the corner ``s = c (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
 
     ``c = corner_scale`` is C, or ``C Δ(y_i, ŷ)`` under slack rescaling.
     ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
     ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
     average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
-    support of d. Returns the new block's indices and values (its nonzero entries), and γ.
+    support of d. Returns the new block's indices and values (its nonzero entries), γ, and the
+    block's duality gap ``loss_gain − w · d`` towards this corner, at w before the step.
     """
     # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
     # products and sums of two separate merges, so that both give the same bits.
@@ -154,7 +155,7 @@ def block_step(
         if averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
     indices, values = _nonzero(indices, values)
-    return indices, values, step
+    return indices, values, step, gap
 
 
 @numba.njit(cache=True)
@@ -335,7 +336,9 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     example with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
     ``loss = Δ(y_i, ŷ)``, ŷ being the loss-augmented oracle's answer at ``w = dual[5]``. It
     takes the step of :func:`structsvm.solvers._bcfw.bcfw` (margin rescaling, L1 slacks), bit
-    for bit, or, to evaluate the duality gap, sets ``slacks[i]`` to the exact slack
+    for bit, recording the block's duality gap before the step in ``block_gaps[i]`` when
+    ``block_gaps`` is not empty (for gap sampling); or, to evaluate the duality gap, it sets
+    ``slacks[i]`` to the exact slack
     ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))`` and leaves the dual alone.
 
     Parameters
@@ -345,11 +348,12 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     hat_values : ndarray of float64
     loss : float
     problem : tuple
-        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks)``: the
-        rows φ(x_i, y_i) in CSR form with sorted column indices, the weight C of the slacks,
-        whether the iterates are averaged, the scale below which the average is folded (see
-        :func:`advance_average`), and an empty array to take steps or an array of shape (n,)
-        to record slacks in.
+        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks,
+        block_gaps)``: the rows φ(x_i, y_i) in CSR form with sorted column indices, the weight
+        C of the slacks, whether the iterates are averaged, the scale below which the average
+        is folded (see :func:`advance_average`), an empty array to take steps or an array of
+        shape (n,) to record slacks in, and an empty array or an array of shape (n,) to record
+        the steps' block gaps in.
     dual : tuple
         ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
@@ -361,7 +365,9 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     tuple
         ``dual`` with the pool arrays that :func:`store_block` returned.
     """
-    true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks = problem
+    true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks, block_gaps = (
+        problem
+    )
     (
         starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts,
@@ -378,7 +384,7 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
         return dual
     block_begin, block_end = starts[i], starts[i] + lengths[i]
     loss_gain = C * loss - block_losses[i]
-    indices, values, step = block_step(
+    indices, values, step, gap = block_step(
         true_indices[begin:end],
         true_values[begin:end],
         hat_indices,
@@ -395,6 +401,8 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     pool_indices, pool_values = store_block(
         i, indices, values, starts, lengths, pool_indices, pool_values, counts
     )
+    if len(block_gaps) > 0:
+        block_gaps[i] = gap
     loss_change = step * loss_gain
     block_losses[i] += loss_change
     sums[0] += loss_change

@@ -15,7 +15,18 @@ SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
     "n-slack": {"tol": 1e-3, "max_iter": 200, "inactive_window": 1, "max_block_constraints": 150},
     # One constraint per iteration: more iterations, and constraints stay longer.
     "1-slack": {"tol": 1e-3, "max_iter": 2000, "inactive_window": 50, "smoothing": 0.3},
-    "bcfw": {"tol": 1e-3, "max_iter": 500, "averaging": True, "order": "random"},
+    # gap_sweep_every and gap_mixing only matter with order="gap"; cache_timeout only with a
+    # cache (cache_size > 0): Osokin et al. sweep every 10 passes, Shah et al. time out after 10.
+    "bcfw": {
+        "tol": 1e-3,
+        "max_iter": 500,
+        "averaging": True,
+        "order": "random",
+        "gap_sweep_every": 10,
+        "gap_mixing": 0.1,
+        "cache_size": 0,
+        "cache_timeout": 10,
+    },
     # One pass solves every example's subproblem exactly; the convergence is linear.
     "dual-cd": {"tol": 1e-3, "max_iter": 1000, "order": "random"},
 }
