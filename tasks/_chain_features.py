@@ -165,6 +165,80 @@ def _sequence_features(
     Returns the number of entries written, in increasing column order.
     """
     label_counts = np.zeros(n_labels)
+    for t in range(first, stop):
+        label_counts[Y_all[t]] += 1.0
+    entries_at = X_indptr[first]
+    if n_features <= X_indptr[stop] - entries_at:
+        nnz = _accumulated_emissions(
+            X_indptr, X_indices, X_data, n_features, Y_all, first, stop, label_counts,
+            indices, data,
+        )
+    else:
+        nnz = _sorted_emissions(
+            X_indptr, X_indices, X_data, n_features, Y_all, first, stop, n_labels, indices, data
+        )
+    return nnz + _chain_part_features(
+        Y_all, first, stop, n_labels, label_counts, transitions_at, triples_at, start_at,
+        end_at, bias_at, use_transitions, use_triples, use_start_end, use_bias,
+        indices[nnz:], data[nnz:],
+    )
+
+
+@numba.njit(cache=True)
+def _accumulated_emissions(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
+    Y_all: np.ndarray,
+    first: int,
+    stop: int,
+    label_counts: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Write the emission sums of rows ``first:stop`` by a dense accumulator per label.
+
+    For sequences that store at least ``n_features`` entries: each sum adds its terms in
+    position order, as :func:`_sorted_emissions` does, so both give the same bits.
+    """
+    totals = np.zeros(n_features)
+    touched = np.zeros(n_features, dtype=np.bool_)
+    nnz = 0
+    for label in range(len(label_counts)):
+        if label_counts[label] == 0:
+            continue
+        for t in range(first, stop):
+            if Y_all[t] != label:
+                continue
+            for p in range(X_indptr[t], X_indptr[t + 1]):
+                totals[X_indices[p]] += X_data[p]
+                touched[X_indices[p]] = True
+        for column in range(n_features):
+            if touched[column]:
+                if totals[column] != 0.0:
+                    indices[nnz] = label * n_features + column
+                    data[nnz] = totals[column]
+                    nnz += 1
+                totals[column] = 0.0
+                touched[column] = False
+    return nnz
+
+
+@numba.njit(cache=True)
+def _sorted_emissions(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    n_features: int,
+    Y_all: np.ndarray,
+    first: int,
+    stop: int,
+    n_labels: int,
+    indices: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Write the emission sums of rows ``first:stop`` by sorting their stored entries."""
     label_entries = np.zeros(n_labels + 1, dtype=np.int64)
     nnz = 0
     # Emissions: bucket the stored entries by their position's label (a counting sort), then
@@ -173,7 +247,6 @@ def _sequence_features(
     entries_at = X_indptr[first]
     n_entries = X_indptr[stop] - entries_at
     for t in range(first, stop):
-        label_counts[Y_all[t]] += 1.0
         label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
     for label in range(n_labels):
         label_entries[label + 1] += label_entries[label]
@@ -199,6 +272,30 @@ def _sequence_features(
                 data[nnz] = total
                 nnz += 1
         bucket_start = bucket_stop
+    return nnz
+
+
+@numba.njit(cache=True)
+def _chain_part_features(
+    Y_all: np.ndarray,
+    first: int,
+    stop: int,
+    n_labels: int,
+    label_counts: np.ndarray,
+    transitions_at: int,
+    triples_at: int,
+    start_at: int,
+    end_at: int,
+    bias_at: int,
+    use_transitions: bool,
+    use_triples: bool,
+    use_start_end: bool,
+    use_bias: bool,
+    indices: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Write the transition, triple, start, end and bias entries of rows ``first:stop``."""
+    nnz = 0
     if use_transitions:
         pair_counts = np.zeros(n_labels * n_labels)
         for t in range(first, stop - 1):

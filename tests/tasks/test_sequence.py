@@ -455,3 +455,19 @@ def test_oracles_reject_non_finite_weights_where_they_read_them():
     w[0] = 1e308
     with pytest.raises(ValueError, match="overflow"), np.errstate(over="ignore"):
         task.argmax(1e10 * x.toarray(), w)
+
+
+@pytest.mark.parametrize("density", [1.0, 0.05])
+def test_emission_sums_add_in_position_order_on_either_path(density):
+    # Sequences storing at least n_features entries are summed by a dense accumulator, sparser
+    # ones by sorting their entries: both must add every column's terms in position order.
+    rng = np.random.default_rng(11)
+    task = ChainTask(3, 8)
+    X = [rng.normal(size=(n, 8)) * (rng.random((n, 8)) < density) for n in (1, 4, 9, 30)]
+    Y = [rng.integers(0, 3, len(x)) for x in X]
+    phi = task.batch_joint_feature(X, Y).toarray()
+    for row, x, y in zip(phi, X, Y, strict=True):
+        emissions = np.zeros((3, 8))
+        for position, label in zip(x, y, strict=True):
+            emissions[label] = emissions[label] + position
+        np.testing.assert_array_equal(row[:24], emissions.ravel())
