@@ -41,7 +41,8 @@ takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python
 iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
 blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
-are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
+are copies, so an interrupted fit keeps the last completed pass whose gap was evaluated, as
+with the Python loop.
 
 Two later refinements are optional (L1 slacks only). Gap sampling (``order="gap"``, Osokin et
 al. 2016; :mod:`structsvm.solvers._bcfw_sampling`) draws the blocks of a pass with
@@ -246,7 +247,7 @@ def check_variant_options(
     cache_size: int,
     cache_timeout: int,
     slack_norm: int,
-    gap_check_every: int = 1,
+    gap_check_every: int,
 ) -> None:
     """Raise ValueError naming the first of BCFW's ordering, cache and gap-check options that
     is invalid."""
