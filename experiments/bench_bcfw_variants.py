@@ -23,7 +23,7 @@ and excluding Numba compilation, which a short warm-up run on a few examples doe
 when the run did not get there within its limit. "passes" is the last record's pass number.
 The machine may be shared, so times are indicative; oracle calls are not.
 
-Run with ``python -m experiments.bench_bcfw_variants`` (about 14 minutes), or name the problems
+Run with ``python -m experiments.bench_bcfw_variants`` (about 12 minutes), or name the problems
 to run: ``python -m experiments.bench_bcfw_variants ocr-large ocr-small`` (of ``ocr-large``,
 ``snakes`` and ``ocr-small``).
 """
