@@ -92,6 +92,7 @@ UNUSED = {
         "gap_mixing",
         "cache_size",
         "cache_timeout",
+        "gap_check_every",
     },
     "StructuredSVM(bcfw)": {"inactive_window"},
 }

