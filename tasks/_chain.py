@@ -31,6 +31,7 @@ from tasks._chain_features import (
     chain_features_csr,
     dense_rows_as_csr,
     parallel_chain_features_csr,
+    parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
 from tasks._k_best import top_k_first_order, top_k_second_order
@@ -557,7 +558,7 @@ class ChainTask(Task):
         threaded = use_threads(len(offsets) - 1)
         features_csr = parallel_chain_features_csr if threaded else chain_features_csr
         return features_csr(
-            *_csr_arrays(X_all),
+            *_csr_arrays(X_all, threaded),
             self.n_features,
             Y_all,
             offsets,
@@ -818,11 +819,14 @@ def _concatenate(
 
 
 def _csr_arrays(
-    X_all: np.ndarray | scipy.sparse.csr_matrix,
+    X_all: np.ndarray | scipy.sparse.csr_matrix, threaded: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64."""
+    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64.
+
+    Dense positions are converted on Numba's threads if ``threaded``, with the same result.
+    """
     if not scipy.sparse.issparse(X_all):
-        return dense_rows_as_csr(X_all)
+        return (parallel_dense_rows_as_csr if threaded else dense_rows_as_csr)(X_all)
     return (
         X_all.indptr.astype(np.int64, copy=False),
         X_all.indices.astype(np.int64, copy=False),

@@ -9,6 +9,7 @@ import structsvm._utils.parallel
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
+from tasks._chain_features import dense_rows_as_csr, parallel_dense_rows_as_csr
 from tasks._multiclass import ROWS_PER_BLOCK
 from tasks._threads import PARALLEL_FROM, use_threads
 
@@ -119,3 +120,18 @@ def test_small_batches_stay_on_the_calling_thread():
     with oracle_threads(task, -1):
         assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
         assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
+
+
+def test_dense_positions_convert_to_the_same_csr_arrays_on_threads():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(200, 7)) * (rng.random((200, 7)) < 0.3)
+    X[5] = 0.0
+    with oracle_threads(ChainTask(3, 7), -1):
+        threaded = parallel_dense_rows_as_csr(X)
+    serial = dense_rows_as_csr(X)
+    reference = sp.csr_matrix(X)
+    for mine, theirs, truth in zip(
+        threaded, serial, (reference.indptr, reference.indices, reference.data), strict=True
+    ):
+        np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(mine, truth)
