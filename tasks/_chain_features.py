@@ -135,10 +135,12 @@ def parallel_chain_features_csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return :func:`chain_features_csr`'s result (same arguments), computed on threads.
 
-    The sequences are processed in parallel on
-    Numba's threads, each into a slot of its own (as long as its bound on the entries), and
-    the slots are then packed; every row is built by the same serial code, so the result does
-    not depend on the number of threads.
+    The sequences are processed in parallel on Numba's threads, each into a slot of its own
+    (as long as its bound on the entries), and the rows are then moved down in place to close
+    the gaps, in order (a row never moves past the start of its own slot, so it overwrites
+    only entries already moved or unused); every row is built by the same serial code, so the
+    result does not depend on the number of threads. Packing in place rather than into new
+    arrays saves allocating and faulting in a second copy of the entries.
     """
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)
@@ -147,25 +149,24 @@ def parallel_chain_features_csr(
         length = stop - first
         bound = X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
         slots[k + 1] = slots[k] + bound
-    slot_indices = np.empty(slots[-1], dtype=np.int64)
-    slot_data = np.empty(slots[-1], dtype=np.float64)
-    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    indices = np.empty(slots[-1], dtype=np.int64)
+    data = np.empty(slots[-1], dtype=np.float64)
+    sizes = np.zeros(n_sequences, dtype=np.int64)
     for k in numba.prange(n_sequences):
-        indptr[k + 1] = _sequence_features(
+        sizes[k] = _sequence_features(
             X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
             n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
             use_transitions, use_triples, use_start_end, use_bias,
-            slot_indices[slots[k] : slots[k + 1]], slot_data[slots[k] : slots[k + 1]],
+            indices[slots[k] : slots[k + 1]], data[slots[k] : slots[k + 1]],
         )
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
-        indptr[k + 1] += indptr[k]
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    data = np.empty(indptr[-1], dtype=np.float64)
-    for k in numba.prange(n_sequences):
-        size = indptr[k + 1] - indptr[k]
-        indices[indptr[k] : indptr[k + 1]] = slot_indices[slots[k] : slots[k] + size]
-        data[indptr[k] : indptr[k + 1]] = slot_data[slots[k] : slots[k] + size]
-    return indptr, indices, data
+        begin, source = indptr[k], slots[k]
+        for p in range(sizes[k]):
+            indices[begin + p] = indices[source + p]
+            data[begin + p] = data[source + p]
+        indptr[k + 1] = begin + sizes[k]
+    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
 
 
 @numba.njit(cache=True)
