@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse
 
 from structsvm._task import Task, overrides_any
+from structsvm._utils.parallel import blas_threads
 from structsvm._utils.validation import (
     check_class_weights,
     check_examples,
@@ -585,6 +586,11 @@ class ChainTask(Task):
         emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
         if scipy.sparse.issparse(X_all):
             unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
+        elif use_threads(len(offsets) - 1):
+            # The BLAS's own threads would spin for a while after the product and take the
+            # cores from Numba's threads in the decoding and feature kernels that follow.
+            with blas_threads().limit(limits=1, user_api="blas"):
+                unary = X_all @ emissions.T
         else:
             unary = X_all @ emissions.T
         if self.bias:
