@@ -11,7 +11,6 @@ import numpy as np
 import scipy.sparse
 
 from structsvm._task import Task, overrides_any
-from structsvm._utils.parallel import blas_threads
 from structsvm._utils.validation import (
     check_class_weights,
     check_examples,
@@ -38,7 +37,7 @@ from tasks._chain_features import (
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
-from tasks._threads import use_threads
+from tasks._threads import row_blocks_product, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
@@ -587,10 +586,7 @@ class ChainTask(Task):
         if scipy.sparse.issparse(X_all):
             unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
         elif use_threads(len(offsets) - 1):
-            # The BLAS's own threads would spin for a while after the product and take the
-            # cores from Numba's threads in the decoding and feature kernels that follow.
-            with blas_threads().limit(limits=1, user_api="blas"):
-                unary = X_all @ emissions.T
+            unary = row_blocks_product(X_all, emissions.T)
         else:
             unary = X_all @ emissions.T
         if self.bias:
