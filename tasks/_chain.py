@@ -37,7 +37,7 @@ from tasks._chain_features import (
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
-from tasks._threads import row_blocks_product, use_threads
+from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
@@ -815,7 +815,9 @@ def _concatenate(
         if scipy.sparse.issparse(x):
             return (x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)), offsets
         return np.asarray(x, dtype=np.float64), offsets
-    if all_arrays or not any(scipy.sparse.issparse(x) for x in X):
+    if all_arrays:
+        return stacked_rows(X, offsets), offsets
+    if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
 

@@ -13,13 +13,15 @@ Dense matrix products (:func:`row_blocks_product`) are shared among the same num
 in blocks of rows, each multiplied by the BLAS on one thread: a threaded BLAS product of these
 sizes is many times slower as soon as other processes keep the cores busy, and the BLAS's own
 threads keep spinning for a while after it, taking the cores from Numba's threads in the
-kernels that follow.
+kernels that follow. Stacking the arrays of a large batch into one (:func:`stacked_rows`)
+is shared among the same threads: NumPy lets go of the interpreter lock while it copies.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -78,3 +80,27 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
             for run in runs:
                 run.result()
     return product
+
+
+def stacked_rows(X: Sequence[np.ndarray], offsets: np.ndarray) -> np.ndarray:
+    """Return ``np.concatenate(X)`` as float64, its parts copied on Numba's number of threads.
+
+    ``offsets`` (n + 1,) marks where each array starts in the stack. Every part is a
+    contiguous run of arrays copied into its own rows, so the result is the serial one; a
+    batch that :func:`use_threads` keeps serial is stacked on the calling thread.
+    """
+    n_parts = numba.get_num_threads() if use_threads(len(X)) else 1
+    if n_parts == 1:
+        return np.concatenate(X).astype(np.float64, copy=False)
+    stack = np.empty((offsets[-1], *np.shape(X[0])[1:]))
+    bounds = np.linspace(0, len(X), n_parts + 1).astype(np.int64).tolist()
+    copies = [
+        _product_threads().submit(
+            np.concatenate, X[begin:stop], out=stack[offsets[begin] : offsets[stop]],
+            casting="unsafe",
+        )
+        for begin, stop in itertools.pairwise(bounds)
+    ]
+    for copy in copies:
+        copy.result()
+    return stack

@@ -10,7 +10,13 @@ from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
 from tasks._chain_features import dense_rows_as_csr, parallel_dense_rows_as_csr
-from tasks._threads import PARALLEL_FROM, ROWS_PER_BLOCK, row_blocks_product, use_threads
+from tasks._threads import (
+    PARALLEL_FROM,
+    ROWS_PER_BLOCK,
+    row_blocks_product,
+    stacked_rows,
+    use_threads,
+)
 
 CHAIN_TASKS = {
     "first order": dict(),
@@ -160,3 +166,13 @@ def test_chain_unary_scores_of_a_large_batch_are_the_serial_ones():
     np.testing.assert_allclose(
         serial, np.concatenate(X) @ w[:40].reshape(5, 8).T, rtol=1e-12, atol=1e-12
     )
+
+
+def test_a_large_batch_is_stacked_on_threads_into_the_serial_stack():
+    rng = np.random.default_rng(7)
+    X = [rng.integers(-3, 4, size=(int(n), 5)) for n in rng.integers(1, 9, size=150)]
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in X])])
+    with oracle_threads(ChainTask(3, 5), -1):
+        stack = stacked_rows(X, offsets)
+    assert stack.dtype == np.float64
+    np.testing.assert_array_equal(stack, np.concatenate(X))
