@@ -43,10 +43,10 @@ def use_threads(n_examples: int) -> bool:
 
 
 @functools.cache
-def _product_threads() -> ThreadPoolExecutor:
-    """Return the pool of threads that multiplies blocks of rows (created on first use)."""
+def _numpy_threads() -> ThreadPoolExecutor:
+    """Return the pool of threads that runs the NumPy products and copies (made on first use)."""
     return ThreadPoolExecutor(
-        max_workers=numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm-product"
+        max_workers=numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm-numpy"
     )
 
 
@@ -74,7 +74,7 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         else:
             bounds = np.linspace(0, len(starts), n_runs + 1).astype(np.int64).tolist()
             runs = [
-                _product_threads().submit(multiply, first, stop)
+                _numpy_threads().submit(multiply, first, stop)
                 for first, stop in itertools.pairwise(bounds)
             ]
             for run in runs:
@@ -95,7 +95,7 @@ def stacked_rows(X: Sequence[np.ndarray], offsets: np.ndarray) -> np.ndarray:
     stack = np.empty((offsets[-1], *np.shape(X[0])[1:]))
     bounds = np.linspace(0, len(X), n_parts + 1).astype(np.int64).tolist()
     copies = [
-        _product_threads().submit(
+        _numpy_threads().submit(
             np.concatenate, X[begin:stop], out=stack[offsets[begin] : offsets[stop]],
             casting="unsafe",
         )
