@@ -31,12 +31,13 @@ from tasks._chain_features import (
     chain_features_csr,
     dense_rows_as_csr,
     parallel_chain_features_csr,
+    parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
-from tasks._threads import use_threads
+from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
@@ -557,7 +558,7 @@ class ChainTask(Task):
         threaded = use_threads(len(offsets) - 1)
         features_csr = parallel_chain_features_csr if threaded else chain_features_csr
         return features_csr(
-            *_csr_arrays(X_all),
+            *_csr_arrays(X_all, threaded),
             self.n_features,
             Y_all,
             offsets,
@@ -584,6 +585,8 @@ class ChainTask(Task):
         emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
         if scipy.sparse.issparse(X_all):
             unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
+        elif use_threads(len(offsets) - 1):
+            unary = row_blocks_product(X_all, emissions.T)
         else:
             unary = X_all @ emissions.T
         if self.bias:
@@ -812,17 +815,22 @@ def _concatenate(
         if scipy.sparse.issparse(x):
             return (x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)), offsets
         return np.asarray(x, dtype=np.float64), offsets
-    if all_arrays or not any(scipy.sparse.issparse(x) for x in X):
+    if all_arrays:
+        return stacked_rows(X, offsets), offsets
+    if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
 
 
 def _csr_arrays(
-    X_all: np.ndarray | scipy.sparse.csr_matrix,
+    X_all: np.ndarray | scipy.sparse.csr_matrix, threaded: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64."""
+    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64.
+
+    Dense positions are converted on Numba's threads if ``threaded``, with the same result.
+    """
     if not scipy.sparse.issparse(X_all):
-        return dense_rows_as_csr(X_all)
+        return (parallel_dense_rows_as_csr if threaded else dense_rows_as_csr)(X_all)
     return (
         X_all.indptr.astype(np.int64, copy=False),
         X_all.indices.astype(np.int64, copy=False),

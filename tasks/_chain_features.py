@@ -12,7 +12,7 @@ memory grow with the stored entries of the sequence, never with ``n_labels * n_f
 dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
 in position order, so dense and sparse positions of the same values give the same bits.
 :func:`parallel_chain_features_csr` builds the same arrays with the sequences spread over
-Numba's threads.
+Numba's threads, and :func:`parallel_dense_rows_as_csr` converts dense positions on them.
 """
 
 from __future__ import annotations
@@ -37,6 +37,36 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
                 nnz += 1
         indptr[t + 1] = nnz
     return indptr, indices[:nnz], data[:nnz]
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`dense_rows_as_csr`'s result, the rows converted on Numba's threads.
+
+    The non-zero entries of every row are counted in parallel, then copied in parallel into
+    the row's place; the arrays are exactly the serial ones, sized to the non-zero entries.
+    """
+    n_rows, n_columns = X.shape
+    counts = np.zeros(n_rows, dtype=np.int64)
+    for t in numba.prange(n_rows):
+        count = 0
+        for j in range(n_columns):
+            if X[t, j] != 0.0:
+                count += 1
+        counts[t] = count
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    for t in range(n_rows):
+        indptr[t + 1] = indptr[t] + counts[t]
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    for t in numba.prange(n_rows):
+        nnz = indptr[t]
+        for j in range(n_columns):
+            if X[t, j] != 0.0:
+                indices[nnz] = j
+                data[nnz] = X[t, j]
+                nnz += 1
+    return indptr, indices, data
 
 
 @numba.njit(cache=True)
@@ -105,10 +135,12 @@ def parallel_chain_features_csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return :func:`chain_features_csr`'s result (same arguments), computed on threads.
 
-    The sequences are processed in parallel on
-    Numba's threads, each into a slot of its own (as long as its bound on the entries), and
-    the slots are then packed; every row is built by the same serial code, so the result does
-    not depend on the number of threads.
+    The sequences are processed in parallel on Numba's threads, each into a slot of its own
+    (as long as its bound on the entries), and the rows are then moved down in place to close
+    the gaps, in order (a row never moves past the start of its own slot, so it overwrites
+    only entries already moved or unused); every row is built by the same serial code, so the
+    result does not depend on the number of threads. Packing in place rather than into new
+    arrays saves allocating and faulting in a second copy of the entries.
     """
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)
@@ -117,25 +149,24 @@ def parallel_chain_features_csr(
         length = stop - first
         bound = X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
         slots[k + 1] = slots[k] + bound
-    slot_indices = np.empty(slots[-1], dtype=np.int64)
-    slot_data = np.empty(slots[-1], dtype=np.float64)
-    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    indices = np.empty(slots[-1], dtype=np.int64)
+    data = np.empty(slots[-1], dtype=np.float64)
+    sizes = np.zeros(n_sequences, dtype=np.int64)
     for k in numba.prange(n_sequences):
-        indptr[k + 1] = _sequence_features(
+        sizes[k] = _sequence_features(
             X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
             n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
             use_transitions, use_triples, use_start_end, use_bias,
-            slot_indices[slots[k] : slots[k + 1]], slot_data[slots[k] : slots[k + 1]],
+            indices[slots[k] : slots[k + 1]], data[slots[k] : slots[k + 1]],
         )
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
-        indptr[k + 1] += indptr[k]
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    data = np.empty(indptr[-1], dtype=np.float64)
-    for k in numba.prange(n_sequences):
-        size = indptr[k + 1] - indptr[k]
-        indices[indptr[k] : indptr[k + 1]] = slot_indices[slots[k] : slots[k] + size]
-        data[indptr[k] : indptr[k + 1]] = slot_data[slots[k] : slots[k] + size]
-    return indptr, indices, data
+        begin, source = indptr[k], slots[k]
+        for p in range(sizes[k]):
+            indices[begin + p] = indices[source + p]
+            data[begin + p] = data[source + p]
+        indptr[k + 1] = begin + sizes[k]
+    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
 
 
 @numba.njit(cache=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -10,7 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm._task import Task, overrides_any
-from structsvm._utils.parallel import blas_threads
 from structsvm._utils.validation import (
     check_feature_array,
     check_labels,
@@ -18,10 +16,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.solvers import bcfw_visit
-
-#: Dense inputs are scored in blocks of this many rows, whichever thread scores a block, so
-#: that the scores do not depend on the number of threads.
-ROWS_PER_BLOCK = 1024
+from tasks._threads import row_blocks_product
 
 
 class SparseRows(sp.csr_matrix):
@@ -71,7 +66,8 @@ class MulticlassTask(Task):
     -----
     Ties between classes are broken towards the smallest class index (``numpy.argmax``).
 
-    The batch methods score dense inputs in blocks of :data:`ROWS_PER_BLOCK` rows, each a
+    The batch methods score dense inputs in blocks of
+    :data:`~tasks._threads.ROWS_PER_BLOCK` rows, each a
     one-thread BLAS product, spread over Numba's number of threads
     (:func:`numba.get_num_threads`, which a learner sets from its ``n_jobs``:
     ``threaded_batches``); the scores are the same on any number of threads.
@@ -194,32 +190,16 @@ class MulticlassTask(Task):
     def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
         """Return the (n, n_classes) scores ``W[y] · X[i]``.
 
-        Dense inputs are multiplied in blocks of :data:`ROWS_PER_BLOCK` rows by BLAS limited to
-        one thread (a threaded BLAS product of this size is many times slower as soon as other
-        processes keep the cores busy), the blocks shared among Numba's number of threads, which
-        release the GIL in the products; sparse ones by scipy's CSR product.
+        Dense inputs are multiplied by :func:`tasks._threads.row_blocks_product` (blocks of
+        rows, each a one-thread BLAS product, shared among Numba's number of threads); sparse
+        ones by scipy's CSR product.
         """
         w = check_weights(w, self.size_joint_feature, finite=False)
         weights = w.reshape(self.n_classes, self.n_features)
         if _is_sparse_input(X):
             scores = np.asarray(_as_csr(X) @ np.ascontiguousarray(weights.T))
         else:
-            X = np.asarray(X, dtype=float)
-            scores = np.empty((X.shape[0], self.n_classes))
-
-            def score_block(begin: int) -> None:
-                stop = begin + ROWS_PER_BLOCK
-                np.matmul(X[begin:stop], weights.T, out=scores[begin:stop])
-
-            blocks = range(0, X.shape[0], ROWS_PER_BLOCK)
-            threads = min(numba.get_num_threads(), len(blocks))
-            with blas_threads().limit(limits=1, user_api="blas"):
-                if threads <= 1:
-                    for begin in blocks:
-                        score_block(begin)
-                else:
-                    with ThreadPoolExecutor(max_workers=threads) as pool:
-                        list(pool.map(score_block, blocks))
+            scores = row_blocks_product(np.asarray(X, dtype=float), weights.T)
         if not np.all(np.isfinite(scores)):
             check_weights(w, self.size_joint_feature)
             raise ValueError("the scores of X under w overflow: they are not finite")

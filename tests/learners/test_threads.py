@@ -9,8 +9,14 @@ import structsvm._utils.parallel
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
-from tasks._multiclass import ROWS_PER_BLOCK
-from tasks._threads import PARALLEL_FROM, use_threads
+from tasks._chain_features import dense_rows_as_csr, parallel_dense_rows_as_csr
+from tasks._threads import (
+    PARALLEL_FROM,
+    ROWS_PER_BLOCK,
+    row_blocks_product,
+    stacked_rows,
+    use_threads,
+)
 
 CHAIN_TASKS = {
     "first order": dict(),
@@ -119,3 +125,54 @@ def test_small_batches_stay_on_the_calling_thread():
     with oracle_threads(task, -1):
         assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
         assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
+
+
+def test_dense_positions_convert_to_the_same_csr_arrays_on_threads():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(200, 7)) * (rng.random((200, 7)) < 0.3)
+    X[5] = 0.0
+    with oracle_threads(ChainTask(3, 7), -1):
+        threaded = parallel_dense_rows_as_csr(X)
+    serial = dense_rows_as_csr(X)
+    reference = sp.csr_matrix(X)
+    for mine, theirs, truth in zip(
+        threaded, serial, (reference.indptr, reference.indices, reference.data), strict=True
+    ):
+        np.testing.assert_array_equal(mine, theirs)
+        np.testing.assert_array_equal(mine, truth)
+
+
+def test_row_blocks_product_on_threads_is_the_one_thread_product():
+    rng = np.random.default_rng(8)
+    n_rows = 3 * ROWS_PER_BLOCK + 5
+    A = rng.normal(size=(n_rows, 9)) * (rng.random((n_rows, 9)) < 0.4)
+    B = rng.normal(size=(6, 9)).T
+    task = ChainTask(6, 9)
+    with oracle_threads(task, 1):
+        serial = row_blocks_product(A, B)
+        whole = A @ B
+    with oracle_threads(task, -1):
+        threaded = row_blocks_product(A, B)
+    np.testing.assert_array_equal(threaded, serial)
+    np.testing.assert_array_equal(serial, whole)
+
+
+def test_chain_unary_scores_of_a_large_batch_are_the_serial_ones():
+    task = ChainTask(5, 8)
+    X, _ = chain_data(2 * ROWS_PER_BLOCK // 3, 5, 8, seed=9)
+    w = np.random.default_rng(10).normal(size=task.size_joint_feature)
+    serial, threaded = serial_and_threaded(task, lambda: task._unary_scores(X, w)[0])
+    np.testing.assert_array_equal(threaded, serial)
+    np.testing.assert_allclose(
+        serial, np.concatenate(X) @ w[:40].reshape(5, 8).T, rtol=1e-12, atol=1e-12
+    )
+
+
+def test_a_large_batch_is_stacked_on_threads_into_the_serial_stack():
+    rng = np.random.default_rng(7)
+    X = [rng.integers(-3, 4, size=(int(n), 5)) for n in rng.integers(1, 9, size=150)]
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in X])])
+    with oracle_threads(ChainTask(3, 5), -1):
+        stack = stacked_rows(X, offsets)
+    assert stack.dtype == np.float64
+    np.testing.assert_array_equal(stack, np.concatenate(X))
