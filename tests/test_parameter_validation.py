@@ -31,6 +31,7 @@ from structsvm._utils.validation import (
     validate_parameters,
 )
 from structsvm.kernels import KernelMachine, RBFKernel
+from structsvm.learners._ssvm import _SOLVER_OPTIONS, _SOLVER_SPECIFIC
 from tasks import MulticlassTask
 
 
@@ -82,19 +83,11 @@ ESTIMATORS = {
     "MultiLabelSVM(tree)": (lambda: MultiLabelSVM(edges="tree"), _label_sets),
 }
 
-# Parameters that an estimator checks only in the configurations that use them.
+# Parameters that an estimator checks only in the configurations that use them: those of
+# the solvers other than the one it runs (n-slack by default).
 UNUSED = {
-    "StructuredSVM": {
-        "averaging",
-        "order",
-        "random_state",
-        "gap_sweep_every",
-        "gap_mixing",
-        "cache_size",
-        "cache_timeout",
-        "gap_check_every",
-    },
-    "StructuredSVM(bcfw)": {"inactive_window"},
+    "StructuredSVM": _SOLVER_SPECIFIC - set(_SOLVER_OPTIONS["n-slack"]),
+    "StructuredSVM(bcfw)": _SOLVER_SPECIFIC - set(_SOLVER_OPTIONS["bcfw"]),
 }
 
 ENTRIES = [

@@ -176,16 +176,15 @@ def test_svm_learns_xor_that_a_linear_svm_cannot(degree, depth):
     assert BinarySVM(C=10.0, kernel="linear").fit(X, y).score(X_test, y_test) < 0.8
 
 
-@pytest.mark.parametrize(
-    "model",
-    [
-        BinarySVM(C=1.0),
-        KernelPerceptron(random_state=0),
-        KernelRidge(alpha=0.5),
-        KernelMulticlassSVM(C=1.0),
-    ],
-    ids=lambda model: type(model).__name__,
-)
+KERNEL_LEARNERS = [
+    BinarySVM(C=1.0),
+    KernelPerceptron(random_state=0),
+    KernelRidge(alpha=0.5),
+    KernelMulticlassSVM(C=1.0),
+]
+
+
+@pytest.mark.parametrize("model", KERNEL_LEARNERS, ids=lambda model: type(model).__name__)
 def test_every_kernel_learner_takes_it_like_its_precomputed_gram(model):
     """The kernel object gives the same model as its Gram matrix passed as "precomputed"."""
     X, y = xor_data(60, seed=2)
@@ -198,16 +197,7 @@ def test_every_kernel_learner_takes_it_like_its_precomputed_gram(model):
     )
 
 
-@pytest.mark.parametrize(
-    "model",
-    [
-        BinarySVM(C=1.0),
-        KernelPerceptron(random_state=0),
-        KernelRidge(alpha=0.5),
-        KernelMulticlassSVM(C=1.0),
-    ],
-    ids=lambda model: type(model).__name__,
-)
+@pytest.mark.parametrize("model", KERNEL_LEARNERS, ids=lambda model: type(model).__name__)
 def test_learners_with_it_clone_and_pickle(model):
     """clone keeps the kernel's degree and depth; a pickled fitted model predicts the same."""
     X, y = xor_data(60, seed=4)

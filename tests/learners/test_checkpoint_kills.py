@@ -66,6 +66,10 @@ def test_a_fit_killed_at_random_moments_resumes_from_its_checkpoint(tmp_path, ch
             assert child.stdout.readline().strip() == "done"
             duration = time.perf_counter() - started
             child.wait()
+            child.stdout.close()
+            finished = StructuredSVM.load_checkpoint(path)
+            assert finished.converged_ and finished.n_iter_ == reference.n_iter_
+            np.testing.assert_allclose(finished.w_, reference.w_, rtol=1e-9, atol=1e-12)
             continue
         time.sleep(rng.uniform(0.0, duration))
         child.send_signal(signal.SIGKILL)

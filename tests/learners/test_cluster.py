@@ -70,14 +70,6 @@ class ClientTraffic:
         return self.sent[: len(self.received)]
 
 
-def pairs(n, seed=0):
-    """Two binary labels per 2 × 3 input (the PairLabelling task of conftest)."""
-    rng = np.random.default_rng(seed)
-    X = [rng.normal(size=(2, 3)) for _ in range(n)]
-    Y = [np.array([int(x[0, 0] > 0), int(x[1, 0] + x[0, 1] > 0)]) for x in X]
-    return X, Y
-
-
 def released(client, keys, timeout=5.0):
     """Tell whether the scheduler forgets every key within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -109,8 +101,7 @@ def assert_within_certified_distance(model, reference):
 def test_a_fit_on_the_cluster_learns_the_serial_weights_from_one_scatter(
     client, monkeypatch, pair_problem, solver, options
 ):
-    task, _, _ = pair_problem()
-    X, Y = pairs(40)
+    task, X, Y = pair_problem(n=40)
     serial = StructuredSVM(task, C=1.0, solver=solver, **options).fit(X, Y)
     traffic = ClientTraffic(client, monkeypatch)
     with joblib.parallel_backend("dask"):
@@ -127,10 +118,9 @@ def test_a_fit_on_the_cluster_learns_the_serial_weights_from_one_scatter(
 
 
 def test_the_bytes_sent_per_pass_do_not_grow_with_the_examples(client, monkeypatch, pair_problem):
-    task, _, _ = pair_problem()
     sent, received = {}, {}
     for n in (40, 160):
-        X, Y = pairs(n, seed=1)
+        task, X, Y = pair_problem(seed=1, n=n)
         traffic = ClientTraffic(client, monkeypatch)
         with joblib.parallel_backend("dask"):
             StructuredSVM(task, C=1.0, solver="1-slack", n_jobs=-1, max_iter=5).fit(X, Y)
@@ -149,8 +139,7 @@ def test_the_bytes_sent_per_pass_do_not_grow_with_the_examples(client, monkeypat
 def test_an_interrupted_fit_keeps_a_model_and_releases_every_future(
     client, monkeypatch, pair_problem
 ):
-    task, _, _ = pair_problem()
-    X, Y = pairs(40)
+    task, X, Y = pair_problem(n=40)
     traffic = ClientTraffic(client, monkeypatch, interrupt_at_pass=3)
     with joblib.parallel_backend("dask"), pytest.warns(RuntimeWarning, match="interrupted"):
         model = StructuredSVM(task, C=1.0, solver="1-slack", n_jobs=-1).fit(X, Y)
@@ -167,8 +156,7 @@ def test_an_interrupted_fit_keeps_a_model_and_releases_every_future(
 
 
 def test_one_job_inside_the_dask_backend_fits_in_this_process(client, monkeypatch, pair_problem):
-    task, _, _ = pair_problem()
-    X, Y = pairs(20)
+    task, X, Y = pair_problem(n=20)
     traffic = ClientTraffic(client, monkeypatch)
     with joblib.parallel_backend("dask"):
         StructuredSVM(task, C=1.0, solver="1-slack", n_jobs=1).fit(X, Y)
@@ -178,9 +166,8 @@ def test_one_job_inside_the_dask_backend_fits_in_this_process(client, monkeypatc
 def test_a_task_that_cannot_be_pickled_is_refused_before_anything_is_sent(
     client, monkeypatch, pair_problem
 ):
-    task, _, _ = pair_problem()
+    task, X, Y = pair_problem(n=20)
     task.lock = threading.Lock()
-    X, Y = pairs(20)
     traffic = ClientTraffic(client, monkeypatch)
     with (
         joblib.parallel_backend("dask"),

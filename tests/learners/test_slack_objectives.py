@@ -92,7 +92,7 @@ def test_a_change_of_objective_is_refused_when_continuing(solver):
     with pytest.warns(Warning):
         model.fit(X, Y)
     model.set_params(rescaling="slack")
-    with pytest.raises(ValueError, match="rescaling"):
+    with pytest.raises(ValueError, match="the rescaling changed: 'margin' before, 'slack' now"):
         model.fit(X, Y)
 
 
