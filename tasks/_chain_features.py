@@ -98,9 +98,7 @@ def chain_features_csr(
     n_sequences = len(offsets) - 1
     bound = 0
     for k in range(n_sequences):
-        first, stop = offsets[k], offsets[k + 1]
-        length = stop - first
-        bound += X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
+        bound += _entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
@@ -145,10 +143,7 @@ def parallel_chain_features_csr(
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
-        first, stop = offsets[k], offsets[k + 1]
-        length = stop - first
-        bound = X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
-        slots[k + 1] = slots[k] + bound
+        slots[k + 1] = slots[k] + _entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
     indices = np.empty(slots[-1], dtype=np.int64)
     data = np.empty(slots[-1], dtype=np.float64)
     sizes = np.zeros(n_sequences, dtype=np.int64)
@@ -167,6 +162,17 @@ def parallel_chain_features_csr(
             data[begin + p] = data[source + p]
         indptr[k + 1] = begin + sizes[k]
     return indptr, indices[: indptr[-1]], data[: indptr[-1]]
+
+
+@numba.njit(cache=True)
+def _entries_bound(X_indptr: np.ndarray, first: int, stop: int, n_labels: int) -> int:
+    """Return a bound on the entries of the joint feature of the sequence in rows ``first:stop``.
+
+    Its emissions take at most the stored entries of its rows; its chain part (transitions,
+    start, end, bias) at most ``2 * length + 2 + min(length, n_labels)``.
+    """
+    length = stop - first
+    return X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
 
 
 @numba.njit(cache=True)

@@ -11,6 +11,7 @@ import numpy as np
 
 from structsvm._task import LatentTask
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
+from tasks._kmeans import kmeans_within_labels
 from tasks._viterbi import batch_viterbi
 
 Pair = tuple[np.ndarray, np.ndarray]
@@ -159,19 +160,9 @@ class LatentChainTask(LatentTask):
 
         A label seen at fewer positions than it has sub-states gives each its own sub-state.
         """
-        # Imported here: sklearn.cluster brings in much of scikit-learn.
-        from sklearn.cluster import KMeans
-
         inputs = np.concatenate([np.asarray(x, dtype=float) for x in X])
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        hidden = np.zeros(len(labels), dtype=np.int64)
-        for label in np.unique(labels):
-            members = np.flatnonzero(labels == label)
-            n_clusters = min(self.n_substates, len(members))
-            if n_clusters == 1:
-                continue
-            kmeans = KMeans(n_clusters=n_clusters, n_init=10, random_state=random_state)
-            hidden[members] = kmeans.fit_predict(inputs[members])
+        hidden = kmeans_within_labels(inputs, labels, self.n_substates, random_state)
         return np.split(hidden, np.cumsum([len(y) for y in Y])[:-1])
 
     # ----------------------------------------------------------------- batches

@@ -9,6 +9,7 @@ import numpy as np
 
 from structsvm._task import LatentTask
 from structsvm._utils.validation import check_labels, check_positive_int
+from tasks._kmeans import kmeans_within_labels
 from tasks._multiclass import MulticlassTask, _one_row
 
 Pair = tuple[int, int]
@@ -113,18 +114,8 @@ class LatentMulticlassTask(LatentTask):
 
         A class with fewer examples than sub-classes gives each example its own sub-class.
         """
-        # Imported here: sklearn.cluster brings in much of scikit-learn.
-        from sklearn.cluster import KMeans
-
         Y = np.asarray(Y, dtype=np.int64)
-        latent = np.zeros(len(Y), dtype=np.int64)
-        for label in np.unique(Y):
-            members = np.flatnonzero(Y == label)
-            n_clusters = min(self.n_subclasses, len(members))
-            if n_clusters == 1:
-                continue
-            kmeans = KMeans(n_clusters=n_clusters, n_init=10, random_state=random_state)
-            latent[members] = kmeans.fit_predict(X[members])
+        latent = kmeans_within_labels(X, Y, self.n_subclasses, random_state)
         return [int(h) for h in latent]
 
     # ----------------------------------------------------------------- vectorised batches

@@ -25,7 +25,7 @@ def solve_brute(
     for start in range(0, count, _CHUNK):
         labellings = _labellings(model, start, min(start + _CHUNK, count))
         scores = model.unary[np.arange(model.n_nodes), labellings].sum(axis=1)
-        scores += _pairwise_scores(model, labellings)
+        scores += model.pairwise_scores(labellings)
         winner = int(np.argmax(scores))
         if scores[winner] > best_score:
             best_score, best_labels = scores[winner], labellings[winner]
@@ -45,7 +45,7 @@ def brute_labellings(
     """
     count = _labelling_count(model, max_labellings)
     labellings = _labellings(model, 0, count)
-    pairwise = _pairwise_scores(model, labellings)
+    pairwise = model.pairwise_scores(labellings)
     nodes = np.arange(model.n_nodes)
     block = max(1, _CHUNK // count)
     best = np.empty(len(unaries), dtype=np.int64)
@@ -72,10 +72,3 @@ def _labellings(model: PairwiseModel, start: int, stop: int) -> np.ndarray:
     place_values = model.n_states ** np.arange(model.n_nodes - 1, -1, -1, dtype=np.int64)
     codes = np.arange(start, stop, dtype=np.int64)
     return (codes[:, None] // place_values) % model.n_states
-
-
-def _pairwise_scores(model: PairwiseModel, labellings: np.ndarray) -> np.ndarray:
-    """Return the pairwise part of the objective of every row of ``labellings``."""
-    first, second = model.edges[:, 0], model.edges[:, 1]
-    table = model.table_of(np.arange(model.n_edges))
-    return model.tables[table, labellings[:, first], labellings[:, second]].sum(axis=1)

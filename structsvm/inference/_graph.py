@@ -62,6 +62,11 @@ class PairwiseModel:
         pairwise = self.tables[self.table_of(edge_ids), first, second].sum()
         return float(self.unary[nodes, labels].sum() + pairwise)
 
+    def pairwise_scores(self, labellings: np.ndarray) -> np.ndarray:
+        """Return the pairwise part of the objective of every row of ``labellings``."""
+        first, second = labellings[:, self.edges[:, 0]], labellings[:, self.edges[:, 1]]
+        return self.tables[self.table_of(np.arange(self.n_edges)), first, second].sum(axis=1)
+
     def degrees(self) -> np.ndarray:
         """Return the number of edges at each node."""
         return np.bincount(self.edges.ravel(), minlength=self.n_nodes)

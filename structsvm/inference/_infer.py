@@ -156,10 +156,7 @@ def infer_many(
             solver(check_model(unary, edges, pairwise), bool(relaxed), **options) for unary in stack
         ]
     scores = np.take_along_axis(stack, labels[:, :, None], axis=2).sum(axis=(1, 2))
-    edge_ids = np.arange(model.n_edges)
-    scores += model.tables[
-        model.table_of(edge_ids), labels[:, model.edges[:, 0]], labels[:, model.edges[:, 1]]
-    ].sum(axis=1)
+    scores += model.pairwise_scores(labels)
     return [
         InferenceResult(row, float(score), float(score), True, None, None, method, 1)
         for row, score in zip(labels, scores, strict=True)
