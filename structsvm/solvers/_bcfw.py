@@ -502,9 +502,9 @@ def bcfw(
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
-                step_gaps = np.empty(0) if block_gaps is None else block_gaps
                 if compiled_pass is not None:
                     kernel, data = compiled_pass
+                    step_gaps = np.empty(0) if block_gaps is None else block_gaps
                     sums = np.array([total_loss, average_scale, average_loss])
                     counts = np.array([pool.used, steps], dtype=np.int64)
                     dual = kernel(
@@ -566,8 +566,8 @@ def bcfw(
                             )
                             loss_change = step * (corner_loss - block_losses[i])
                             sum_change = 0.0
-                            if len(step_gaps):
-                                step_gaps[i] = gap
+                            if block_gaps is not None:
+                                block_gaps[i] = gap
                             if cache is not None and plane is None:
                                 cache.add(
                                     i, hat_indices, hat_values, loss, vector_scale, iteration, gap
