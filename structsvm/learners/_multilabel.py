@@ -18,6 +18,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference import INFERENCE_METHODS
 from structsvm.learners._flat import (
+    check_inputs,
     flat_parameter_constraints,
     structural_svm_for,
     with_intercept_column,
@@ -167,7 +168,7 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Return the labelling of highest score of every input, a 0/1 array (n, n_labels)."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = check_inputs(self, X, reset=False)
         inputs = with_intercept_column(X, self.fit_intercept)
         return np.array(self.svm_.predict(inputs), dtype=np.int64).reshape(len(X), -1)
 

@@ -77,8 +77,8 @@ Lacoste-Julien et al. (theorem 2) carries over. The duality gap is the same cert
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -115,7 +115,7 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
     return rows
 
 
-@dataclass
+@dataclasses.dataclass
 class _BlockPool:
     """The dual blocks of a compiled pass, packed in one pool (see ``store_block``).
 
@@ -151,7 +151,7 @@ class _BlockPool:
         return [indices for indices, _ in pairs], [values for _, values in pairs]
 
 
-@dataclass
+@dataclasses.dataclass
 class BCFWDual:
     """What a block-coordinate Frank–Wolfe run needs to continue after a pass.
 
@@ -211,21 +211,16 @@ class BCFWDual:
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
-        return BCFWDual(
-            list(self.block_indices),
-            list(self.block_values),
-            self.block_losses.copy(),
-            self.block_sums.copy(),
-            self.total_loss,
-            self.average_scale,
-            self.average_loss,
-            self.average_sum_offset.copy(),
-            self.steps,
-            copy.deepcopy(self.rng),
-            self.averaging,
-            None if self.block_gaps is None else self.block_gaps.copy(),
-            None if self.cache is None else self.cache.copy(),
-            self.duality_gap,
+        return dataclasses.replace(
+            self,
+            block_indices=list(self.block_indices),
+            block_values=list(self.block_values),
+            block_losses=self.block_losses.copy(),
+            block_sums=self.block_sums.copy(),
+            average_sum_offset=self.average_sum_offset.copy(),
+            rng=copy.deepcopy(self.rng),
+            block_gaps=None if self.block_gaps is None else self.block_gaps.copy(),
+            cache=None if self.cache is None else self.cache.copy(),
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -445,6 +440,7 @@ def bcfw(
         yield done
         return
     counters = RunCounters.resume(initial_state, max_iter)
+    resumed: BCFWDual | None = None
     if initial_state is None:
         rng = check_random_state(random_state)
         block_indices = [np.empty(0, dtype=np.int64)] * n
@@ -458,21 +454,20 @@ def bcfw(
         steps = 0
         state = SolverState(w=w.copy(), working_set=None, history=counters.history)
     else:
-        resume: BCFWDual = initial_state.dual_state.copy()
-        if resume.averaging != bool(averaging):
+        resumed = initial_state.dual_state.copy()
+        if resumed.averaging != bool(averaging):
             raise ValueError(
-                f"cannot continue a run with averaging={resume.averaging} with "
+                f"cannot continue a run with averaging={resumed.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        rng, block_losses = resume.rng, resume.block_losses
-        w, average_offset = resume.iterate_and_offset(initial_state.w)
-        block_sums, average_sum_offset = resume.block_sums, resume.average_sum_offset
-        block_indices, block_values = resume.block_indices, resume.block_values
-        total_loss, steps = resume.total_loss, resume.steps
-        average_scale = resume.average_scale
-        average_loss = resume.average_loss
+        rng, block_losses = resumed.rng, resumed.block_losses
+        w, average_offset = resumed.iterate_and_offset(initial_state.w)
+        block_sums, average_sum_offset = resumed.block_sums, resumed.average_sum_offset
+        block_indices, block_values = resumed.block_indices, resumed.block_values
+        total_loss, steps = resumed.total_loss, resumed.steps
+        average_scale = resumed.average_scale
+        average_loss = resumed.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
-    resumed = None if initial_state is None else resume
     block_gaps = None
     if order == "gap":
         stored = None if resumed is None else resumed.block_gaps
@@ -507,9 +502,9 @@ def bcfw(
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
-                step_gaps = np.empty(0) if block_gaps is None else block_gaps
                 if compiled_pass is not None:
                     kernel, data = compiled_pass
+                    step_gaps = np.empty(0) if block_gaps is None else block_gaps
                     sums = np.array([total_loss, average_scale, average_loss])
                     counts = np.array([pool.used, steps], dtype=np.int64)
                     dual = kernel(
@@ -571,8 +566,8 @@ def bcfw(
                             )
                             loss_change = step * (corner_loss - block_losses[i])
                             sum_change = 0.0
-                            if len(step_gaps):
-                                step_gaps[i] = gap
+                            if block_gaps is not None:
+                                block_gaps[i] = gap
                             if cache is not None and plane is None:
                                 cache.add(
                                     i, hat_indices, hat_values, loss, vector_scale, iteration, gap

@@ -33,6 +33,7 @@ for block Frank–Wolfe optimization of structured SVMs", ICML 2016.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,10 +83,7 @@ class PlaneCache:
 
     def copy(self) -> PlaneCache:
         """Return a copy that later steps leave alone (the planes' arrays are never written)."""
-        planes = [
-            [Plane(p.indices, p.values, p.loss, p.scale, p.last_used) for p in block]
-            for block in self.planes
-        ]
+        planes = [[dataclasses.replace(plane) for plane in block] for block in self.planes]
         return PlaneCache(self.size, self.timeout, planes, self.exact_gaps.copy())
 
     def best_plane(
