@@ -185,6 +185,10 @@ class BCFWDual:
     duality_gap : float
         The last duality gap evaluated on schedule (see :func:`is_scheduled_check`; inf before
         any), which the cache's acceptance rule compares block gaps with.
+    evaluated_w : ndarray or None
+        With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
+        the weights of the last evaluation (the average or the iterate), from which a continued
+        run rebuilds its lazy average. None when they are the state's weights.
 
     Notes
     -----
@@ -208,6 +212,7 @@ class BCFWDual:
     block_gaps: np.ndarray | None = None
     cache: PlaneCache | None = None
     duality_gap: float = np.inf
+    evaluated_w: np.ndarray | None = None
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
@@ -227,8 +232,10 @@ class BCFWDual:
         """Return fresh arrays ``w = Σ_i w_i`` and ``z`` with ``reported_w = w + σ z``.
 
         ``reported_w`` is the state's weights (the average of the iterates when averaging,
-        else the iterate, and z is zero).
+        else the iterate, and z is zero), unless :attr:`evaluated_w` holds them.
         """
+        if self.evaluated_w is not None:
+            reported_w = self.evaluated_w
         w = np.zeros(len(reported_w))
         for indices, values in zip(self.block_indices, self.block_values, strict=True):
             w[indices] += values
@@ -315,6 +322,7 @@ def bcfw(
     cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
     cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
     gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
+    keep_best: bool = False,
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -393,12 +401,26 @@ def bcfw(
         (pass numbers ``k, 2k, ...``, counted on over continued runs) and after the last pass
         of ``max_iter``; only those passes make a history record, yield a state and can stop
         the run (see the module docstring). 1: after every pass.
+    keep_best : bool, default=False
+        Certify with the best bounds evaluated so far: the lowest certified primal objective
+        ``P(w_s)`` of any evaluation s and the highest dual objective ``D(α_t)`` of any
+        evaluation t, since ``P(w_s) >= OPT >= D(α_t)`` for all s and t; the state's weights are
+        then those that achieved that primal. The iterates and the evaluations are those of
+        ``keep_best=False`` (which certifies with the last evaluation's bounds and reports its
+        weights); only the records, the reported weights and the stopping rule change, so a
+        run may stop earlier. See the history's fields below.
 
     Yields
     ------
     SolverState
         The state after each pass whose gap is evaluated (``working_set`` is None: BCFW keeps
-        its dual in blocks, in ``dual_state``).
+        its dual in blocks, in ``dual_state``). Each history record's ``primal``, ``dual``,
+        ``gap`` and ``relative_gap`` are the certificate the stopping rule tests: with
+        ``keep_best=False`` those of this evaluation, with ``keep_best=True`` the lowest primal
+        and the highest dual evaluated so far (``certified`` then tells whether that primal's
+        evaluation was certified). ``iterate_primal`` and ``iterate_dual`` are always this
+        evaluation's: the primal at the weights evaluated (the average of the iterates when
+        averaging, else the iterate) and the dual at the blocks (or their average).
 
     Notes
     -----
@@ -406,7 +428,9 @@ def bcfw(
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
     within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
-    stored. The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
+    stored. ``keep_best=True`` holds one more such vector, the weights of the best primal, when
+    they are not the last evaluated ones (no copy: the solver never writes into an evaluated
+    vector). The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
     with a cache) and of the duality-gap evaluations (n each).
 
     References
@@ -441,6 +465,13 @@ def bcfw(
         return
     counters = RunCounters.resume(initial_state, max_iter)
     resumed: BCFWDual | None = None
+    # The best certified primal so far, its weights (None before any) and the best dual so far.
+    best_primal, best_w, best_dual = np.inf, None, -np.inf
+    if initial_state is not None:
+        last = initial_state.history[-1]
+        best_dual = last["dual"]
+        if last.get("certified", True):
+            best_primal, best_w = last["primal"], initial_state.w
     if initial_state is None:
         rng = check_random_state(random_state)
         block_indices = [np.empty(0, dtype=np.int64)] * n
@@ -486,6 +517,8 @@ def bcfw(
         pool = _BlockPool.of(block_indices, block_values)
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
+    # The weights of the last evaluation, from which the next pass rebuilds the lazy average.
+    reported_w = state.w
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
     with training_set(
         task,
@@ -498,7 +531,7 @@ def bcfw(
         for iteration in counters.iterations:
             if iteration > 0:
                 if average_offset is None:
-                    average_offset = _average_offset(state.w, w, average_scale, averaging, steps)
+                    average_offset = _average_offset(reported_w, w, average_scale, averaging, steps)
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
@@ -647,10 +680,20 @@ def bcfw(
             squared_norm = reported_w @ reported_w
             primal = penalty.primal(squared_norm, slacks, C)
             dual = penalty.dual(reported_loss, squared_norm, reported_sums, C)
-            state.w = reported_w
-            record = counters.record(iteration, primal, dual, certified=certified)
+            bounds, state.w, evaluated_w = (primal, dual, certified), reported_w, None
+            if keep_best:
+                best_dual = max(best_dual, dual)
+                if certified and primal < best_primal:
+                    best_primal, best_w = primal, reported_w
+                if best_w is not None:
+                    bounds, state.w = (best_primal, best_dual, True), best_w
+                    evaluated_w = None if best_w is reported_w else reported_w
+                else:
+                    bounds = (primal, best_dual, certified)
+            record = counters.record(iteration, bounds[0], bounds[1], certified=bounds[2])
+            record.update(iterate_primal=primal, iterate_dual=dual)
             if scheduled:
-                duality_gap = record["gap"]
+                duality_gap = primal - dual
             if scheduled and block_gaps is not None and not (averaging and steps):
                 # The evaluation was at the iterate itself: its slacks give every exact block
                 # gap C ξ_i − ℓ_i + w · w_i for free.
@@ -659,7 +702,7 @@ def bcfw(
                     for indices, values in zip(block_indices, block_values, strict=True)
                 ]
                 block_gaps[:] = C * slacks - block_losses + np.array(block_scores)
-            state.converged = meets_tolerance(primal, dual, tol)
+            state.converged = meets_tolerance(bounds[0], bounds[1], tol)
             state.dual_state = BCFWDual(
                 block_indices,
                 block_values,
@@ -675,6 +718,7 @@ def bcfw(
                 block_gaps,
                 cache,
                 duality_gap,
+                evaluated_w,
             ).copy()
             yield state
             if state.converged:
