@@ -87,11 +87,16 @@ from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm.solvers import _bcfw_kernels as kernels
+from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets, Atom
 from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_kernels import (
     advance_average,
+    away_atom,
     block_step,
     cone_step,
+    frank_wolfe_gap,
+    pairwise_step,
+    shift_mass,
 )
 from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._cluster import training_set
@@ -189,6 +194,9 @@ class BCFWDual:
         With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
         the weights of the last evaluation (the average or the iterate), from which a continued
         run rebuilds its lazy average. None when they are the state's weights.
+    active_sets : ActiveSets or None
+        With ``step="pairwise"``: every block's active labellings and their masses (see
+        :mod:`structsvm.solvers._bcfw_active_sets`).
 
     Notes
     -----
@@ -213,6 +221,7 @@ class BCFWDual:
     cache: PlaneCache | None = None
     duality_gap: float = np.inf
     evaluated_w: np.ndarray | None = None
+    active_sets: ActiveSets | None = None
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
@@ -226,6 +235,7 @@ class BCFWDual:
             rng=copy.deepcopy(self.rng),
             block_gaps=None if self.block_gaps is None else self.block_gaps.copy(),
             cache=None if self.cache is None else self.cache.copy(),
+            active_sets=None if self.active_sets is None else self.active_sets.copy(),
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -289,6 +299,55 @@ def is_scheduled_check(iteration: int, gap_check_every: int) -> bool:
     return iteration % gap_check_every == 0
 
 
+def _pairwise_python_step(
+    task: Task,
+    x: Any,
+    y_true: Any,
+    i: int,
+    w: np.ndarray,
+    C: float,
+    active_sets: ActiveSets,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    block_gaps: np.ndarray | None,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Take the pairwise step (BCPFW) on block i from Python; return the new block and the
+    change of ``ℓ_i``.
+
+    The rule of :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`, with the labellings
+    scored from their stored sparse φ: the same away labelling, step, gap and active set.
+    """
+    y_hat = task.loss_augmented_argmax(x, y_true, w)
+    hat_indices, hat_values = task.sparse_joint_feature(x, y_hat)
+    hat_loss = float(task.loss(y_true, y_hat))
+    atoms, count = active_sets.atoms[i], int(active_sets.counts[i])
+    scores = np.array([atom.loss + w[atom.indices] @ atom.values for atom in atoms])
+    away = away_atom(scores, count)
+    hat_slot = next(
+        (k for k, atom in enumerate(atoms) if task.outputs_equal(atom.output, y_hat)), count
+    )
+    weights = active_sets.weights[i]
+    if block_gaps is not None:
+        hat_score = hat_loss + w[hat_indices] @ hat_values
+        block_gaps[i] = frank_wolfe_gap(hat_score, scores, weights[:count], C)
+    loss_gain = C * (hat_loss - atoms[away].loss)
+    block_indices, block_values, step_size, _ = pairwise_step(
+        atoms[away].indices, atoms[away].values, hat_indices, hat_values, block_indices,
+        block_values, w, C, loss_gain, weights[away], average_offset, average_scale, averaging,
+    )
+    if step_size > 0 and hat_slot == count:
+        atoms.append(Atom(y_hat, hat_indices, hat_values, hat_loss))
+    new_count, left = shift_mass(weights, count, hat_slot, away, step_size)
+    if left:
+        atoms[away] = atoms[new_count]
+        del atoms[new_count]
+    active_sets.counts[i] = new_count
+    return block_indices, block_values, step_size * loss_gain
+
+
 def _average_offset(
     reported_w: np.ndarray, w: np.ndarray, average_scale: float, averaging: bool, steps: int
 ) -> np.ndarray:
@@ -323,6 +382,7 @@ def bcfw(
     cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
     gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
     keep_best: bool = False,
+    step: str = "fw",
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -409,6 +469,15 @@ def bcfw(
         ``keep_best=False`` (which certifies with the last evaluation's bounds and reports its
         weights); only the records, the reported weights and the stopping rule change, so a
         run may stop earlier. See the history's fields below.
+    step : {"fw", "pairwise"}, default="fw"
+        Frank–Wolfe steps towards the oracle's corner, or the pairwise steps of Osokin et al.
+        (2016, BCPFW): each block keeps its active labellings with their masses
+        (:mod:`structsvm.solvers._bcfw_active_sets`) and a step moves mass from the active
+        labelling of lowest loss-augmented score (the away corner) to the oracle's, by the
+        exact line search clipped at the away labelling's mass
+        (:func:`~structsvm.solvers._bcfw_kernels.pairwise_step`). Needs margin rescaling, L1
+        slacks and no cache; runs compiled where the task offers a pass. A run continues only
+        with the ``step`` and ``compiled`` path it was started with.
 
     Yields
     ------
@@ -448,6 +517,13 @@ def bcfw(
     check_variant_options(
         order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm, gap_check_every
     )
+    if step not in ("fw", "pairwise"):
+        raise ValueError(f"step must be 'fw' or 'pairwise', got {step!r}")
+    if step == "pairwise" and (rescaling != "margin" or slack_norm != 1 or cache_size > 0):
+        raise ValueError(
+            "step='pairwise' needs rescaling='margin', slack_norm=1 and cache_size=0, got "
+            f"rescaling={rescaling!r}, slack_norm={slack_norm!r}, cache_size={cache_size!r}"
+        )
     penalty = SlackPenalty(slack_norm)
     oracle_method = (
         task.slack_rescaled_argmax if rescaling == "slack" else task.loss_augmented_argmax
@@ -513,6 +589,26 @@ def bcfw(
     compiled_pass = None
     if compiled and rescaling == "margin" and slack_norm == 1 and cache is None:
         compiled_pass = task.bcfw_pass_kernel(X, Y)
+    active_sets = None if resumed is None else resumed.active_sets
+    if resumed is not None and (
+        (active_sets is not None) != (step == "pairwise")
+        or (active_sets is not None and (active_sets.atoms is None) != (compiled_pass is not None))
+    ):
+        raise ValueError(
+            f"cannot continue this run with step={step!r} and compiled={compiled!r}: continue "
+            "it with the step and the compiled path it was started with"
+        )
+    if step == "pairwise" and active_sets is None:
+        if compiled_pass is not None:
+            active_sets = ActiveSets.for_kernel(Y)
+        else:
+            spans = zip(true_indptr[:-1].tolist(), true_indptr[1:].tolist(), strict=True)
+            active_sets = ActiveSets.for_python(
+                [
+                    Atom(Y[i], true_indices[begin:end], true_values[begin:end], 0.0)
+                    for i, (begin, end) in enumerate(spans)
+                ]
+            )
     if compiled_pass is not None:
         pool = _BlockPool.of(block_indices, block_values)
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
@@ -535,6 +631,8 @@ def bcfw(
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
+                if active_sets is not None:
+                    active_sets.make_room(visits)
                 if compiled_pass is not None:
                     kernel, data = compiled_pass
                     step_gaps = np.empty(0) if block_gaps is None else block_gaps
@@ -551,6 +649,7 @@ def bcfw(
                             pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
                             average_offset, average_sum_offset, sums, counts,
                         ),
+                        NO_ACTIVE_SETS if active_sets is None else active_sets.kernel_arrays(),
                     )
                     counters.oracle_calls += n
                     pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
@@ -572,7 +671,15 @@ def bcfw(
                             )
                             if not cache.accepts(i, plane_gap, duality_gap):
                                 plane = None
-                        if plane is None:
+                        if active_sets is not None:
+                            block_indices[i], block_values[i], loss_change = _pairwise_python_step(
+                                task, X[i], Y[i], i, w, C, active_sets, block_indices[i],
+                                block_values[i], block_gaps, average_offset, average_scale,
+                                averaging,
+                            )
+                            counters.oracle_calls += 1
+                            sum_change = 0.0
+                        elif plane is None:
                             y_hat = oracle_method(X[i], Y[i], w)
                             hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
                             loss = task.loss(Y[i], y_hat)
@@ -581,9 +688,10 @@ def bcfw(
                         else:
                             hat_indices, hat_values = plane.indices, plane.values
                             loss, vector_scale = plane.loss, plane.scale
-                        if slack_norm == 1:
+                        # A pairwise step (L1 slacks only) was taken above.
+                        if active_sets is None and slack_norm == 1:
                             corner_loss = C * loss
-                            block_indices[i], block_values[i], step, gap = block_step(
+                            block_indices[i], block_values[i], step_size, gap = block_step(
                                 true_indices[begin:end],
                                 true_values[begin:end],
                                 hat_indices,
@@ -597,7 +705,7 @@ def bcfw(
                                 average_scale,
                                 averaging,
                             )
-                            loss_change = step * (corner_loss - block_losses[i])
+                            loss_change = step_size * (corner_loss - block_losses[i])
                             sum_change = 0.0
                             if block_gaps is not None:
                                 block_gaps[i] = gap
@@ -605,7 +713,7 @@ def bcfw(
                                 cache.add(
                                     i, hat_indices, hat_values, loss, vector_scale, iteration, gap
                                 )
-                        else:
+                        elif slack_norm == 2:
                             block_indices[i], block_values[i], a, b = cone_step(
                                 true_indices[begin:end],
                                 true_values[begin:end],
@@ -675,6 +783,7 @@ def bcfw(
                         reported_w, np.empty(0), average_sum_offset, np.zeros(3),
                         np.zeros(2, dtype=np.int64),
                     ),
+                    NO_ACTIVE_SETS,
                 )
             counters.oracle_calls += n
             squared_norm = reported_w @ reported_w
@@ -719,6 +828,7 @@ def bcfw(
                 cache,
                 duality_gap,
                 evaluated_w,
+                active_sets,
             ).copy()
             yield state
             if state.converged:
