@@ -62,31 +62,3 @@ def test_a_run_continued_from_an_earlier_best_takes_the_uninterrupted_steps(pair
                                    uninterrupted.history[-1]["evaluated_primal"], rtol=1e-10)
         np.testing.assert_allclose(resumed.w, uninterrupted.w, rtol=1e-10, atol=1e-12)
 
-
-def test_evaluating_the_iterate_adds_its_primal_to_the_best_bounds(full_qp_problem):
-    task, X, Y = full_qp_problem
-    C = 0.5
-    _, _, objective_star = solve_full_primal(task, X, Y, C)
-    options = {"averaging": True, "random_state": 0, "max_iter": 10, "tol": 0.0}
-    plain = [dict(s.history[-1]) for s in bcfw(task, X, Y, C, keep_best=True, **options)]
-    lowest, n = np.inf, len(X)
-    for k, state in enumerate(
-        bcfw(task, X, Y, C, keep_best=True, evaluate_iterate=True, **options)
-    ):
-        record = state.history[-1]
-        # The average's evaluation is that of the run without evaluate_iterate (random order).
-        assert record["evaluated_primal"] == plain[k]["evaluated_primal"]
-        iterate = np.zeros(task.size_joint_feature)
-        for indices, values in zip(state.dual_state.block_indices, state.dual_state.block_values):
-            iterate[indices] += values
-        candidates = [record["evaluated_primal"]]
-        if k > 0:
-            assert record["oracle_calls"] == plain[k]["oracle_calls"] + k * n
-            np.testing.assert_allclose(
-                record["iterate_primal"], enumerated_primal(task, X, Y, C, iterate), rtol=1e-10
-            )
-            candidates.append(record["iterate_primal"])
-        lowest = min([lowest, *candidates])
-        assert record["primal"] == lowest
-        assert objective_star * (1 - 1e-9) <= record["primal"]
-        np.testing.assert_allclose(enumerated_primal(task, X, Y, C, state.w), lowest, rtol=1e-10)
