@@ -58,10 +58,10 @@ Pairwise steps (``step="pairwise"``, L1 slacks with margin rescaling only; Osoki
 block-coordinate pairwise Frank–Wolfe) write each block as a convex combination of the corners
 of the labellings it has stepped towards (its active set,
 :mod:`structsvm.solvers._bcfw_active_sets`) and move mass from the active labelling of lowest
-loss-augmented score to the oracle's, which may empty a labelling and drop it: the iterates can
-leave a corner, which plain Frank–Wolfe steps only approach, so the dual (and the certificate)
-converges in far fewer passes. The compiled passes take them too, scoring the active labellings
-from the same loss-augmented scores the oracle maximises.
+loss-augmented score to the oracle's, which may empty a labelling and drop it: a corner's weight
+can go to zero at once, where Frank–Wolfe steps only shrink it by a factor each time, so the
+dual (and the certificate) converges in far fewer passes. The compiled passes take them too,
+scoring the active labellings from the same loss-augmented scores the oracle maximises.
 
 The certificate is the last evaluation's gap ``P(w) − D``. Any primal evaluated bounds the
 optimum from above and any dual from below, so ``keep_best=True`` certifies with the lowest
@@ -398,8 +398,8 @@ def bcfw(
     cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
     cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
     gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
-    keep_best: bool = False,
-    step: str = "fw",
+    keep_best: bool = SOLVER_DEFAULTS["bcfw"]["keep_best"],
+    step: str = SOLVER_DEFAULTS["bcfw"]["step"],
 ) -> Iterator[SolverState]:
     """Train a structural SVM by block-coordinate Frank–Wolfe.
 
@@ -516,8 +516,10 @@ def bcfw(
     within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
     stored. ``keep_best=True`` holds one more such vector, the weights of the best primal, when
     they are not the last evaluated ones (no copy: the solver never writes into an evaluated
-    vector). The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
-    with a cache) and of the duality-gap evaluations (n each).
+    vector). ``step="pairwise"`` adds the active sets (see
+    :mod:`structsvm.solvers._bcfw_active_sets` for their size). The history's ``oracle_calls``
+    count the calls of the steps (fewer than n per pass with a cache) and of the duality-gap
+    evaluations (n each).
 
     References
     ----------
