@@ -4,6 +4,7 @@ reproduce the blocks, and compiled passes that take the Python loop's steps."""
 import numpy as np
 import pytest
 
+from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
 from tasks._viterbi import add_hamming_loss, labelling_score
@@ -151,3 +152,16 @@ def test_pairwise_options_are_checked(pair_problem):
     state = next(bcfw(task, X, Y, 1.0, tol=0.0, max_iter=1, step="pairwise"))
     with pytest.raises(ValueError, match="cannot continue this run with step='fw'"):
         next(bcfw(task, X, Y, 1.0, initial_state=state))
+
+
+def test_structured_svm_passes_the_pairwise_options_on(full_qp_problem):
+    task, X, Y = full_qp_problem
+    C, tol = 0.5, 1e-5
+    _, _, objective_star = solve_full_primal(task, X, Y, C)
+    model = StructuredSVM(
+        task, C=C, solver="bcfw", tol=tol, max_iter=2000, random_state=0, step="pairwise",
+        keep_best=True, order="gap", averaging=False, gap_check_every=5,
+    ).fit(X, Y)
+    assert model.converged_
+    assert objective_star * (1 - 1e-9) <= model.primal_objective_ <= objective_star * (1 + tol)
+    assert "evaluated_primal" in model.history_[-1]
