@@ -15,15 +15,18 @@ problem's time limit. "default" is BCFW as it comes (random order, averaged iter
 passes where the task has them); "gap" adds ``order="gap"`` (sweeps every 10 passes, mixing
 0.1); "cache" adds ``cache_size=CACHE_SIZE`` (which runs the Python loop); "no avg" turns off
 the averaging ("gap, no avg" did best on the large split); "check k" evaluates the certified
-gap only after every k-th pass (``gap_check_every=k``) instead of after every pass. The figures
+gap only after every k-th pass (``gap_check_every=k``) instead of after every pass; "best"
+certifies with the best primal and dual evaluated so far (``keep_best=True``); "pairwise" takes
+block-coordinate pairwise Frank–Wolfe steps (``step="pairwise"``). The figures
 are read from the solver's history: the ``time`` and ``oracle_calls`` of the first record whose
 *certified* relative duality gap is at most 1% or 0.1% (oracle calls count the steps' calls and
 the gap evaluations; time is wall-clock from the start of the run, including those evaluations
 and excluding Numba compilation, which a short warm-up run on a few examples does first); "-"
-when the run did not get there within its limit. "passes" is the last record's pass number.
-The machine may be shared, so times are indicative; oracle calls are not.
+when the run did not get there within its limit. "passes" is the last record's pass number and
+"load" the one-minute load average (``/proc/loadavg``) at the end of the run. The machine may be
+shared, so times are indicative; oracle calls are not.
 
-Run with ``python -m experiments.bench_bcfw_variants`` (about 12 minutes), or name the problems
+Run with ``python -m experiments.bench_bcfw_variants`` (about 20 minutes), or name the problems
 to run: ``python -m experiments.bench_bcfw_variants ocr-large ocr-small`` (of ``ocr-large``,
 ``snakes`` and ``ocr-small``).
 """
@@ -57,13 +60,28 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "gap, check 10": {"order": "gap", "gap_check_every": 10},
     "gap, no avg, check 5": {"order": "gap", "averaging": False, "gap_check_every": 5},
     "gap, no avg, check 10": {"order": "gap", "averaging": False, "gap_check_every": 10},
+    "gap, no avg, check 10, best": {
+        "order": "gap", "averaging": False, "gap_check_every": 10, "keep_best": True,
+    },
+    "pairwise, gap, no avg, check 10": {
+        "step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10,
+    },
+    "pairwise, gap, no avg, check 10, best": {
+        "step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10,
+        "keep_best": True,
+    },
+    "pairwise, gap, check 10, best": {
+        "step": "pairwise", "order": "gap", "gap_check_every": 10, "keep_best": True,
+    },
 }
 BEST = "gap, no avg"
 # The cache runs the Python loop, slow with OCR's cheap compiled oracle: left out on OCR large.
+PAIRWISE = ["pairwise, gap, no avg, check 10", "pairwise, gap, no avg, check 10, best",
+            "pairwise, gap, check 10, best"]
 OCR_LARGE = ["default", "gap", BEST, "gap, check 5", "gap, check 10",
-             "gap, no avg, check 5", "gap, no avg, check 10"]
+             "gap, no avg, check 5", "gap, no avg, check 10", *PAIRWISE]
 SNAKES = ["default", "gap", "cache", "gap + cache", BEST, "gap + cache, no avg"]
-OCR_SMALL = ["default", BEST, "gap, no avg, check 10"]
+OCR_SMALL = ["default", BEST, "gap, no avg, check 10", "gap, no avg, check 10, best", *PAIRWISE]
 
 
 def ocr_problem(split: str) -> tuple[ChainTask, list, list]:
@@ -106,6 +124,8 @@ def run(task, X, Y, options: dict[str, Any], time_limit: float) -> dict[str, Any
     row["passes"] = str(last["iteration"])
     row["calls"] = str(last["oracle_calls"])
     row["last gap"] = f"{last['relative_gap']:.2e}" + ("" if last["certified"] else "*")
+    with open("/proc/loadavg") as load:
+        row["load"] = load.read().split()[0]
     return row
 
 
@@ -113,15 +133,16 @@ def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
     """Print one problem's rows under its title."""
     print(title)
     columns = list(next(iter(rows.values())))
-    print("  " + f"{'variant':<20}" + "".join(f"{c:>14}" for c in columns))
+    width = max(len(name) for name in rows) + 2
+    print("  " + f"{'variant':<{width}}" + "".join(f"{c:>14}" for c in columns))
     for name, row in rows.items():
-        print("  " + f"{name:<20}" + "".join(f"{row[c]:>14}" for c in columns), flush=True)
+        print("  " + f"{name:<{width}}" + "".join(f"{row[c]:>14}" for c in columns), flush=True)
 
 
 def benchmark(title: str, problem, variants: list[str], time_limit: float) -> None:
     """Warm up, run every variant on a problem and print its table."""
     task, X, Y = problem
-    for options in ({}, VARIANTS["gap + cache"]):
+    for options in ({}, VARIANTS["gap + cache"], VARIANTS["pairwise, gap, no avg, check 10"]):
         for _ in bcfw(task, X[:5], Y[:5], C, max_iter=2, **options):
             pass
     rows = {name: run(task, X, Y, VARIANTS[name], time_limit) for name in variants}

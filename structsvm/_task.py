@@ -238,11 +238,16 @@ class Task:
         :meth:`sparse_joint_feature` from Python at every step. A task whose oracle is compiled
         with Numba may instead return ``(kernel, data)``: ``data`` is whatever its compiled code
         needs (arrays, scalars, tuples of them) and ``kernel`` a ``numba.njit(cache=True)``
-        function ``kernel(data, visits, problem, dual) -> dual`` that, for every example ``i``
-        of the int64 array ``visits`` in turn, finds ``ŷ = argmax_y Δ(y_i, y) + w · φ(x_i, y)``
-        at the current ``w = dual[5]`` and calls
+        function ``kernel(data, visits, problem, dual, atoms) -> dual`` that, for every
+        example ``i`` of the int64 array ``visits`` in turn, finds
+        ``ŷ = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` at the current ``w = dual[5]`` and calls
         ``dual = structsvm.solvers.bcfw_visit(i, indices, values, Δ(y_i, ŷ), problem, dual)``
-        with the sorted sparse φ(x_i, ŷ), then returns ``dual``. The solver then runs each pass
+        with the sorted sparse φ(x_i, ŷ), then returns ``dual``. When ``atoms[3]`` is not
+        empty (``step="pairwise"``) it holds the blocks' active sets, whose labellings are
+        ``np.ravel(y)`` as int64 (see :class:`structsvm.solvers._bcfw_active_sets.ActiveSets`),
+        and the kernel instead scores block i's active labellings at w, picks the away one by
+        ``structsvm.solvers._bcfw_kernels.away_atom`` and calls
+        ``structsvm.solvers._bcfw_kernels.pairwise_visit``. The solver then runs each pass
         in one call, taking the same steps as its Python loop, and evaluates the duality gap
         after it with another call whose ``problem`` asks ``bcfw_visit`` for the slacks. It
         does so only for margin rescaling with L1 slacks (see the ``compiled`` option of

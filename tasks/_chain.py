@@ -21,6 +21,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.solvers import bcfw_visit
+from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -38,7 +39,12 @@ from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
-from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
+from tasks._viterbi import (
+    add_hamming_loss,
+    batch_viterbi,
+    labelling_score,
+    parallel_batch_viterbi,
+)
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
     parallel_batch_viterbi_second_order,
@@ -701,12 +707,15 @@ _COMPILED = (
 
 
 @numba.njit(cache=True)
-def _chain_bcfw_pass(data, visits, problem, dual):
+def _chain_bcfw_pass(data, visits, problem, dual, atoms):
     """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
 
-    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, compiled in: Numba's
-    cache of this kernel goes stale when that module changes and this file does not.
+    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, or with active sets
+    in ``atoms`` the pairwise steps of :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`
+    (the labellings scored from the loss-augmented unary scores Viterbi decodes), compiled in:
+    Numba's cache of this kernel goes stale when that module changes and this file does not.
     """
+    pairwise = len(atoms[3]) > 0
     (
         X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
         layout, flags,
@@ -746,7 +755,35 @@ def _chain_bcfw_pass(data, visits, problem, dual):
             triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
             use_bias,
         )
-        dual = bcfw_visit(i, hat_indices, hat_values, loss, problem, dual)
+        if not pairwise:
+            dual = bcfw_visit(i, hat_indices, hat_values, loss, problem, dual)
+            continue
+        atom_labels, count = atoms[1], atoms[3][i]
+        scores = np.empty(count)
+        for k in range(count):
+            scores[k] = labelling_score(
+                unary, transitions, start, end, atom_labels[k, first:stop]
+            )
+        away = away_atom(scores, count)
+        y_away = atom_labels[away, first:stop].copy()
+        away_loss = 0.0
+        for t in range(length):
+            if y_away[t] != y_true[t]:
+                away_loss += label_weights[y_true[t]]
+        _, away_indices, away_values = chain_features_csr(
+            rows, X_indices, X_data, n_features, y_away, bounds, n_labels, transitions_at,
+            triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
+            use_bias,
+        )
+        hat_score = labelling_score(unary, transitions, start, end, y_hat)
+        dual = pairwise_visit(
+            i,
+            (y_hat, hat_indices, hat_values, loss, hat_score),
+            (away, away_indices, away_values, away_loss, scores),
+            problem,
+            dual,
+            atoms,
+        )
     return dual
 
 

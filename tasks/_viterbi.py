@@ -203,3 +203,25 @@ def add_hamming_loss(unary: np.ndarray, y_true: np.ndarray, label_weights: np.nd
         for y in range(n_labels):
             if y != truth:
                 unary[t, y] += cost
+
+
+@numba.njit(cache=True)
+def labelling_score(
+    unary: np.ndarray,
+    transitions: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    labels: np.ndarray,
+) -> float:
+    """Return the score that Viterbi maximises of one labelling of one chain.
+
+    ``Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + start[y_0] + end[y_last]``, with the
+    arrays of :func:`batch_viterbi` for a single sequence (``unary`` of shape (T, L)).
+    """
+    length = len(labels)
+    score = start[labels[0]] + end[labels[length - 1]]
+    for t in range(length):
+        score += unary[t, labels[t]]
+    for t in range(length - 1):
+        score += transitions[labels[t], labels[t + 1]]
+    return score

@@ -42,6 +42,8 @@ _SOLVER_OPTIONS = {
         "cache_size",
         "cache_timeout",
         "gap_check_every",
+        "step",
+        "keep_best",
     ),
     "dual-cd": ("order", "random_state"),
 }
@@ -146,6 +148,18 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         those passes make a record in ``history_``, can stop the fit, are kept by an
         interrupted fit and count for ``checkpoint_every``; ``max_iter`` still counts passes.
         1: after every pass.
+    step : {"fw", "pairwise"}, default="fw"
+        bcfw: Frank–Wolfe steps towards the oracle's answer, or the pairwise steps of
+        Osokin et al. (2016, BCPFW), which keep each example's active outputs and move weight
+        from the worst of them to the oracle's answer, and may drop an output altogether; far
+        fewer passes to a small certified gap (see :mod:`structsvm.solvers._bcfw`). Needs
+        margin rescaling, L1 slacks and no cache. On OCR letters the fastest to a 0.1% gap was
+        ``step="pairwise", order="gap", averaging=False, gap_check_every=10``.
+    keep_best : bool, default=False
+        bcfw: certify with the lowest primal and the highest dual objective evaluated so far
+        (each bounds the optimum) and keep the weights of that primal, instead of the last
+        evaluation's; the iterates are the same, so ``history_`` records and the stopping
+        rule may only get better.
     n_jobs : int or None, default=None
         Workers for the batch oracle calls (fit, predict, score). For a task with compiled,
         threaded batch methods (``task.threaded_batches``, as :class:`tasks.ChainTask`),
@@ -284,6 +298,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "cache_size": [Interval(Integral, 0, None, closed="left")],
         "cache_timeout": [Interval(Integral, 1, None, closed="left")],
         "gap_check_every": [Interval(Integral, 1, None, closed="left")],
+        "step": [Options("fw", "pairwise")],
+        "keep_best": [BOOLEAN],
         "n_jobs": N_JOBS,
         **IterativeEstimator._parameter_constraints,
         "switch_to": [InstancesOf(str, "the name of an inference method"), None],
@@ -308,6 +324,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
         cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
         gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
+        step: str = SOLVER_DEFAULTS["bcfw"]["step"],
+        keep_best: bool = SOLVER_DEFAULTS["bcfw"]["keep_best"],
         n_jobs: int | None = None,
         progress: bool = False,
         verbose: int = 0,
@@ -332,6 +350,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.cache_size = cache_size
         self.cache_timeout = cache_timeout
         self.gap_check_every = gap_check_every
+        self.step = step
+        self.keep_best = keep_best
         self.n_jobs = n_jobs
         self.progress = progress
         self.verbose = verbose

@@ -14,6 +14,9 @@ import numpy as np
 # Below this scale the lazy average folds σ into z, so that z cannot overflow.
 SMALLEST_SCALE = 1e-100
 
+# Scores of active labellings closer than this (relative) count as tied (see away_atom).
+AWAY_TIES = 1e-11
+
 
 @numba.njit(cache=True)
 def _merge(
@@ -98,6 +101,131 @@ def block_step(
     support of d. Returns the new block's indices and values (its nonzero entries), γ, and the
     block's duality gap ``loss_gain − w · d`` towards this corner, at w before the step.
     """
+    return _line_step(
+        true_indices, true_values, hat_indices, hat_values, block_indices, block_values, 1.0,
+        w, corner_scale, loss_gain, 1.0, average_offset, average_scale, averaging,
+    )
+
+
+@numba.njit(cache=True)
+def pairwise_step(
+    away_indices: np.ndarray,
+    away_values: np.ndarray,
+    hat_indices: np.ndarray,
+    hat_values: np.ndarray,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    w: np.ndarray,
+    C: float,
+    loss_gain: float,
+    away_weight: float,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Move mass of block i from its away corner ``v`` to the oracle's corner ``s`` (BCPFW).
+
+    The corners are ``C (φ(x_i, y_i) − φ(x_i, y))`` of the away labelling (its sparse
+    φ(x_i, v) in ``away_indices``, ``away_values``) and of ŷ; ``loss_gain = C (Δ(y_i, ŷ) −
+    Δ(y_i, v))``. With ``d = C (φ(x_i, v) − φ(x_i, ŷ))`` the step is
+    ``γ = clip((loss_gain − w · d) / ‖d‖², 0, away_weight)``, the mass the away labelling
+    holds (Osokin et al. 2016, block-coordinate pairwise Frank–Wolfe). ``w`` and the lazy
+    average are updated as by :func:`block_step`. Returns the new block ``w_i + γ d`` (its
+    nonzero entries), γ, and the pairwise gap ``loss_gain − w · d`` at w before the step.
+    """
+    return _line_step(
+        away_indices, away_values, hat_indices, hat_values, block_indices, block_values, 0.0,
+        w, C, loss_gain, away_weight, average_offset, average_scale, averaging,
+    )
+
+
+@numba.njit(cache=True)
+def away_atom(scores: np.ndarray, count: int) -> int:
+    """Return the active labelling of a block with the lowest loss-augmented score (BCPFW).
+
+    ``scores[k] = Δ(y_i, y_k) + w · φ(x_i, y_k)`` for the block's active labellings
+    ``k < count``: the lowest is the one whose corner is worst for the block's linear
+    subproblem (Osokin et al. 2016, the away corner). Scores within :data:`AWAY_TIES` (relative)
+    of the lowest count as tied and the first of them wins: the exact line search of a pairwise
+    step leaves its two labellings with equal scores, and the rounding of the way they are
+    scored (a task's compiled pass or the Python loop) must not decide between them.
+    """
+    lowest = scores[0]
+    for k in range(1, count):
+        lowest = min(lowest, scores[k])
+    tied = lowest + AWAY_TIES * (1.0 + abs(lowest))
+    for k in range(count):
+        if scores[k] <= tied:
+            return k
+    return 0
+
+
+@numba.njit(cache=True)
+def frank_wolfe_gap(hat_score: float, scores: np.ndarray, weights: np.ndarray, C: float) -> float:
+    """Return block i's duality gap ``C (s(ŷ) − Σ_k α_k s(y_k))`` from loss-augmented scores.
+
+    ``scores`` and ``weights`` are the block's active labellings' scores (as for
+    :func:`away_atom`) and masses α_k (summing to 1), ``hat_score`` the oracle's score. This
+    is the gap ``ℓ_s − ℓ_i − w · (s − w_i)`` that :func:`block_step` returns, written with the
+    block's active set.
+    """
+    mean = 0.0
+    for k in range(len(weights)):
+        mean += weights[k] * scores[k]
+    return C * (hat_score - mean)
+
+
+@numba.njit(cache=True)
+def shift_mass(
+    weights: np.ndarray, count: int, hat_slot: int, away: int, step: float
+) -> tuple[int, bool]:
+    """Move mass γ = ``step`` from the away labelling to ŷ in a block's active set, in place.
+
+    ``weights[:count]`` are the active labellings' masses; ``hat_slot`` is ŷ's slot, ``count``
+    if ŷ is not active (it joins there only if γ > 0). When γ is all of the away labelling's
+    mass (the line search clipped at it) the labelling leaves the set: the last active slot
+    moves into its slot. Returns the new count and whether the away labelling left, so that
+    the caller moves the labelling stored in slot ``count`` (the new count) to slot ``away``.
+    """
+    if step <= 0.0:
+        return count, False
+    if hat_slot == count:
+        weights[hat_slot] = 0.0
+        count += 1
+    weights[hat_slot] += step
+    if step >= weights[away]:
+        count -= 1
+        weights[away] = weights[count]
+        weights[count] = 0.0
+        return count, True
+    weights[away] -= step
+    return count, False
+
+
+@numba.njit(cache=True)
+def _line_step(
+    true_indices: np.ndarray,
+    true_values: np.ndarray,
+    hat_indices: np.ndarray,
+    hat_values: np.ndarray,
+    block_indices: np.ndarray,
+    block_values: np.ndarray,
+    block_weight: float,
+    w: np.ndarray,
+    corner_scale: float,
+    loss_gain: float,
+    max_step: float,
+    average_offset: np.ndarray,
+    average_scale: float,
+    averaging: bool,
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Step block i along ``d = c (t − h) − b w_i`` by line search, γ in ``[0, max_step]``.
+
+    ``t`` and ``h`` are the sparse vectors ``(true_indices, true_values)`` and
+    ``(hat_indices, hat_values)``, ``c = corner_scale`` and ``b = block_weight``; the new block
+    is ``w_i + γ d``. See :func:`block_step` (b = 1, towards a corner) and
+    :func:`pairwise_step` (b = 0, between two corners).
+    """
     # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
     # products and sums of two separate merges, so that both give the same bits.
     n_true, n_hat, n_block = len(true_indices), len(hat_indices), len(block_indices)
@@ -130,7 +258,9 @@ def block_step(
             in_corner = False
         if at_block == index:
             previous[m] = block_values[r]
-            change = corner - block_values[r] if in_corner else -block_values[r]
+            change = corner - block_weight * block_values[r] if in_corner else (
+                -block_weight * block_values[r]
+            )
             r += 1
         else:
             previous[m] = 0.0
@@ -144,10 +274,10 @@ def block_step(
     gap = loss_gain - score_change
     step = 0.0
     if curvature > 0:
-        step = min(max(gap / curvature, 0.0), 1.0)
+        step = min(max(gap / curvature, 0.0), max_step)
     elif gap > 0:
         # A zero direction leaves w alone: the dual gains gap · γ, so the full step is exact.
-        step = 1.0
+        step = max_step
     values = np.empty(m)
     for n in range(m):
         values[n] = step * direction[n] + previous[n]
@@ -403,6 +533,98 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     )
     if len(block_gaps) > 0:
         block_gaps[i] = gap
+    loss_change = step * loss_gain
+    block_losses[i] += loss_change
+    sums[0] += loss_change
+    counts[1] += 1
+    if averaging:
+        sums[1], sums[2] = advance_average(
+            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
+            smallest_scale,
+        )
+    return (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    )
+
+
+@numba.njit(cache=True)
+def pairwise_visit(i, hat, away, problem, dual, atoms):
+    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual``.
+
+    A task's compiled pass calls it instead of :func:`visit_block` when ``atoms`` holds active
+    sets, once per visit, after it has scored the block's active labellings at w and found the
+    away labelling with :func:`away_atom`. It takes the step of the Python loop of
+    :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``: :func:`pairwise_step`, the
+    gap of :func:`frank_wolfe_gap` for gap sampling and :func:`shift_mass` for the active set.
+
+    Parameters
+    ----------
+    i : int
+    hat : tuple
+        ``(labels, indices, values, loss, score)`` of the oracle's ŷ: its labels at the block's
+        positions, its sorted sparse φ(x_i, ŷ), Δ(y_i, ŷ) and its loss-augmented score
+        ``Δ(y_i, ŷ) + w · φ(x_i, ŷ)``.
+    away : tuple
+        ``(slot, indices, values, loss, scores)``: the away labelling's slot, its sparse φ and
+        loss, and the scores of all the block's active labellings.
+    problem, dual : tuple
+        As for :func:`visit_block` (``problem``'s slacks empty).
+    atoms : tuple
+        ``(positions, labels, weights, counts)``: block j's labellings occupy
+        ``labels[k, positions[j]:positions[j + 1]]`` for its slots ``k < counts[j]``, with
+        masses ``weights[j, k]``; the caller has made room for one more slot.
+    """
+    hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
+    away_slot, away_indices, away_values, away_loss, scores = away
+    _, _, _, C, averaging, smallest_scale, _, block_gaps = problem
+    (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    ) = dual
+    positions, labels, weights, atom_counts = atoms
+    first, stop = positions[i], positions[i + 1]
+    count = atom_counts[i]
+    hat_slot = count
+    for k in range(count):
+        same = True
+        for t in range(first, stop):
+            if labels[k, t] != hat_labels[t - first]:
+                same = False
+                break
+        if same:
+            hat_slot = k
+            break
+    if len(block_gaps) > 0:
+        block_gaps[i] = frank_wolfe_gap(hat_score, scores, weights[i, :count], C)
+    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    loss_gain = C * (hat_loss - away_loss)
+    indices, values, step, _ = pairwise_step(
+        away_indices,
+        away_values,
+        hat_indices,
+        hat_values,
+        pool_indices[block_begin:block_end],
+        pool_values[block_begin:block_end],
+        w,
+        C * 1.0,
+        loss_gain,
+        weights[i, away_slot],
+        average_offset,
+        sums[1],
+        averaging,
+    )
+    pool_indices, pool_values = store_block(
+        i, indices, values, starts, lengths, pool_indices, pool_values, counts
+    )
+    if step > 0.0 and hat_slot == count:
+        for t in range(first, stop):
+            labels[count, t] = hat_labels[t - first]
+    new_count, left = shift_mass(weights[i], count, hat_slot, away_slot, step)
+    if left:
+        for t in range(first, stop):
+            labels[away_slot, t] = labels[new_count, t]
+    atom_counts[i] = new_count
     loss_change = step * loss_gain
     block_losses[i] += loss_change
     sums[0] += loss_change
