@@ -76,6 +76,7 @@ Lacoste-Julien et al. (theorem 2) carries over. The duality gap is the same cert
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 from collections.abc import Iterator, Sequence
@@ -487,14 +488,16 @@ def bcfw(
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
-    with training_set(
-        task,
-        X,
-        Y,
-        n_jobs=1 if gap_in_compiled_code else n_jobs,
-        true_features=true_features,
-        rescaling=rescaling,
-    ) as examples:
+    # The compiled evaluation needs none, nor the sum of the true features such a training set
+    # keeps (a vector of w's size).
+    examples_held = (
+        contextlib.nullcontext()
+        if gap_in_compiled_code
+        else training_set(
+            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
+        )
+    )
+    with examples_held as examples:
         for iteration in counters.iterations:
             if iteration > 0:
                 if average_offset is None:
