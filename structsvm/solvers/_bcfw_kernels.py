@@ -296,7 +296,8 @@ def store_block(
     """Make block i the sparse vector ``(indices, values)`` of a pool of blocks; return the pool.
 
     Block j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
-    ``pool_values``; ``counts[0]`` entries of the pool are in use. A block is written after the
+    ``pool_values``; ``counts[0]`` entries of the pool are in use. The pool's indices may be
+    int32 or int64 (the caller picks a type that holds every index). A block is written after the
     used entries and never over an entry in use, so views of earlier blocks stay valid. When the
     pool is full, the blocks are copied, packed, into a new pool twice their size (the old
     arrays are left as they were) and the new pool is returned.
@@ -308,7 +309,7 @@ def store_block(
         for j in range(len(lengths)):
             live += lengths[j]
         capacity = 2 * (live + size) + 16
-        packed_indices = np.empty(capacity, dtype=np.int64)
+        packed_indices = np.empty(capacity, dtype=pool_indices.dtype)
         packed_values = np.empty(capacity, dtype=np.float64)
         used = 0
         for j in range(len(lengths)):

@@ -7,6 +7,7 @@ import scipy.sparse
 
 from structsvm import Task
 from structsvm.solvers import bcfw
+from structsvm.solvers._bcfw import pool_index_type
 from tasks import ChainTask, MulticlassTask
 from tests.references import dense_bcfw_passes
 
@@ -186,3 +187,11 @@ def test_the_blocks_of_a_state_yielded_stay_as_they_were_while_the_pool_is_packe
         ):
             np.testing.assert_array_equal(indices, indices_then)
             np.testing.assert_array_equal(values, values_then)
+
+
+def test_the_pool_keeps_int32_indices_when_every_index_fits():
+    task, X, Y = chain(True)
+    *_, (_, _, dual) = passes(task, X, Y, True, n_passes=2)
+    assert {indices.dtype for indices in dual.block_indices} == {np.dtype(np.int32)}
+    assert pool_index_type(2**31) is np.int32
+    assert pool_index_type(2**31 + 1) is np.int64
