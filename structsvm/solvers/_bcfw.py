@@ -161,6 +161,18 @@ class _BlockPool:
             values[:used] = np.concatenate(block_values)
         return cls(starts, lengths, indices, values, used)
 
+    def pack(self, room: int) -> None:
+        """Move the blocks, packed, into fresh arrays with ``room`` free entries after them.
+
+        The old arrays are left as they were, so views of them stay valid; they are freed once
+        nothing refers to them.
+        """
+        capacity = int(self.lengths.sum()) + room
+        self.indices, self.values, used = kernels.pack_blocks(
+            self.starts, self.lengths, self.indices, self.values, capacity
+        )
+        self.used = int(used)
+
     def blocks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Return the blocks as lists of views (later steps never write into them)."""
         bounds = zip(self.starts.tolist(), (self.starts + self.lengths).tolist(), strict=True)
@@ -176,7 +188,10 @@ class BCFWDual:
     ----------
     block_indices, block_values : lists of n ndarrays
         The dual blocks ``w_i`` as sparse vectors (sorted indices, values); ``w = Σ_i w_i``.
-        A step replaces a block's arrays and never writes into them.
+        A step replaces a block's arrays and never writes into them. The compiled pass
+        keeps the blocks in a pool; before its next pass the solver moves the blocks of the
+        state it yielded last into a freshly packed pool, equal entry for entry, so that the
+        old pool's arrays can be freed.
     block_losses : ndarray of shape (n,)
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
     block_sums : ndarray of shape (n,)
@@ -503,6 +518,8 @@ def bcfw(
         pool = _BlockPool.of(block_indices, block_values, size)
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
+    # Whether the blocks of the state yielded last are the pool's live blocks (see below).
+    state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
     # The compiled evaluation needs none, nor the sum of the true features such a training set
     # keeps (a vector of w's size).
@@ -516,6 +533,20 @@ def bcfw(
     with examples_held as examples:
         for iteration in counters.iterations:
             if iteration > 0:
+                if compiled_pass is not None and state_holds_the_pool_blocks:
+                    # The caller now holds the state yielded last, whose blocks are the pool's
+                    # live ones, and no longer the one before it, whose blocks are most of the
+                    # pool's dead entries. Pack the live blocks into fresh arrays with room for
+                    # the blocks this pass writes (as many, twice over for growth: the room's
+                    # pages take memory only once written) and point the state's blocks at
+                    # them: the old arrays are freed before the pass instead of being held
+                    # while it fills the pool.
+                    live = int(pool.lengths.sum())
+                    pool.pack(room=live + live // 2 + 16)
+                    block_indices, block_values = pool.blocks()
+                    state.dual_state.block_indices[:] = block_indices
+                    state.dual_state.block_values[:] = block_values
+                state_holds_the_pool_blocks = False
                 if average_offset is None:
                     average_offset = _average_offset(state.w, w, average_scale, averaging, steps)
                 visits = pass_visits(
@@ -695,6 +726,7 @@ def bcfw(
                 cache,
                 duality_gap,
             ).copy()
+            state_holds_the_pool_blocks = compiled_pass is not None and iteration > 0
             yield state
             if state.converged:
                 return
