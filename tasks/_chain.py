@@ -413,8 +413,11 @@ class ChainTask(Task):
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
         indptr, indices, data = self._features_csr(X, Y)
+        # The entries come as the first part of arrays sized by a bound on them: the values are
+        # copied out (the indices are, into the matrix's index type), so that the matrix, kept
+        # for a whole fit, does not hold the unused rest.
         return scipy.sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
+            (data.copy(), indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
         )
 
     def sparse_joint_feature(
