@@ -437,9 +437,12 @@ def bcfw(
     Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
-    stored. The history's ``oracle_calls`` count the calls of the steps (fewer than n per pass
-    with a cache) and of the duality-gap evaluations (n each).
+    within the union of the supports of the ψ_i(y) visited. A compiled pass keeps the blocks
+    in one pool (int32 indices when they fit), packed before each pass that follows a yielded
+    state, so that it holds the blocks of that state and those the pass writes, not the dead
+    entries of earlier passes. Nothing of size ``n × size`` is stored. The history's
+    ``oracle_calls`` count the calls of the steps (fewer than n per pass with a cache) and of
+    the duality-gap evaluations (n each).
 
     References
     ----------
