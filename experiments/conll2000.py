@@ -113,8 +113,9 @@ def train_structsvm(
     train, evaluation, _ = load(data_dir)
     features = ChunkingFeatures(min_count=args.min_count)
     X_train = features.fit_transform(train)
-    X_eval = features.transform(evaluation)
     tags = TagEncoder().fit([s.tags for s in train])
+    Y_train = tags.transform([s.tags for s in train])
+    del train  # the training sentences are not held while training
     constraints = bio_constraints(tags.classes_) if constrained else {}
     task = ChainTask(
         n_labels=len(tags.classes_), n_features=features.n_features_, order=order, **constraints
@@ -123,9 +124,11 @@ def train_structsvm(
         task, C=args.C, solver="bcfw", tol=args.tol, max_iter=args.max_iter, random_state=0
     )
     start = time.perf_counter()
-    model.fit(X_train, tags.transform([s.tags for s in train]))
+    model.fit(X_train, Y_train)
     seconds = time.perf_counter() - start
-    predicted_labels = model.predict(X_eval)
+    # The evaluation features are built once training is done, as for CRFsuite, so that they
+    # are not held while it runs.
+    predicted_labels = model.predict(features.transform(evaluation))
     predicted = tags.inverse_transform(predicted_labels)
     detail = (
         f"C={args.C:g}, {model.n_iter_} passes, relative gap "

@@ -419,8 +419,11 @@ class ChainTask(Task):
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
         indptr, indices, data = self._features_csr(X, Y)
+        # The entries come as the first part of arrays sized by a bound on them: the values are
+        # copied out (the indices are, into the matrix's index type), so that the matrix, kept
+        # for a whole fit, does not hold the unused rest.
         return scipy.sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
+            (data.copy(), indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
         )
 
     def sparse_joint_feature(
@@ -862,15 +865,17 @@ def _concatenate(
 def _csr_arrays(
     X_all: np.ndarray | scipy.sparse.csr_matrix, threaded: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int64, float64.
+    """Return ``(indptr, indices, data)`` of a stack of positions as int64, int, float64.
 
+    The column indices of a sparse stack keep their type (int32 or int64): the kernels take
+    either, and an int64 copy of a large stack's int32 indices would double their memory.
     Dense positions are converted on Numba's threads if ``threaded``, with the same result.
     """
     if not scipy.sparse.issparse(X_all):
         return (parallel_dense_rows_as_csr if threaded else dense_rows_as_csr)(X_all)
     return (
         X_all.indptr.astype(np.int64, copy=False),
-        X_all.indices.astype(np.int64, copy=False),
+        X_all.indices,
         X_all.data.astype(np.float64, copy=False),
     )
 

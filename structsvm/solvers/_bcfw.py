@@ -93,6 +93,7 @@ Lacoste-Julien et al. (theorem 2) carries over. The duality gap is the same cert
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 from collections.abc import Iterator, Sequence
@@ -129,7 +130,11 @@ from structsvm.solvers._state import (
 
 
 def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
-    """Return joint features as CSR rows with sorted, distinct int64 column indices."""
+    """Return joint features as CSR rows with sorted, distinct column indices.
+
+    The indices keep the matrix's integer type (int32 where the size allows): the compiled
+    steps take either, and an int64 copy of them would double their memory.
+    """
     rows = sp.csr_matrix(matrix, dtype=np.float64)
     if not rows.has_canonical_format:
         rows = rows.copy()
@@ -137,12 +142,21 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
     return rows
 
 
+def pool_index_type(size: int) -> type[np.signedinteger]:
+    """Return the integer type of a block pool's indices into a joint feature of ``size``.
+
+    int32 when every index fits, else int64.
+    """
+    return np.int32 if size <= np.iinfo(np.int32).max + 1 else np.int64
+
+
 @dataclasses.dataclass
 class _BlockPool:
     """The dual blocks of a compiled pass, packed in one pool (see ``store_block``).
 
     Block i is ``indices[starts[i]:starts[i] + lengths[i]]`` and the same slice of ``values``;
-    ``used`` entries of the pool are taken.
+    ``used`` entries of the pool are taken. The indices are int32 when every index of the
+    joint feature fits (see :func:`pool_index_type`), which saves a quarter of the pool.
     """
 
     starts: np.ndarray
@@ -152,19 +166,34 @@ class _BlockPool:
     used: int
 
     @classmethod
-    def of(cls, block_indices: list[np.ndarray], block_values: list[np.ndarray]) -> _BlockPool:
-        """Pack blocks given as lists of sorted indices and values (copying them)."""
+    def of(
+        cls, block_indices: list[np.ndarray], block_values: list[np.ndarray], size: int
+    ) -> _BlockPool:
+        """Pack blocks given as lists of sorted indices and values (copying them); ``size``
+        is the length of the joint feature."""
         lengths = np.array([len(indices) for indices in block_indices], dtype=np.int64)
         starts = np.zeros(len(lengths), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         used = int(lengths.sum())
         capacity = 2 * used + 16
-        indices = np.empty(capacity, dtype=np.int64)
+        indices = np.empty(capacity, dtype=pool_index_type(size))
         values = np.empty(capacity)
         if used:
             indices[:used] = np.concatenate(block_indices)
             values[:used] = np.concatenate(block_values)
         return cls(starts, lengths, indices, values, used)
+
+    def pack(self, room: int) -> None:
+        """Move the blocks, packed, into fresh arrays with ``room`` free entries after them.
+
+        The old arrays are left as they were, so views of them stay valid; they are freed once
+        nothing refers to them.
+        """
+        capacity = int(self.lengths.sum()) + room
+        self.indices, self.values, used = kernels.pack_blocks(
+            self.starts, self.lengths, self.indices, self.values, capacity
+        )
+        self.used = int(used)
 
     def blocks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Return the blocks as lists of views (later steps never write into them)."""
@@ -181,7 +210,10 @@ class BCFWDual:
     ----------
     block_indices, block_values : lists of n ndarrays
         The dual blocks ``w_i`` as sparse vectors (sorted indices, values); ``w = Σ_i w_i``.
-        A step replaces a block's arrays and never writes into them.
+        A step replaces a block's arrays and never writes into them. The compiled pass
+        keeps the blocks in a pool; before its next pass the solver moves the blocks of the
+        state it yielded last into a freshly packed pool, equal entry for entry, so that the
+        old pool's arrays can be freed.
     block_losses : ndarray of shape (n,)
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
     block_sums : ndarray of shape (n,)
@@ -513,13 +545,15 @@ def bcfw(
     Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited. Nothing of size ``n × size`` is
-    stored. ``keep_best=True`` holds one more such vector, the weights of the best primal, when
-    they are not the last evaluated ones (no copy: the solver never writes into an evaluated
-    vector). ``step="pairwise"`` adds the active sets (see
-    :mod:`structsvm.solvers._bcfw_active_sets` for their size). The history's ``oracle_calls``
-    count the calls of the steps (fewer than n per pass with a cache) and of the duality-gap
-    evaluations (n each).
+    within the union of the supports of the ψ_i(y) visited. A compiled pass keeps the blocks
+    in one pool (int32 indices when they fit), packed before each pass that follows a yielded
+    state, so that it holds the blocks of that state and those the pass writes, not the dead
+    entries of earlier passes. Nothing of size ``n × size`` is stored. ``keep_best=True``
+    holds one more such vector, the weights of the best primal, when they are not the last
+    evaluated ones (no copy: the solver never writes into an evaluated vector).
+    ``step="pairwise"`` adds the active sets (see :mod:`structsvm.solvers._bcfw_active_sets`
+    for their size). The history's ``oracle_calls`` count the calls of the steps (fewer than n
+    per pass with a cache) and of the duality-gap evaluations (n each).
 
     References
     ----------
@@ -552,7 +586,7 @@ def bcfw(
         true_features = task.batch_joint_feature(X, Y)
     true_rows = _sparse_rows(true_features)
     true_indptr = true_rows.indptr
-    true_indices = true_rows.indices.astype(np.int64, copy=False)
+    true_indices = true_rows.indices
     true_values = true_rows.data
     done = converged_on_entry(initial_state, tol)
     if done is not None:
@@ -629,22 +663,40 @@ def bcfw(
                 ]
             )
     if compiled_pass is not None:
-        pool = _BlockPool.of(block_indices, block_values)
+        pool = _BlockPool.of(block_indices, block_values, size)
         true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
     gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
     # The weights of the last evaluation, from which the next pass rebuilds the lazy average.
     reported_w = state.w
+    # Whether the blocks of the state yielded last are the pool's live blocks (see below).
+    state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
-    with training_set(
-        task,
-        X,
-        Y,
-        n_jobs=1 if gap_in_compiled_code else n_jobs,
-        true_features=true_features,
-        rescaling=rescaling,
-    ) as examples:
+    # The compiled evaluation needs none, nor the sum of the true features such a training set
+    # keeps (a vector of w's size).
+    examples_held = (
+        contextlib.nullcontext()
+        if gap_in_compiled_code
+        else training_set(
+            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
+        )
+    )
+    with examples_held as examples:
         for iteration in counters.iterations:
             if iteration > 0:
+                if compiled_pass is not None and state_holds_the_pool_blocks:
+                    # The caller now holds the state yielded last, whose blocks are the pool's
+                    # live ones, and no longer the one before it, whose blocks are most of the
+                    # pool's dead entries. Pack the live blocks into fresh arrays with room for
+                    # the blocks this pass writes (as many, twice over for growth: the room's
+                    # pages take memory only once written) and point the state's blocks at
+                    # them: the old arrays are freed before the pass instead of being held
+                    # while it fills the pool.
+                    live = int(pool.lengths.sum())
+                    pool.pack(room=live + live // 2 + 16)
+                    block_indices, block_values = pool.blocks()
+                    state.dual_state.block_indices[:] = block_indices
+                    state.dual_state.block_values[:] = block_values
+                state_holds_the_pool_blocks = False
                 if average_offset is None:
                     average_offset = _average_offset(reported_w, w, average_scale, averaging, steps)
                 visits = pass_visits(
@@ -849,6 +901,7 @@ def bcfw(
                 evaluated_w,
                 active_sets,
             ).copy()
+            state_holds_the_pool_blocks = compiled_pass is not None and iteration > 0
             yield state
             if state.converged:
                 return

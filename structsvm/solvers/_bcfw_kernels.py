@@ -413,6 +413,33 @@ def advance_average(
 
 
 @numba.njit(cache=True)
+def pack_blocks(
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    pool_indices: np.ndarray,
+    pool_values: np.ndarray,
+    capacity: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Copy the blocks of a pool, packed in order, into new arrays of ``capacity`` entries.
+
+    The pool is as in :func:`store_block`; its arrays are left as they were and ``starts`` is
+    set to the blocks' places in the new arrays. Returns the new arrays (indices of the pool's
+    integer type) and the number of their entries in use.
+    """
+    packed_indices = np.empty(capacity, dtype=pool_indices.dtype)
+    packed_values = np.empty(capacity, dtype=np.float64)
+    used = 0
+    for j in range(len(lengths)):
+        begin = starts[j]
+        for p in range(lengths[j]):
+            packed_indices[used + p] = pool_indices[begin + p]
+            packed_values[used + p] = pool_values[begin + p]
+        starts[j] = used
+        used += lengths[j]
+    return packed_indices, packed_values, used
+
+
+@numba.njit(cache=True)
 def store_block(
     i: int,
     indices: np.ndarray,
@@ -426,7 +453,8 @@ def store_block(
     """Make block i the sparse vector ``(indices, values)`` of a pool of blocks; return the pool.
 
     Block j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
-    ``pool_values``; ``counts[0]`` entries of the pool are in use. A block is written after the
+    ``pool_values``; ``counts[0]`` entries of the pool are in use. The pool's indices may be
+    int32 or int64 (the caller picks a type that holds every index). A block is written after the
     used entries and never over an entry in use, so views of earlier blocks stay valid. When the
     pool is full, the blocks are copied, packed, into a new pool twice their size (the old
     arrays are left as they were) and the new pool is returned.
@@ -434,21 +462,10 @@ def store_block(
     size = len(indices)
     used = counts[0]
     if used + size > len(pool_indices):
-        live = 0
-        for j in range(len(lengths)):
-            live += lengths[j]
-        capacity = 2 * (live + size) + 16
-        packed_indices = np.empty(capacity, dtype=np.int64)
-        packed_values = np.empty(capacity, dtype=np.float64)
-        used = 0
-        for j in range(len(lengths)):
-            begin = starts[j]
-            for p in range(lengths[j]):
-                packed_indices[used + p] = pool_indices[begin + p]
-                packed_values[used + p] = pool_values[begin + p]
-            starts[j] = used
-            used += lengths[j]
-        pool_indices, pool_values = packed_indices, packed_values
+        capacity = 2 * (np.sum(lengths) + size) + 16
+        pool_indices, pool_values, used = pack_blocks(
+            starts, lengths, pool_indices, pool_values, capacity
+        )
     for p in range(size):
         pool_indices[used + p] = indices[p]
         pool_values[used + p] = values[p]

@@ -7,6 +7,7 @@ import scipy.sparse
 
 from structsvm import Task
 from structsvm.solvers import bcfw
+from structsvm.solvers._bcfw import pool_index_type
 from tasks import ChainTask, MulticlassTask
 from tests.references import dense_bcfw_passes
 
@@ -186,3 +187,33 @@ def test_the_blocks_of_a_state_yielded_stay_as_they_were_while_the_pool_is_packe
         ):
             np.testing.assert_array_equal(indices, indices_then)
             np.testing.assert_array_equal(values, values_then)
+
+
+def test_the_pool_keeps_int32_indices_when_every_index_fits():
+    task, X, Y = chain(True)
+    *_, (_, _, dual) = passes(task, X, Y, True, n_passes=2)
+    assert {indices.dtype for indices in dual.block_indices} == {np.dtype(np.int32)}
+    assert pool_index_type(2**31) is np.int32
+    assert pool_index_type(2**31 + 1) is np.int64
+
+
+def test_before_a_pass_the_blocks_of_the_last_state_move_into_a_packed_pool():
+    task, X, Y = chain(True)
+    held = None
+    for state in bcfw(task, X, Y, 0.5, tol=0.0, max_iter=5, random_state=0):
+        if held is not None:
+            indices, values, copies = held
+            pool = indices[0].base
+            starts = [block.ctypes.data - pool.ctypes.data for block in indices]
+            sizes = [block.nbytes for block in indices]
+            assert all(block.base is pool for block in indices)
+            np.testing.assert_array_equal(starts, np.cumsum([0, *sizes[:-1]]))
+            for block_indices, block_values, (indices_then, values_then) in zip(
+                indices, values, copies, strict=True
+            ):
+                np.testing.assert_array_equal(block_indices, indices_then)
+                np.testing.assert_array_equal(block_values, values_then)
+        dual = state.dual_state
+        if state.history[-1]["iteration"] > 0:
+            copies = [(i.copy(), v.copy()) for i, v in zip(dual.block_indices, dual.block_values)]
+            held = (dual.block_indices, dual.block_values, copies)
