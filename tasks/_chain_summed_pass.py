@@ -89,7 +89,9 @@ def _block_pass(
         true_score = _labelling_score(unary, y_true, length, transitions, start, end)
         decoded_score = _labelling_score(unary, decoded, length, transitions, start, end)
         loss_sum += loss
-        slack_sum += max(0.0, loss - (true_score - decoded_score))
+        violation = loss - (true_score - decoded_score)
+        if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
+            slack_sum += violation
         for t in range(length):
             label = decoded[t]
             at = label * n_features

@@ -16,6 +16,9 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.solvers import bcfw_visit
+from structsvm.solvers._oracle import column_sums
+from tasks._multiclass_summed_pass import multiclass_summed_pass
+from tasks._summed_blocks import example_blocks
 from tasks._threads import row_blocks_product
 
 
@@ -152,6 +155,24 @@ class MulticlassTask(Task):
         data = (indptr, columns, values, labels, self.loss_matrix, self.n_features)
         return _multiclass_bcfw_pass, data
 
+    def summed_pass_kernel(self, X, Y):
+        """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
+
+        The inputs are held once, here, as CSR rows (all entries of a dense x_i); every pass
+        is one call of :func:`tasks._multiclass_summed_pass.multiclass_summed_pass`, which
+        scores the classes with the stored entries of x_i, breaks ties towards the smallest
+        class as :meth:`loss_augmented_argmax` does and sums e_ŷ ⊗ x_i. None for a subclass
+        that overrides an oracle, the loss or the joint feature.
+        """
+        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
+            return None
+        indptr, columns, values = _compiled_rows(X)
+        labels = np.asarray(Y, dtype=np.int64)
+        bounds = example_blocks(len(labels), self.size_joint_feature)
+        data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, bounds)
+        true_feature_sum = column_sums(self.batch_joint_feature(X, labels))
+        return multiclass_summed_pass, data, true_feature_sum
+
     def dual_coordinate_kernel(self, X, Y):
         """Return the exact Crammer–Singer block solver of this task.
 
@@ -265,7 +286,8 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-# The methods whose answers the compiled BCFW pass reproduces.
+# The methods whose answers the compiled passes (BCFW's, 1-slack's, the dual solver's)
+# reproduce.
 _COMPILED_METHODS = (
     "loss_augmented_argmax",
     "batch_loss",
