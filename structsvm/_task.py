@@ -326,14 +326,15 @@ class Task:
         ``Σ_i φ(x_i, y_i)`` (shape ``(size_joint_feature,)``) and ``kernel`` a
         ``numba.njit(cache=True, parallel=True)`` function ``kernel(data, w, threaded)`` that
         returns ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the
-        two floats. The solver then makes every pass with one call, on
-        Numba's threads if ``threaded`` (learners set their number from ``n_jobs``), instead
-        of calling the oracle, the losses and the joint features from Python and summing their
-        rows. The kernel must return the same bits on any number of threads: it sums the
-        examples in groups fixed by the data (:mod:`tasks._summed_blocks` for the ready-made
-        tasks), each on one thread, and adds the groups in their order. The solver uses it
-        only for margin rescaling, with L1 or L2 slacks (whose sums are the same), outside a
-        Dask cluster. The base class returns None: the generic pass.
+        two floats. The solver then makes every pass with one call instead of calling the
+        oracle, the losses and the joint features from Python and summing their rows; the call
+        runs on Numba's threads if ``threaded``, which the solver sets for a task with
+        :attr:`threaded_batches` when its ``n_jobs`` asks for more than one thread (and sets
+        their number). The kernel must return the same bits on any number of threads: it sums
+        the examples in groups fixed by the data, not by the threads, each group on one thread,
+        and adds the groups in their order. The solver uses it only for margin rescaling, with
+        L1 or L2 slacks (whose sums are the same), outside a Dask cluster. The base class
+        returns None: the generic pass.
 
         A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
         ``joint_feature`` do (up to the rounding of its sums), so a subclass that overrides
