@@ -11,6 +11,10 @@ asked, so the sums do not depend on the number of threads.
 The positions are read in CSR form (dense positions are converted once per fit, keeping their
 non-zero entries), and every unary score adds its terms in the order of the stored entries,
 as :func:`tasks._chain_features.sparse_unary_scores` does.
+
+The kernel compiles the decoder of :mod:`tasks._viterbi` and the sums of
+:mod:`tasks._summed_blocks` into itself: Numba's on-disk cache of it goes stale when those
+modules change and this file does not (delete the cache, or touch this file).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ stored entries of x_i, takes the class of largest loss plus score (ties to the s
 as :meth:`tasks.MulticlassTask.loss_augmented_argmax`), and adds its loss, its slack and
 φ(x_i, ŷ_i) = e_ŷ ⊗ x_i, straight into a dense accumulator. The examples are summed in the
 blocks of :mod:`tasks._summed_blocks`, on Numba's threads if asked, so the sums do not depend
-on the number of threads.
+on the number of threads. The kernel compiles :func:`tasks._summed_blocks.block_totals` into
+itself: Numba's on-disk cache of it goes stale when that module changes and this file does not.
 """
 
 from __future__ import annotations
