@@ -333,8 +333,9 @@ class Task:
         their number). The kernel must return the same bits on any number of threads: it sums
         the examples in groups fixed by the data, not by the threads, each group on one thread,
         and adds the groups in their order. The solver uses it only for margin rescaling, with
-        L1 or L2 slacks (whose sums are the same), outside a Dask cluster. The base class
-        returns None: the generic pass.
+        L1 or L2 slacks (whose sums are the same), outside a Dask cluster, and for a task
+        without :attr:`threaded_batches` only on one job (more jobs are worker processes,
+        which make the generic pass). The base class returns None: the generic pass.
 
         A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
         ``joint_feature`` do (up to the rounding of its sums), so a subclass that overrides

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from joblib import effective_n_jobs
 
 from structsvm._task import Task
-from structsvm._utils.parallel import n_threads, oracle_threads
+from structsvm._utils.parallel import check_n_jobs, n_threads, oracle_threads
 from structsvm.solvers._oracle import PassSummary, loss_augmented_pass
 from structsvm.solvers._working_set import FeatureSpace
 
@@ -36,8 +37,8 @@ class CompiledSummedPasses:
         What :meth:`structsvm.Task.summed_pass_kernel` returned for (X, Y).
     n_jobs : int or None, default=None
         Threads of every pass (:func:`~structsvm._utils.parallel.oracle_threads`) for a task
-        with :attr:`~structsvm.Task.threaded_batches` (one thread for any other); the sums do
-        not depend on it.
+        with :attr:`~structsvm.Task.threaded_batches`, one for any other; the sums do not
+        depend on it.
     """
 
     def __init__(
@@ -62,7 +63,14 @@ class CompiledSummedPasses:
     def prepare(
         cls, task: Task, X: Sequence[Any], Y: Sequence[Any], *, n_jobs: int | None = None
     ) -> CompiledSummedPasses | None:
-        """Return the training set with the task's compiled pass, or None if it has none."""
+        """Return the training set with the task's compiled pass, or None.
+
+        None if the task has no compiled pass, and if ``n_jobs`` asks for joblib worker
+        processes (a task without :attr:`~structsvm.Task.threaded_batches` and more than one
+        job): the generic pass then runs on them, as ``n_jobs`` promises.
+        """
+        if not task.threaded_batches and effective_n_jobs(check_n_jobs(n_jobs)) > 1:
+            return None
         prepared = task.summed_pass_kernel(X, Y)
         if prepared is None:
             return None

@@ -134,6 +134,19 @@ def test_tasks_the_kernel_would_not_stand_for_keep_the_generic_pass(task):
     assert CompiledSummedPasses.prepare(task, X, Y) is None
 
 
+class UnthreadedMulticlass(MulticlassTask):
+    """A multiclass task whose ``n_jobs`` means joblib worker processes."""
+
+    threaded_batches = False
+
+
+@pytest.mark.parametrize(("n_jobs", "compiled"), [(1, True), (2, False)])
+def test_an_unthreaded_task_makes_the_compiled_pass_on_one_job_only(n_jobs, compiled):
+    task, X, Y = UnthreadedMulticlass(3, 2), np.eye(2)[[0, 1, 1]], np.array([0, 1, 2])
+    prepared = CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs)
+    assert (prepared is not None) == compiled
+
+
 def test_scores_that_overflow_are_refused_as_by_the_generic_pass():
     task, X, Y = chain_problem("plain", False, 5)
     w = np.full(task.size_joint_feature, 1e308)
