@@ -323,10 +323,11 @@ class Task:
         rescaling). A task whose oracle is compiled with Numba may prepare its training data
         once per fit and return ``(kernel, data, true_feature_sum)``: ``data`` is whatever its
         compiled code needs (arrays, scalars, tuples of them), ``true_feature_sum`` the dense
-        ``Σ_i φ(x_i, y_i)`` (shape ``(size_joint_feature,)``) and ``kernel`` a
-        ``numba.njit(cache=True, parallel=True)`` function ``kernel(data, w, threaded)`` that
-        returns ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the
-        two floats. The solver then makes every pass with one call instead of calling the
+        ``Σ_i φ(x_i, y_i)`` (shape ``(size_joint_feature,)``) and ``kernel`` a function
+        ``kernel(data, w, threaded)`` — typically one ``numba.njit(cache=True, parallel=True)``
+        function, or a BLAS product followed by one — that returns
+        ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the two
+        floats. The solver then makes every pass with one call instead of calling the
         oracle, the losses and the joint features from Python and summing their rows; the call
         runs on Numba's threads if ``threaded``, which the solver sets for a task with
         :attr:`threaded_batches` when its ``n_jobs`` asks for more than one thread (and sets

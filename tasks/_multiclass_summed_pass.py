@@ -1,12 +1,20 @@
 """The compiled 1-slack pass of the multiclass task (``MulticlassTask.summed_pass_kernel``).
 
-One call makes the whole pass at ``w``: for every example it scores the classes with the
-stored entries of x_i, takes the class of largest loss plus score (ties to the smallest class,
-as :meth:`tasks.MulticlassTask.loss_augmented_argmax`), and adds its loss, its slack and
-φ(x_i, ŷ_i) = e_ŷ ⊗ x_i, straight into a dense accumulator. The examples are summed in the
-blocks of :mod:`tasks._summed_blocks`, on Numba's threads if asked, so the sums do not depend
-on the number of threads. The kernel compiles :func:`tasks._summed_blocks.block_totals` into
-itself: Numba's on-disk cache of it goes stale when that module changes and this file does not.
+A pass at ``w`` takes, for every example, the class of largest loss plus score (ties to the
+smallest class, as :meth:`tasks.MulticlassTask.loss_augmented_argmax`), and adds its loss, its
+slack and φ(x_i, ŷ_i) = e_ŷ ⊗ x_i straight into a dense accumulator, with no per-example
+outputs or joint feature rows:
+
+* sparse inputs (:func:`sparse_multiclass_summed_pass`): one Numba call that scores the
+  classes with the stored entries of x_i;
+* dense inputs (:func:`dense_multiclass_summed_pass`): the class scores of all examples by the
+  task's own blocked BLAS product (:func:`tasks._threads.row_blocks_product`, the same bits as
+  the task's oracles), then one Numba call for the rest.
+
+The examples are summed in the blocks of :mod:`tasks._summed_blocks`, on Numba's threads if
+asked, so the sums do not depend on the number of threads. The kernels compile
+:func:`tasks._summed_blocks.block_totals` into themselves: Numba's on-disk cache of them goes
+stale when that module changes and this file does not.
 """
 
 from __future__ import annotations
@@ -15,37 +23,48 @@ import numba
 import numpy as np
 
 from tasks._summed_blocks import block_totals
+from tasks._threads import row_blocks_product
 
 
 @numba.njit(cache=True)
-def _block_pass(
-    indptr, columns, values, labels, loss_matrix, n_features, first_example, stop_example, w,
-    accumulator,
+def _most_violating(scores, truth, loss_matrix):
+    """Return the most violating class of one example, its loss and its violation.
+
+    ``scores`` are the example's class scores; ties go to the smallest class. The violation
+    ``Δ − (score(y_i) − score(ŷ))`` is NaN when the scores overflowed.
+    """
+    best, best_value = 0, -np.inf
+    for label in range(len(scores)):
+        value = scores[label] + loss_matrix[truth, label]
+        if value > best_value:
+            best, best_value = label, value
+    loss = loss_matrix[truth, best]
+    return best, loss, loss - (scores[truth] - scores[best])
+
+
+@numba.njit(cache=True)
+def _sparse_block_pass(
+    indptr, columns, values, labels, loss_matrix, weights_by_feature, first_example,
+    stop_example, accumulator,
 ):
     """Make the pass over examples ``first_example:stop_example``; return (losses, slacks).
 
-    φ(x_i, ŷ_i) of every example is added into ``accumulator``.
+    Class scores add the stored entries of x_i in their order; φ(x_i, ŷ_i) of every example
+    is added into ``accumulator``.
     """
-    n_classes = loss_matrix.shape[0]
+    n_features, n_classes = weights_by_feature.shape
+    scores = np.empty(n_classes)
     loss_sum = 0.0
     slack_sum = 0.0
     for i in range(first_example, stop_example):
         begin, end = indptr[i], indptr[i + 1]
-        truth = labels[i]
-        best, best_value, best_score, true_score = 0, -np.inf, 0.0, 0.0
-        for label in range(n_classes):
-            offset = label * n_features
-            score = 0.0
-            for p in range(begin, end):
-                score += values[p] * w[offset + columns[p]]
-            value = score + loss_matrix[truth, label]
-            if value > best_value:
-                best, best_value, best_score = label, value, score
-            if label == truth:
-                true_score = score
-        loss = loss_matrix[truth, best]
+        scores[:] = 0.0
+        for p in range(begin, end):
+            value, by_class = values[p], weights_by_feature[columns[p]]
+            for label in range(n_classes):
+                scores[label] += value * by_class[label]
+        best, loss, violation = _most_violating(scores, labels[i], loss_matrix)
         loss_sum += loss
-        violation = loss - (true_score - best_score)
         if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
             slack_sum += violation
         offset = best * n_features
@@ -55,31 +74,96 @@ def _block_pass(
 
 
 @numba.njit(cache=True, parallel=True)
-def multiclass_summed_pass(data, w, threaded):
-    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of a multiclass training set at ``w``.
+def sparse_multiclass_summed_pass(data, w, threaded):
+    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of sparse multiclass inputs at ``w``.
 
-    The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel`; the blocks of examples run
-    on Numba's threads if ``threaded``, one after another otherwise, with the same result.
+    The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel` for CSR inputs; the blocks of
+    examples run on Numba's threads if ``threaded``, one after another otherwise, with the
+    same result.
     """
     indptr, columns, values, labels, loss_matrix, n_features, bounds = data
+    weights_by_feature = np.ascontiguousarray(
+        w.reshape((loss_matrix.shape[0], n_features)).T
+    )
     n_blocks = len(bounds) - 1
     accumulators = np.zeros((n_blocks, loss_matrix.shape[0] * n_features))
     losses = np.zeros(n_blocks)
     slacks = np.zeros(n_blocks)
     if threaded:
         for block in numba.prange(n_blocks):
-            loss, slack = _block_pass(
-                indptr, columns, values, labels, loss_matrix, n_features, bounds[block],
-                bounds[block + 1], w, accumulators[block],
+            loss, slack = _sparse_block_pass(
+                indptr, columns, values, labels, loss_matrix, weights_by_feature,
+                bounds[block], bounds[block + 1], accumulators[block],
             )
             losses[block] = loss
             slacks[block] = slack
     else:
         for block in range(n_blocks):
-            loss, slack = _block_pass(
-                indptr, columns, values, labels, loss_matrix, n_features, bounds[block],
-                bounds[block + 1], w, accumulators[block],
+            loss, slack = _sparse_block_pass(
+                indptr, columns, values, labels, loss_matrix, weights_by_feature,
+                bounds[block], bounds[block + 1], accumulators[block],
             )
             losses[block] = loss
             slacks[block] = slack
     return block_totals(accumulators, losses, slacks)
+
+
+@numba.njit(cache=True)
+def _dense_block_pass(X, scores, labels, loss_matrix, first_example, stop_example, accumulator):
+    """Make the pass over rows ``first_example:stop_example`` of ``X`` given their class scores.
+
+    φ(x_i, ŷ_i) of every example is added into ``accumulator``; returns (losses, slacks).
+    """
+    n_features = X.shape[1]
+    loss_sum = 0.0
+    slack_sum = 0.0
+    for i in range(first_example, stop_example):
+        best, loss, violation = _most_violating(scores[i], labels[i], loss_matrix)
+        loss_sum += loss
+        if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
+            slack_sum += violation
+        offset = best * n_features
+        for j in range(n_features):
+            accumulator[offset + j] += X[i, j]
+    return loss_sum, slack_sum
+
+
+@numba.njit(cache=True, parallel=True)
+def _dense_sums(X, scores, labels, loss_matrix, bounds, threaded):
+    """Return the sums of the pass over dense rows ``X`` given their class scores."""
+    n_blocks = len(bounds) - 1
+    accumulators = np.zeros((n_blocks, loss_matrix.shape[0] * X.shape[1]))
+    losses = np.zeros(n_blocks)
+    slacks = np.zeros(n_blocks)
+    if threaded:
+        for block in numba.prange(n_blocks):
+            loss, slack = _dense_block_pass(
+                X, scores, labels, loss_matrix, bounds[block], bounds[block + 1],
+                accumulators[block],
+            )
+            losses[block] = loss
+            slacks[block] = slack
+    else:
+        for block in range(n_blocks):
+            loss, slack = _dense_block_pass(
+                X, scores, labels, loss_matrix, bounds[block], bounds[block + 1],
+                accumulators[block],
+            )
+            losses[block] = loss
+            slacks[block] = slack
+    return block_totals(accumulators, losses, slacks)
+
+
+def dense_multiclass_summed_pass(
+    data: tuple, w: np.ndarray, threaded: bool
+) -> tuple[np.ndarray, float, float]:
+    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of dense multiclass inputs at ``w``.
+
+    The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel` for dense inputs: the class
+    scores by :func:`tasks._threads.row_blocks_product` (on Numba's number of threads, the
+    same bits on any), then one Numba call, its blocks on Numba's threads if ``threaded``.
+    """
+    X, labels, loss_matrix, bounds = data
+    weights = w.reshape(loss_matrix.shape[0], X.shape[1])
+    scores = row_blocks_product(X, weights.T)
+    return _dense_sums(X, scores, labels, loss_matrix, bounds, threaded)
