@@ -28,18 +28,13 @@ from tasks._threads import row_blocks_product
 
 @numba.njit(cache=True)
 def _most_violating(scores, truth, loss_matrix):
-    """Return the most violating class of one example, its loss and its violation.
-
-    ``scores`` are the example's class scores; ties go to the smallest class. The violation
-    ``Δ − (score(y_i) − score(ŷ))`` is NaN when the scores overflowed.
-    """
+    """Return the most violating class of one example given its class scores (ties: smallest)."""
     best, best_value = 0, -np.inf
     for label in range(len(scores)):
         value = scores[label] + loss_matrix[truth, label]
         if value > best_value:
             best, best_value = label, value
-    loss = loss_matrix[truth, best]
-    return best, loss, loss - (scores[truth] - scores[best])
+    return best
 
 
 @numba.njit(cache=True)
@@ -63,8 +58,11 @@ def _sparse_block_pass(
             value, by_class = values[p], weights_by_feature[columns[p]]
             for label in range(n_classes):
                 scores[label] += value * by_class[label]
-        best, loss, violation = _most_violating(scores, labels[i], loss_matrix)
+        truth = labels[i]
+        best = _most_violating(scores, truth, loss_matrix)
+        loss = loss_matrix[truth, best]
         loss_sum += loss
+        violation = loss - (scores[truth] - scores[best])
         if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
             slack_sum += violation
         offset = best * n_features
@@ -109,17 +107,30 @@ def sparse_multiclass_summed_pass(data, w, threaded):
 
 
 @numba.njit(cache=True)
-def _dense_block_pass(X, scores, labels, loss_matrix, first_example, stop_example, accumulator):
+def _dense_block_pass(
+    X, scores, w, labels, loss_matrix, first_example, stop_example, accumulator
+):
     """Make the pass over rows ``first_example:stop_example`` of ``X`` given their class scores.
 
-    φ(x_i, ŷ_i) of every example is added into ``accumulator``; returns (losses, slacks).
+    The scores choose ŷ_i; the slack takes the scores of y_i and ŷ_i again, each feature
+    added in turn, as the generic pass's product of φ by w does, so that a large C does not
+    magnify the rounding of the blocked product. φ(x_i, ŷ_i) of every example is added into
+    ``accumulator``; returns (losses, slacks).
     """
     n_features = X.shape[1]
     loss_sum = 0.0
     slack_sum = 0.0
     for i in range(first_example, stop_example):
-        best, loss, violation = _most_violating(scores[i], labels[i], loss_matrix)
+        truth = labels[i]
+        best = _most_violating(scores[i], truth, loss_matrix)
+        loss = loss_matrix[truth, best]
         loss_sum += loss
+        true_score = 0.0
+        best_score = 0.0
+        for j in range(n_features):
+            true_score += X[i, j] * w[truth * n_features + j]
+            best_score += X[i, j] * w[best * n_features + j]
+        violation = loss - (true_score - best_score)
         if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
             slack_sum += violation
         offset = best * n_features
@@ -129,7 +140,7 @@ def _dense_block_pass(X, scores, labels, loss_matrix, first_example, stop_exampl
 
 
 @numba.njit(cache=True, parallel=True)
-def _dense_sums(X, scores, labels, loss_matrix, bounds, threaded):
+def _dense_sums(X, scores, w, labels, loss_matrix, bounds, threaded):
     """Return the sums of the pass over dense rows ``X`` given their class scores."""
     n_blocks = len(bounds) - 1
     accumulators = np.zeros((n_blocks, loss_matrix.shape[0] * X.shape[1]))
@@ -138,7 +149,7 @@ def _dense_sums(X, scores, labels, loss_matrix, bounds, threaded):
     if threaded:
         for block in numba.prange(n_blocks):
             loss, slack = _dense_block_pass(
-                X, scores, labels, loss_matrix, bounds[block], bounds[block + 1],
+                X, scores, w, labels, loss_matrix, bounds[block], bounds[block + 1],
                 accumulators[block],
             )
             losses[block] = loss
@@ -146,7 +157,7 @@ def _dense_sums(X, scores, labels, loss_matrix, bounds, threaded):
     else:
         for block in range(n_blocks):
             loss, slack = _dense_block_pass(
-                X, scores, labels, loss_matrix, bounds[block], bounds[block + 1],
+                X, scores, w, labels, loss_matrix, bounds[block], bounds[block + 1],
                 accumulators[block],
             )
             losses[block] = loss
@@ -166,4 +177,4 @@ def dense_multiclass_summed_pass(
     X, labels, loss_matrix, bounds = data
     weights = w.reshape(loss_matrix.shape[0], X.shape[1])
     scores = row_blocks_product(X, weights.T)
-    return _dense_sums(X, scores, labels, loss_matrix, bounds, threaded)
+    return _dense_sums(X, scores, w, labels, loss_matrix, bounds, threaded)
