@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tasks._summed_blocks import block_totals
+from tasks._summed_blocks import block_accumulators, block_totals
 from tasks._viterbi import decode_sequence
 
 
@@ -111,36 +111,48 @@ def _block_pass(
     return loss_sum, slack_sum
 
 
-@numba.njit(cache=True, parallel=True)
-def chain_summed_pass(data, w, threaded):
-    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of a chain's training set at ``w``.
+@numba.njit(cache=True)
+def _pass_weights(w, n_labels, n_features, layout, flags):
+    """Return the weights a pass reads, laid out for it (zeros for the blocks that are off).
 
-    The kernel of :meth:`tasks.ChainTask.summed_pass_kernel`; the blocks of examples run on
-    Numba's threads if ``threaded``, one after another otherwise, with the same result.
+    Emissions by feature (d, L), bias, transitions, transitions by next label, start, end.
     """
-    (
-        X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
-        layout, flags, max_length, bounds,
-    ) = data
     transitions_at, triples_at, start_at, end_at, bias_at = layout
     use_transitions, use_start_end, use_bias = flags[0], flags[1], flags[2]
-    size = bias_at + (n_labels if use_bias else 0)
     emissions = w[:transitions_at].reshape((n_labels, n_features))
     emissions_by_feature = np.ascontiguousarray(emissions.T)
     if use_transitions:
         transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
     else:
         transitions = np.zeros((n_labels, n_labels))
-    transitions_by_next = np.ascontiguousarray(transitions.T)
     if use_start_end:
         start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
     else:
         start, end = np.zeros(n_labels), np.zeros(n_labels)
-    bias = w[bias_at:size].copy() if use_bias else np.zeros(n_labels)
+    bias = w[bias_at : bias_at + n_labels].copy() if use_bias else np.zeros(n_labels)
+    return (
+        emissions_by_feature, bias, transitions, np.ascontiguousarray(transitions.T), start, end
+    )
+
+
+@numba.njit(cache=True, parallel=True)
+def chain_summed_pass(data, w, threaded):
+    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of a chain's training set at ``w``.
+
+    The kernel of :meth:`tasks.ChainTask.summed_pass_kernel`; the blocks of examples run on
+    Numba's threads if ``threaded``, one after another otherwise, with the same result. Its
+    arrays are made by serial helpers: array expressions written here would each become a
+    parallel loop of their own, and every parallel loop waits for all the threads.
+    """
+    (
+        X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
+        layout, flags, max_length, bounds,
+    ) = data
+    emissions_by_feature, bias, transitions, transitions_by_next, start, end = _pass_weights(
+        w, n_labels, n_features, layout, flags
+    )
     n_blocks = len(bounds) - 1
-    accumulators = np.zeros((n_blocks, size))
-    losses = np.zeros(n_blocks)
-    slacks = np.zeros(n_blocks)
+    accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
     if threaded:
         for block in numba.prange(n_blocks):
             loss, slack = _block_pass(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tasks._summed_blocks import block_totals
+from tasks._summed_blocks import block_accumulators, block_totals
 from tasks._threads import row_blocks_product
 
 
@@ -71,22 +71,25 @@ def _sparse_block_pass(
     return loss_sum, slack_sum
 
 
+@numba.njit(cache=True)
+def _by_feature(w, n_classes, n_features):
+    """Return the class weights as a contiguous (n_features, n_classes) array."""
+    return np.ascontiguousarray(w.reshape((n_classes, n_features)).T)
+
+
 @numba.njit(cache=True, parallel=True)
 def sparse_multiclass_summed_pass(data, w, threaded):
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of sparse multiclass inputs at ``w``.
 
     The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel` for CSR inputs; the blocks of
     examples run on Numba's threads if ``threaded``, one after another otherwise, with the
-    same result.
+    same result. Its arrays are made by serial helpers, so that the block loop is its only
+    parallel loop.
     """
     indptr, columns, values, labels, loss_matrix, n_features, bounds = data
-    weights_by_feature = np.ascontiguousarray(
-        w.reshape((loss_matrix.shape[0], n_features)).T
-    )
+    weights_by_feature = _by_feature(w, loss_matrix.shape[0], n_features)
     n_blocks = len(bounds) - 1
-    accumulators = np.zeros((n_blocks, loss_matrix.shape[0] * n_features))
-    losses = np.zeros(n_blocks)
-    slacks = np.zeros(n_blocks)
+    accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
     if threaded:
         for block in numba.prange(n_blocks):
             loss, slack = _sparse_block_pass(
@@ -143,9 +146,7 @@ def _dense_block_pass(
 def _dense_sums(X, scores, w, labels, loss_matrix, bounds, threaded):
     """Return the sums of the pass over dense rows ``X`` given their class scores."""
     n_blocks = len(bounds) - 1
-    accumulators = np.zeros((n_blocks, loss_matrix.shape[0] * X.shape[1]))
-    losses = np.zeros(n_blocks)
-    slacks = np.zeros(n_blocks)
+    accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
     if threaded:
         for block in numba.prange(n_blocks):
             loss, slack = _dense_block_pass(

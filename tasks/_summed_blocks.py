@@ -38,6 +38,12 @@ def example_blocks(n_examples: int, size_joint_feature: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def block_accumulators(n_blocks: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return zeroed per-block accumulators (n_blocks, size), losses and slacks (n_blocks,)."""
+    return np.zeros((n_blocks, size)), np.zeros(n_blocks), np.zeros(n_blocks)
+
+
+@numba.njit(cache=True)
 def block_totals(
     accumulators: np.ndarray, losses: np.ndarray, slacks: np.ndarray
 ) -> tuple[np.ndarray, float, float]:
