@@ -16,10 +16,13 @@ Every oracle and reference is called once to warm it (compilation, caches), then
 ratio is the C time over the Numba time of the same run, so above 1 the compiled oracle is the
 faster. The labellings of all three are checked to agree.
 
-It then times one oracle pass of the 1-slack solver (the loss-augmented oracle, the losses and
-the joint features of its outputs) on 1 and on more threads (``n_jobs`` of the learners), in
-alternating rounds, and prints the best time of each thread count, the ratio, and the load
-average of the machine, which on a shared machine decides what threads can gain. Last, the
+It then times one oracle pass of the 1-slack solver on 1 and on more threads (``n_jobs`` of the
+learners), in alternating rounds: the compiled pass that 1-slack runs for the chain task (one
+call of the kernel of ``ChainTask.summed_pass_kernel``, which returns only the sums the solver
+needs) and the generic pass it runs for tasks without one (the loss-augmented oracle, the
+losses and the joint features of its outputs, then their sums). It prints the best time of each
+thread count, the ratio, and the load average of the machine, which on a shared machine decides
+what threads can gain. Last, the
 Numba compile time of the first call with a cold and with a warm on-disk cache.
 
 Run ``python -m experiments.bench_oracles --help`` for the options.
@@ -45,7 +48,8 @@ import numpy as np
 
 from structsvm._utils.parallel import n_threads, oracle_threads
 from structsvm.datasets import ocr_letters_split
-from structsvm.solvers._oracle import loss_augmented_pass
+from structsvm.solvers._oracle import PassSummary, column_sums, loss_augmented_pass
+from structsvm.solvers._summed_pass import CompiledSummedPasses
 from tasks import ChainTask
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -251,50 +255,69 @@ def time_oracles(
 def time_threads(
     task: ChainTask, X: list, Y: list, w: np.ndarray, threads: tuple[int, ...], repeats: int,
     rounds: int,
-) -> dict[str, object]:
-    """Time one 1-slack oracle pass on each thread count, in alternating rounds; print them."""
+) -> dict[str, dict[str, object]]:
+    """Time the 1-slack oracle pass on each thread count, in alternating rounds; print them.
+
+    Two passes, each reduced to the sums 1-slack needs (a ``PassSummary``): the compiled one
+    that 1-slack runs for this task (:meth:`tasks.ChainTask.summed_pass_kernel`, prepared once,
+    one kernel call a pass) and the generic one it runs for tasks without a kernel
+    (``loss_augmented_pass``: the oracle, the losses and the joint features of the outputs,
+    then their sums).
+    """
     true_features = task.batch_joint_feature(X, Y)
-    true_sum = np.asarray(true_features.sum(axis=0)).ravel()
-
-    def one_pass(n_jobs: int) -> object:
-        return loss_augmented_pass(
-            task, X, Y, true_features, w, true_feature_sum=true_sum, n_jobs=n_jobs
-        )
-
-    serial = one_pass(threads[0])
-    identical = True
-    for n_jobs in threads[1:]:
-        other = one_pass(n_jobs)
-        identical = identical and all(
-            np.array_equal(a, b) for a, b in zip(serial.outputs, other.outputs, strict=True)
-        ) and np.array_equal(serial.slacks, other.slacks)
-    load_before = os.getloadavg()[0]
-    times: dict[int, list[float]] = {n_jobs: [] for n_jobs in threads}
-    for _ in range(rounds):
-        for n_jobs in threads:
-            times[n_jobs].append(best_time(lambda n_jobs=n_jobs: one_pass(n_jobs), repeats))
-    load_after = os.getloadavg()[0]
-    best = {n_jobs: min(values) for n_jobs, values in times.items()}
-    print(
-        f"1-slack oracle pass (oracle, losses, joint features), best of {rounds} rounds of "
-        f"{repeats}; 1-minute load average {load_before:.1f} before, {load_after:.1f} after, "
-        f"{os.cpu_count()} CPUs"
-    )
-    for n_jobs in threads:
-        ratio = best[n_jobs] / best[threads[0]]
-        per_round = ", ".join(f"{t * 1e3:.0f}" for t in times[n_jobs])
-        print(
-            f"  n_jobs={n_jobs} ({n_threads(n_jobs)} threads): {best[n_jobs] * 1e3:7.1f} ms, "
-            f"{ratio:.2f}x the serial time (rounds: {per_round} ms)"
-        )
-    if not identical:
-        print("  (the passes on threads differ from the serial pass!)")
-    return {
-        "seconds": best,
-        "rounds": times,
-        "identical": identical,
-        "load_average": (load_before, load_after),
+    true_sum = column_sums(true_features)
+    prepared = {
+        n_jobs: CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs) for n_jobs in threads
     }
+    passes: dict[str, Callable[[int], PassSummary]] = {
+        "compiled summed pass": lambda n_jobs: prepared[n_jobs].oracle_pass(w),
+        "generic pass": lambda n_jobs: PassSummary.of(
+            loss_augmented_pass(
+                task, X, Y, true_features, w, true_feature_sum=true_sum, n_jobs=n_jobs
+            )
+        ),
+    }
+    identical = {}
+    for name, one_pass in passes.items():
+        serial = one_pass(threads[0])
+        identical[name] = all(
+            np.array_equal(serial.difference_total, other.difference_total)
+            and (serial.loss_total, serial.slack_total) == (other.loss_total, other.slack_total)
+            for other in (one_pass(n_jobs) for n_jobs in threads[1:])
+        )
+    load_before = os.getloadavg()[0]
+    times = {name: {n_jobs: [] for n_jobs in threads} for name in passes}
+    for _ in range(rounds):
+        for name, one_pass in passes.items():
+            for n_jobs in threads:
+                times[name][n_jobs].append(
+                    best_time(lambda one_pass=one_pass, n_jobs=n_jobs: one_pass(n_jobs), repeats)
+                )
+    load_after = os.getloadavg()[0]
+    print(
+        f"1-slack oracle pass, best of {rounds} rounds of {repeats}; 1-minute load average "
+        f"{load_before:.1f} before, {load_after:.1f} after, {os.cpu_count()} CPUs"
+    )
+    results = {}
+    for name in passes:
+        best = {n_jobs: min(values) for n_jobs, values in times[name].items()}
+        print(f" {name}:")
+        for n_jobs in threads:
+            ratio = best[n_jobs] / best[threads[0]]
+            per_round = ", ".join(f"{t * 1e3:.1f}" for t in times[name][n_jobs])
+            print(
+                f"  n_jobs={n_jobs} ({n_threads(n_jobs)} threads): {best[n_jobs] * 1e3:7.1f} ms, "
+                f"{ratio:.2f}x the serial time (rounds: {per_round} ms)"
+            )
+        if not identical[name]:
+            print("  (the passes on threads differ from the serial pass!)")
+        results[name] = {
+            "seconds": best,
+            "rounds": times[name],
+            "identical": identical[name],
+            "load_average": (load_before, load_after),
+        }
+    return results
 
 
 def main(
@@ -327,7 +350,8 @@ def main(
     dict
         ``rows``: one dict per oracle (``letters_per_second``, ``c_letters_per_second`` and
         ``c_ratio``, None without a C compiler, ``numpy_letters_per_second``, ``agrees``);
-        ``threads``: the pass times; ``compile``: first-call times.
+        ``threads``: the pass times, by pass (``"compiled summed pass"``, ``"generic pass"``);
+        ``compile``: first-call times.
     """
     train, _ = ocr_letters_split("large")
     X, Y = train.X[:n_words], train.Y[:n_words]

@@ -22,6 +22,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
+from structsvm.solvers._oracle import column_sums
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -35,9 +36,11 @@ from tasks._chain_features import (
     parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
+from tasks._chain_summed_pass import chain_summed_pass
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
+from tasks._summed_blocks import example_blocks
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import (
     add_hamming_loss,
@@ -461,6 +464,34 @@ class ChainTask(Task):
         )
         return _chain_bcfw_pass, data
 
+    def summed_pass_kernel(
+        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
+    ) -> tuple[Callable, tuple, np.ndarray] | None:
+        """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
+
+        For first-order chains without constraints, dense or sparse: the positions are stacked
+        in CSR form and the true labels concatenated once, here, and every pass is one call of
+        :func:`tasks._chain_summed_pass.chain_summed_pass`, which decodes by the same Viterbi
+        as :meth:`loss_augmented_argmax` (same ties) and sums φ(x_i, ŷ_i) as
+        :meth:`joint_feature` forms it. None for ``order=2``, for a task with constraints, and
+        for a subclass that overrides an oracle, the loss or the joint feature.
+        """
+        if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
+            return None
+        X_all, offsets = _concatenate(X)
+        labels = _stacked_labels(Y, "Y", self.n_labels)
+        layout = np.array(
+            [self._transitions_at, self._triples_at, self._start_at, self._end_at, self._bias_at]
+        )
+        flags = np.array([self.transitions, self.start_end, self.bias])
+        data = (
+            *_csr_arrays(X_all), offsets, labels, self.label_weights, self.n_labels,
+            self.n_features, layout, flags, int(np.diff(offsets).max()),
+            example_blocks(len(offsets) - 1, self.size_joint_feature),
+        )
+        true_feature_sum = column_sums(self.batch_joint_feature(X, Y))
+        return chain_summed_pass, data, true_feature_sum
+
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
         if len(Y_true) != len(Y):
@@ -691,7 +722,7 @@ class ChainTask(Task):
         )
 
 
-# The methods whose answers the compiled BCFW pass reproduces.
+# The methods whose answers the compiled passes (BCFW's, 1-slack's) reproduce.
 _COMPILED = (
     "loss_augmented_argmax",
     "batch_loss",

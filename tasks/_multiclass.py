@@ -17,6 +17,12 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
+from structsvm.solvers._oracle import column_sums
+from tasks._multiclass_summed_pass import (
+    dense_multiclass_summed_pass,
+    sparse_multiclass_summed_pass,
+)
+from tasks._summed_blocks import example_blocks
 from tasks._threads import row_blocks_product
 
 
@@ -153,6 +159,28 @@ class MulticlassTask(Task):
         data = (indptr, columns, values, labels, self.loss_matrix, self.n_features)
         return _multiclass_bcfw_pass, data
 
+    def summed_pass_kernel(self, X, Y):
+        """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
+
+        The inputs and labels are held once, here; every pass breaks ties towards the
+        smallest class as :meth:`loss_augmented_argmax` does and sums e_ŷ ⊗ x_i
+        (:mod:`tasks._multiclass_summed_pass`): sparse inputs in one Numba call that scores
+        the classes with the stored entries of x_i, dense ones by the class scores of
+        :meth:`batch_loss_augmented_argmax` (a blocked BLAS product), then one Numba call.
+        None for a subclass that overrides an oracle, the loss or the joint feature.
+        """
+        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
+            return None
+        labels = np.asarray(Y, dtype=np.int64)
+        bounds = example_blocks(len(labels), self.size_joint_feature)
+        true_feature_sum = column_sums(self.batch_joint_feature(X, labels))
+        if _is_sparse_input(X):
+            indptr, columns, values = _compiled_rows(X)
+            data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, bounds)
+            return sparse_multiclass_summed_pass, data, true_feature_sum
+        data = (np.ascontiguousarray(X, dtype=np.float64), labels, self.loss_matrix, bounds)
+        return dense_multiclass_summed_pass, data, true_feature_sum
+
     def dual_coordinate_kernel(self, X, Y):
         """Return the exact Crammer–Singer block solver of this task.
 
@@ -266,7 +294,8 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-# The methods whose answers the compiled BCFW pass reproduces.
+# The methods whose answers the compiled passes (BCFW's, 1-slack's, the dual solver's)
+# reproduce.
 _COMPILED_METHODS = (
     "loss_augmented_argmax",
     "batch_loss",

@@ -73,7 +73,7 @@ def suffix_scores(
 
 
 @numba.njit(cache=True)
-def _decode_sequence(
+def decode_sequence(
     unary: np.ndarray,
     begin: int,
     stop: int,
@@ -142,7 +142,7 @@ def batch_viterbi(
     best_from = np.empty((n_positions, n_labels))
     labels = np.empty(n_positions, dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
-        _decode_sequence(
+        decode_sequence(
             unary,
             offsets[k],
             offsets[k + 1],
@@ -175,7 +175,7 @@ def parallel_batch_viterbi(
     best_from = np.empty((n_positions, n_labels))
     labels = np.empty(n_positions, dtype=np.int64)
     for k in numba.prange(offsets.shape[0] - 1):
-        _decode_sequence(
+        decode_sequence(
             unary,
             offsets[k],
             offsets[k + 1],

@@ -43,6 +43,7 @@ from structsvm.solvers._oracle import (
     column_sums,
     loss_augmented_pass,
 )
+from structsvm.solvers._summed_pass import CompiledSummedPasses
 from structsvm.solvers._working_set import FeatureSpace
 
 
@@ -211,11 +212,22 @@ def training_set(
 
     On a Dask cluster (joblib's "dask" backend active and ``n_jobs`` not 1) that is the
     cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot,
-    ``summed`` as given. Anywhere else it is this process, a
+    ``summed`` as given. Anywhere else it is this process: if ``summed``, for margin
+    rescaling, and if the task offers a compiled pass (:meth:`~structsvm.Task.summed_pass_kernel`),
+    a :class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` whose passes are each one
+    call of it on ``n_jobs`` threads; otherwise a
     :class:`~structsvm.solvers._cutting_plane.TaskConstraints` whose passes run through
     :func:`~structsvm._utils.parallel.map_chunks` on ``n_jobs`` joblib workers or threads.
     """
     client = dask_client(n_jobs)
+    compiled = (
+        CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs)
+        if client is None and summed and rescaling == "margin"
+        else None
+    )
+    if compiled is not None:
+        yield compiled
+        return
     if client is None:
         yield TaskConstraints(
             task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
