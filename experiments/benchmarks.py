@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import bench_digits, conll2000
+from experiments import conll2000
 from experiments._measure import first_time, peak_rss_megabytes, run_in_fresh_process
 from structsvm import StructuredPerceptron
 from structsvm.datasets import ocr_letters_split
@@ -104,7 +104,13 @@ def ocr_run(split: str, learner: str, C: float, time_limit: float) -> Row:
 
 
 def digits_rows() -> list[Row]:
-    """Time dual-cd, n-slack and 1-slack against LinearSVC on digits (all in this process)."""
+    """Time dual-cd, n-slack and 1-slack against LinearSVC on digits (all in this process).
+
+    scikit-learn is imported here, not with this module: the processes that measure the other
+    learners' peak memory import this module afresh and should not carry it.
+    """
+    from experiments import bench_digits
+
     return bench_digits.measure(DIGITS_REPEATS, cutting_plane=True)
 
 
