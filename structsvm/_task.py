@@ -321,27 +321,25 @@ class Task:
     ) -> tuple[Any, Any, np.ndarray] | None:
         """Return a compiled pass of the 1-slack solver over (X, Y), or None.
 
-        The 1-slack cutting-plane solver (:func:`structsvm.solvers.one_slack`) needs from an
-        oracle pass at ``w`` only three sums over the examples: ``Σ_i φ(x_i, ŷ_i)``,
-        ``Σ_i Δ(y_i, ŷ_i)`` and ``Σ_i ξ_i(w)``, with ``ŷ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)``
-        and ``ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · φ(x_i, y_i) + w · φ(x_i, ŷ_i))`` (margin
-        rescaling). A task whose oracle is compiled with Numba may prepare its training data
-        once per fit and return ``(kernel, data, true_feature_sum)``: ``data`` is whatever its
-        compiled code needs (arrays, scalars, tuples of them), ``true_feature_sum`` the dense
-        ``Σ_i φ(x_i, y_i)`` (shape ``(size_joint_feature,)``) and ``kernel`` a function
-        ``kernel(data, w, threaded)`` — typically one ``numba.njit(cache=True, parallel=True)``
-        function, or a BLAS product followed by one — that returns
-        ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the two
-        floats. The solver then makes every pass with one call instead of calling the
-        oracle, the losses and the joint features from Python and summing their rows; the call
-        runs on Numba's threads if ``threaded``, which the solver sets for a task with
-        :attr:`threaded_batches` when its ``n_jobs`` asks for more than one thread (and sets
-        their number). The kernel must return the same bits on any number of threads: it sums
-        the examples in groups fixed by the data, not by the threads, each group on one thread,
-        and adds the groups in their order. The solver uses it only for margin rescaling, with
-        L1 or L2 slacks (whose sums are the same), outside a Dask cluster, and for a task
-        without :attr:`threaded_batches` only on one job (more jobs are worker processes,
-        which make the generic pass). The base class returns None: the generic pass.
+        The 1-slack cutting-plane solver (:func:`structsvm.solvers.one_slack`) needs from an oracle
+        pass at ``w`` only three sums over the examples: ``Σ_i φ(x_i, ŷ_i)``, ``Σ_i Δ(y_i, ŷ_i)``
+        and ``Σ_i ξ_i(w)``, with ``ŷ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` and ``ξ_i(w) = max(0,
+        Δ(y_i, ŷ_i) − w · φ(x_i, y_i) + w · φ(x_i, ŷ_i))`` (margin rescaling). A task whose oracle
+        is compiled with Numba may prepare its training data once per fit and return ``(kernel,
+        data, true_feature_sum)``: ``data`` is whatever its compiled code needs (arrays, scalars,
+        tuples of them), ``true_feature_sum`` the dense ``Σ_i φ(x_i, y_i)`` (shape
+        ``(size_joint_feature,)``) and ``kernel`` a function ``kernel(data, w)`` — typically one
+        ``numba.njit(cache=True, parallel=True)`` function, or a BLAS product followed by one — that
+        returns ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the two
+        floats. The solver then makes every pass with one call instead of calling the oracle, the
+        losses and the joint features from Python and summing their rows; the call runs on as many
+        of Numba's threads as the solver sets: those ``n_jobs`` asks for, for a task with
+        :attr:`threaded_batches`, else one. The kernel must return the same bits on any number of
+        threads: it sums the examples in groups fixed by the data, not by the threads, each group on
+        one thread, and adds the groups in their order. The solver uses it only for margin
+        rescaling, with L1 or L2 slacks (whose sums are the same), outside a Dask cluster, and for a
+        task without :attr:`threaded_batches` only on one job (more jobs are worker processes, which
+        make the generic pass). The base class returns None: the generic pass.
 
         A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
         ``joint_feature`` do (up to the rounding of its sums), so a subclass that overrides

@@ -31,6 +31,7 @@ from tasks._chain_constraints import (
 )
 from tasks._chain_features import (
     chain_features_csr,
+    chain_weight_tables,
     dense_rows_as_csr,
     parallel_chain_features_csr,
     parallel_dense_rows_as_csr,
@@ -45,6 +46,7 @@ from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import (
     add_hamming_loss,
     batch_viterbi,
+    hamming_loss,
     labelling_score,
     parallel_batch_viterbi,
 )
@@ -770,20 +772,10 @@ def _chain_bcfw_pass(data, visits, problem, dual, atoms):
                     unary[t, label] += w[bias_at + label]
         y_true = labels[first:stop]
         add_hamming_loss(unary, y_true, label_weights)
-        if use_transitions:
-            transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
-        else:
-            transitions = np.zeros((n_labels, n_labels))
-        if use_start_end:
-            start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
-        else:
-            start, end = np.zeros(n_labels), np.zeros(n_labels)
+        transitions, start, end = chain_weight_tables(w, n_labels, layout, flags)
         bounds = np.array([0, length], dtype=np.int64)
         y_hat = batch_viterbi(unary, bounds, transitions, start, end)
-        loss = 0.0
-        for t in range(length):
-            if y_hat[t] != y_true[t]:
-                loss += label_weights[y_true[t]]
+        loss = hamming_loss(y_true, y_hat, label_weights)
         _, hat_indices, hat_values = chain_features_csr(
             rows, X_indices, X_data, n_features, y_hat, bounds, n_labels, transitions_at,
             triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
@@ -800,10 +792,7 @@ def _chain_bcfw_pass(data, visits, problem, dual, atoms):
             )
         away = away_atom(scores, count)
         y_away = atom_labels[away, first:stop].copy()
-        away_loss = 0.0
-        for t in range(length):
-            if y_away[t] != y_true[t]:
-                away_loss += label_weights[y_true[t]]
+        away_loss = hamming_loss(y_true, y_away, label_weights)
         _, away_indices, away_values = chain_features_csr(
             rows, X_indices, X_data, n_features, y_away, bounds, n_labels, transitions_at,
             triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,

@@ -22,6 +22,30 @@ import numpy as np
 
 
 @numba.njit(cache=True)
+def chain_weight_tables(
+    w: np.ndarray, n_labels: int, layout: np.ndarray, flags: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the transition table and the start and end scores that Viterbi reads from ``w``.
+
+    ``layout`` holds where the transitions, triples, start, end and bias parts begin and
+    ``flags`` whether transitions and start/end scores are used; parts that are off are zeros.
+    The arrays are fresh copies, so that later steps that write into ``w`` leave them alone.
+    """
+    transitions_at, triples_at, start_at, end_at, bias_at = (
+        layout[0], layout[1], layout[2], layout[3], layout[4]
+    )
+    if flags[0]:
+        transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
+    else:
+        transitions = np.zeros((n_labels, n_labels))
+    if flags[1]:
+        start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
+    else:
+        start, end = np.zeros(n_labels), np.zeros(n_labels)
+    return transitions, start, end
+
+
+@numba.njit(cache=True)
 def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array."""
     n_rows, n_columns = X.shape

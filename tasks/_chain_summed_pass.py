@@ -12,9 +12,10 @@ The positions are read in CSR form (dense positions are converted once per fit, 
 non-zero entries), and every unary score adds its terms in the order of the stored entries,
 as :func:`tasks._chain_features.sparse_unary_scores` does.
 
-The kernel compiles the decoder of :mod:`tasks._viterbi` and the sums of
-:mod:`tasks._summed_blocks` into itself: Numba's on-disk cache of it goes stale when those
-modules change and this file does not (delete the cache, or touch this file).
+The kernel compiles the decoder of :mod:`tasks._viterbi`, the weight tables of
+:mod:`tasks._chain_features` and the sums of :mod:`tasks._summed_blocks` into itself: Numba's
+on-disk cache of it goes stale when those modules change and this file does not (delete the
+cache, or touch this file).
 """
 
 from __future__ import annotations
@@ -22,26 +23,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tasks._chain_features import chain_weight_tables
 from tasks._summed_blocks import block_accumulators, block_totals
-from tasks._viterbi import decode_sequence
-
-
-@numba.njit(cache=True)
-def _labelling_score(
-    unary: np.ndarray,
-    labels: np.ndarray,
-    length: int,
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-) -> float:
-    """Return the score of a labelling of the first ``length`` rows of ``unary``."""
-    score = start[labels[0]] + end[labels[length - 1]]
-    for t in range(length):
-        score += unary[t, labels[t]]
-    for t in range(length - 1):
-        score += transitions[labels[t], labels[t + 1]]
-    return score
+from tasks._viterbi import decode_sequence, hamming_loss, labelling_score
 
 
 @numba.njit(cache=True)
@@ -86,12 +70,10 @@ def _block_pass(
             augmented, 0, length, transitions, transitions_by_next, start, end, best_from,
             decoded,
         )
-        loss = 0.0
-        for t in range(length):
-            if decoded[t] != y_true[t]:
-                loss += label_weights[y_true[t]]
-        true_score = _labelling_score(unary, y_true, length, transitions, start, end)
-        decoded_score = _labelling_score(unary, decoded, length, transitions, start, end)
+        y_hat = decoded[:length]
+        loss = hamming_loss(y_true, y_hat, label_weights)
+        true_score = labelling_score(unary[:length], transitions, start, end, y_true)
+        decoded_score = labelling_score(unary[:length], transitions, start, end, y_hat)
         loss_sum += loss
         violation = loss - (true_score - decoded_score)
         if not violation <= 0.0:  # NaN too: scores that overflow leave the sums not finite
@@ -117,30 +99,23 @@ def _pass_weights(w, n_labels, n_features, layout, flags):
 
     Emissions by feature (d, L), bias, transitions, transitions by next label, start, end.
     """
-    transitions_at, triples_at, start_at, end_at, bias_at = layout
-    use_transitions, use_start_end, use_bias = flags[0], flags[1], flags[2]
+    transitions_at, bias_at = layout[0], layout[4]
     emissions = w[:transitions_at].reshape((n_labels, n_features))
     emissions_by_feature = np.ascontiguousarray(emissions.T)
-    if use_transitions:
-        transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
-    else:
-        transitions = np.zeros((n_labels, n_labels))
-    if use_start_end:
-        start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
-    else:
-        start, end = np.zeros(n_labels), np.zeros(n_labels)
-    bias = w[bias_at : bias_at + n_labels].copy() if use_bias else np.zeros(n_labels)
+    transitions, start, end = chain_weight_tables(w, n_labels, layout, flags)
+    bias = w[bias_at : bias_at + n_labels].copy() if flags[2] else np.zeros(n_labels)
     return (
         emissions_by_feature, bias, transitions, np.ascontiguousarray(transitions.T), start, end
     )
 
 
 @numba.njit(cache=True, parallel=True)
-def chain_summed_pass(data, w, threaded):
+def chain_summed_pass(data, w):
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of a chain's training set at ``w``.
 
     The kernel of :meth:`tasks.ChainTask.summed_pass_kernel`; the blocks of examples run on
-    Numba's threads if ``threaded``, one after another otherwise, with the same result. Its
+    Numba's threads (as many as are set: one, or those of a threaded fit), with the same result
+    on any number. Its
     arrays are made by serial helpers: array expressions written here would each become a
     parallel loop of their own, and every parallel loop waits for all the threads.
     """
@@ -153,22 +128,12 @@ def chain_summed_pass(data, w, threaded):
     )
     n_blocks = len(bounds) - 1
     accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
-    if threaded:
-        for block in numba.prange(n_blocks):
-            loss, slack = _block_pass(
-                X_indptr, X_indices, X_data, offsets, labels, label_weights, layout, flags,
-                max_length, bounds[block], bounds[block + 1], emissions_by_feature, bias,
-                transitions, transitions_by_next, start, end, accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
-    else:
-        for block in range(n_blocks):
-            loss, slack = _block_pass(
-                X_indptr, X_indices, X_data, offsets, labels, label_weights, layout, flags,
-                max_length, bounds[block], bounds[block + 1], emissions_by_feature, bias,
-                transitions, transitions_by_next, start, end, accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
+    for block in numba.prange(n_blocks):
+        loss, slack = _block_pass(
+            X_indptr, X_indices, X_data, offsets, labels, label_weights, layout, flags,
+            max_length, bounds[block], bounds[block + 1], emissions_by_feature, bias,
+            transitions, transitions_by_next, start, end, accumulators[block],
+        )
+        losses[block] = loss
+        slacks[block] = slack
     return block_totals(accumulators, losses, slacks)

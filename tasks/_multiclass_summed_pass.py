@@ -78,34 +78,25 @@ def _by_feature(w, n_classes, n_features):
 
 
 @numba.njit(cache=True, parallel=True)
-def sparse_multiclass_summed_pass(data, w, threaded):
+def sparse_multiclass_summed_pass(data, w):
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of sparse multiclass inputs at ``w``.
 
     The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel` for CSR inputs; the blocks of
-    examples run on Numba's threads if ``threaded``, one after another otherwise, with the
-    same result. Its arrays are made by serial helpers, so that the block loop is its only
-    parallel loop.
+    examples run on Numba's threads (as many as are set: one, or those of a threaded fit), with
+    the same result on any number. Its arrays are made by serial helpers, so that the block
+    loop is its only parallel loop.
     """
     indptr, columns, values, labels, loss_matrix, n_features, bounds = data
     weights_by_feature = _by_feature(w, loss_matrix.shape[0], n_features)
     n_blocks = len(bounds) - 1
     accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
-    if threaded:
-        for block in numba.prange(n_blocks):
-            loss, slack = _sparse_block_pass(
-                indptr, columns, values, labels, loss_matrix, weights_by_feature,
-                bounds[block], bounds[block + 1], accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
-    else:
-        for block in range(n_blocks):
-            loss, slack = _sparse_block_pass(
-                indptr, columns, values, labels, loss_matrix, weights_by_feature,
-                bounds[block], bounds[block + 1], accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
+    for block in numba.prange(n_blocks):
+        loss, slack = _sparse_block_pass(
+            indptr, columns, values, labels, loss_matrix, weights_by_feature,
+            bounds[block], bounds[block + 1], accumulators[block],
+        )
+        losses[block] = loss
+        slacks[block] = slack
     return block_totals(accumulators, losses, slacks)
 
 
@@ -143,39 +134,30 @@ def _dense_block_pass(
 
 
 @numba.njit(cache=True, parallel=True)
-def _dense_sums(X, scores, w, labels, loss_matrix, bounds, threaded):
+def _dense_sums(X, scores, w, labels, loss_matrix, bounds):
     """Return the sums of the pass over dense rows ``X`` given their class scores."""
     n_blocks = len(bounds) - 1
     accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
-    if threaded:
-        for block in numba.prange(n_blocks):
-            loss, slack = _dense_block_pass(
-                X, scores, w, labels, loss_matrix, bounds[block], bounds[block + 1],
-                accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
-    else:
-        for block in range(n_blocks):
-            loss, slack = _dense_block_pass(
-                X, scores, w, labels, loss_matrix, bounds[block], bounds[block + 1],
-                accumulators[block],
-            )
-            losses[block] = loss
-            slacks[block] = slack
+    for block in numba.prange(n_blocks):
+        loss, slack = _dense_block_pass(
+            X, scores, w, labels, loss_matrix, bounds[block], bounds[block + 1],
+            accumulators[block],
+        )
+        losses[block] = loss
+        slacks[block] = slack
     return block_totals(accumulators, losses, slacks)
 
 
 def dense_multiclass_summed_pass(
-    data: tuple, w: np.ndarray, threaded: bool
+    data: tuple, w: np.ndarray
 ) -> tuple[np.ndarray, float, float]:
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` of dense multiclass inputs at ``w``.
 
     The kernel of :meth:`tasks.MulticlassTask.summed_pass_kernel` for dense inputs: the class
     scores by :func:`tasks._threads.row_blocks_product` (on Numba's number of threads, the
-    same bits on any), then one Numba call, its blocks on Numba's threads if ``threaded``.
+    same bits on any), then one Numba call, its blocks on Numba's threads.
     """
     X, labels, loss_matrix, bounds = data
     weights = w.reshape(loss_matrix.shape[0], X.shape[1])
     scores = row_blocks_product(X, weights.T)
-    return _dense_sums(X, scores, w, labels, loss_matrix, bounds, threaded)
+    return _dense_sums(X, scores, w, labels, loss_matrix, bounds)

@@ -206,6 +206,16 @@ def add_hamming_loss(unary: np.ndarray, y_true: np.ndarray, label_weights: np.nd
 
 
 @numba.njit(cache=True)
+def hamming_loss(y_true: np.ndarray, y: np.ndarray, label_weights: np.ndarray) -> float:
+    """Return the weighted Hamming loss ``Σ_t [y_t != y_true[t]] label_weights[y_true[t]]``."""
+    loss = 0.0
+    for t in range(len(y_true)):
+        if y[t] != y_true[t]:
+            loss += label_weights[y_true[t]]
+    return loss
+
+
+@numba.njit(cache=True)
 def labelling_score(
     unary: np.ndarray,
     transitions: np.ndarray,

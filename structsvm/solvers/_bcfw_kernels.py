@@ -476,6 +476,37 @@ def store_block(
 
 
 @numba.njit(cache=True)
+def record_step(i, indices, values, loss_change, dual, averaging, smallest_scale):
+    """Make block i ``(indices, values)`` and advance the dual's sums after a step; return it.
+
+    The bookkeeping both compiled steps (:func:`visit_block`, :func:`pairwise_visit`) end with:
+    the block is stored in the pool (:func:`store_block`), its ℓ_i and ``Σ_i ℓ_i`` change by
+    ``loss_change``, the step is counted and the lazy average advanced (:func:`advance_average`).
+    ``dual`` is as for :func:`visit_block`; the returned tuple holds the pool arrays that
+    :func:`store_block` returned.
+    """
+    (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    ) = dual
+    pool_indices, pool_values = store_block(
+        i, indices, values, starts, lengths, pool_indices, pool_values, counts
+    )
+    block_losses[i] += loss_change
+    sums[0] += loss_change
+    counts[1] += 1
+    if averaging:
+        sums[1], sums[2] = advance_average(
+            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
+            smallest_scale,
+        )
+    return (
+        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        average_sum_offset, sums, counts,
+    )
+
+
+@numba.njit(cache=True)
 def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     """Take the BCFW step on block i towards the oracle's ŷ, or record example i's slack.
 
@@ -515,10 +546,7 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks, block_gaps = (
         problem
     )
-    (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
-        average_sum_offset, sums, counts,
-    ) = dual
+    starts, lengths, pool_indices, pool_values, block_losses, w, average_offset, _, sums, _ = dual
     begin, end = true_indptr[i], true_indptr[i + 1]
     if len(slacks) > 0:
         true_score = 0.0
@@ -545,24 +573,9 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
         sums[1],
         averaging,
     )
-    pool_indices, pool_values = store_block(
-        i, indices, values, starts, lengths, pool_indices, pool_values, counts
-    )
     if len(block_gaps) > 0:
         block_gaps[i] = gap
-    loss_change = step * loss_gain
-    block_losses[i] += loss_change
-    sums[0] += loss_change
-    counts[1] += 1
-    if averaging:
-        sums[1], sums[2] = advance_average(
-            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
-            smallest_scale,
-        )
-    return (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
-        average_sum_offset, sums, counts,
-    )
+    return record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
 
 
 @numba.njit(cache=True)
@@ -595,10 +608,7 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
     hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
     away_slot, away_indices, away_values, away_loss, scores = away
     _, _, _, C, averaging, smallest_scale, _, block_gaps = problem
-    (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
-        average_sum_offset, sums, counts,
-    ) = dual
+    starts, lengths, pool_indices, pool_values, _, w, average_offset, _, sums, _ = dual
     positions, labels, weights, atom_counts = atoms
     first, stop = positions[i], positions[i + 1]
     count = atom_counts[i]
@@ -631,9 +641,6 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         sums[1],
         averaging,
     )
-    pool_indices, pool_values = store_block(
-        i, indices, values, starts, lengths, pool_indices, pool_values, counts
-    )
     if step > 0.0 and hat_slot == count:
         for t in range(first, stop):
             labels[count, t] = hat_labels[t - first]
@@ -642,16 +649,4 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         for t in range(first, stop):
             labels[away_slot, t] = labels[new_count, t]
     atom_counts[i] = new_count
-    loss_change = step * loss_gain
-    block_losses[i] += loss_change
-    sums[0] += loss_change
-    counts[1] += 1
-    if averaging:
-        sums[1], sums[2] = advance_average(
-            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
-            smallest_scale,
-        )
-    return (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
-        average_sum_offset, sums, counts,
-    )
+    return record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)

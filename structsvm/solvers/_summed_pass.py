@@ -17,7 +17,7 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from structsvm._task import Task
-from structsvm._utils.parallel import check_n_jobs, n_threads, oracle_threads
+from structsvm._utils.parallel import check_n_jobs, oracle_threads
 from structsvm.solvers._oracle import PassSummary, loss_augmented_pass
 from structsvm.solvers._working_set import FeatureSpace
 
@@ -87,9 +87,8 @@ class CompiledSummedPasses:
         Scores that overflow make the sums not finite: the pass is then made again by
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
         """
-        threaded = self.task.threaded_batches and n_threads(self.n_jobs) > 1
         with oracle_threads(self.task, self.n_jobs):
-            feature_sum, loss_sum, slack_sum = self.kernel(self.data, w, threaded)
+            feature_sum, loss_sum, slack_sum = self.kernel(self.data, w)
         if not np.isfinite(loss_sum + slack_sum + feature_sum.sum()):
             return PassSummary.of(
                 loss_augmented_pass(
