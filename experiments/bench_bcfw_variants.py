@@ -37,6 +37,7 @@ import sys
 import time
 from typing import Any
 
+from experiments._options import FAST_BCFW
 from experiments.snakes import make_task, model_data
 from structsvm.datasets import ImageDataset, load_snakes, ocr_letters_split
 from structsvm.solvers import bcfw
@@ -63,13 +64,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "gap, no avg, check 10, best": {
         "order": "gap", "averaging": False, "gap_check_every": 10, "keep_best": True,
     },
-    "pairwise, gap, no avg, check 10": {
-        "step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10,
-    },
-    "pairwise, gap, no avg, check 10, best": {
-        "step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10,
-        "keep_best": True,
-    },
+    "pairwise, gap, no avg, check 10": FAST_BCFW,
+    "pairwise, gap, no avg, check 10, best": {**FAST_BCFW, "keep_best": True},
     "pairwise, gap, check 10, best": {
         "step": "pairwise", "order": "gap", "gap_check_every": 10, "keep_best": True,
     },

@@ -4,10 +4,10 @@ Sections (each learner in a fresh process, so that its peak memory is its own):
 
 * OCR letters, small and large split, C = 0.1: the averaged perceptron and the three structural
   SVM solvers at their defaults, BCFW also with pairwise steps and gap sampling
-  (:data:`FAST_BCFW`), and BCFW at the regularisation of its paper (λ = 0.01, C = 1/(λn)); the time
-  each solver's certified relative duality gap first falls to 1% and to 0.1%, the final primal
-  objective, the per-letter test accuracy and the peak memory. Solvers stop at a 0.1% gap or
-  after ``--time-limit`` seconds.
+  (:data:`experiments._options.FAST_BCFW`), and BCFW at the regularisation of its paper
+  (λ = 0.01, C = 1/(λn)); the time each solver's certified relative duality gap first falls
+  to 1% and to 0.1%, the final primal objective, the per-letter test accuracy and the peak
+  memory. Solvers stop at a 0.1% gap or after ``--time-limit`` seconds.
 * Digits (scikit-learn), C = 1: dual-cd, n-slack and 1-slack against
   ``LinearSVC(multi_class="crammer_singer")`` at its defaults, time until the certified
   relative duality gap is at most 1e-4, and the ratio to LinearSVC's time in the same run (see
@@ -36,6 +36,7 @@ import numpy as np
 
 from experiments import conll2000
 from experiments._measure import first_time, peak_rss_megabytes, run_in_fresh_process
+from experiments._options import FAST_BCFW
 from structsvm import StructuredPerceptron
 from structsvm.datasets import ocr_letters_split
 from structsvm.solvers import SOLVERS
@@ -43,9 +44,6 @@ from tasks import ChainTask
 
 OCR_C = 0.1
 OCR_LEARNERS = ("perceptron", "n-slack", "1-slack", "bcfw", "bcfw pairwise")
-FAST_BCFW = {"step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10}
-"""The BCFW options that were fastest to a small certified gap on the OCR letters: pairwise
-steps and gap sampling (Osokin et al., 2016), the iterate itself certified every 10 passes."""
 PAPER_LAMBDA = 0.01
 """λ of the BCFW paper's OCR runs (Lacoste-Julien et al., 2013); C = 1 / (λ n) here."""
 PERCEPTRON_EPOCHS = 15
