@@ -791,7 +791,7 @@ def _chain_bcfw_pass(data, visits, problem, dual, atoms):
                 unary, transitions, start, end, atom_labels[k, first:stop]
             )
         away = away_atom(scores, count)
-        y_away = atom_labels[away, first:stop].copy()
+        y_away = atom_labels[away, first:stop].astype(np.int64)
         away_loss = hamming_loss(y_true, y_away, label_weights)
         _, away_indices, away_values = chain_features_csr(
             rows, X_indices, X_data, n_features, y_away, bounds, n_labels, transitions_at,

@@ -9,8 +9,9 @@ its mass), see :func:`structsvm.solvers._bcfw_kernels.shift_mass`.
 
 Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
 grown (doubled, at least to what the next pass needs) between passes only, so the compiled pass
-never allocates. A compiled pass keeps the labellings in one int64 array of shape
-``(K, Σ_i |y_i|)`` (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the
+never allocates. A compiled pass keeps the labellings in one array of shape
+``(K, Σ_i |y_i|)``, of the narrowest integer type that holds the true labels (one byte per
+label for up to 256 labels), (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the
 labels of ``np.ravel(y)``); the Python loop keeps, per block, a list of :class:`Atom` with the
 sparse φ(x_i, y). Memory is thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the
 largest number of slots any block needed before a pass (its active set plus its visits in that
@@ -48,8 +49,9 @@ class ActiveSets:
         How many slots of each block are active.
     positions : ndarray of shape (n + 1,), int64, or None
         For a compiled pass: where each block's labels start in ``labels``' rows.
-    labels : ndarray of shape (K, positions[-1]), int64, or None
-        For a compiled pass: the labellings, slot by slot.
+    labels : ndarray of shape (K, positions[-1]), integers, or None
+        For a compiled pass: the labellings, slot by slot, in the narrowest integer type that
+        holds the true labels (the labellings of a block take the labels of its outputs).
     atoms : list of lists of Atom, or None
         For the Python loop: each block's active labellings, slot by slot.
     """
@@ -62,11 +64,14 @@ class ActiveSets:
 
     @classmethod
     def for_kernel(cls, Y: Sequence[Any]) -> ActiveSets:
-        """Start every block at its true labelling (flat int64 labels), for a compiled pass."""
-        flat = [np.ravel(np.asarray(y)).astype(np.int64) for y in Y]
+        """Start every block at its true labelling (flat labels), for a compiled pass."""
+        flat = [np.ravel(np.asarray(y)) for y in Y]
         positions = np.zeros(len(flat) + 1, dtype=np.int64)
         np.cumsum([len(labels) for labels in flat], out=positions[1:])
-        labels = np.concatenate(flat)[np.newaxis, :].copy()
+        all_labels = np.concatenate(flat).astype(np.int64)
+        bounds = (all_labels.min(), all_labels.max()) if len(all_labels) else (0,)
+        narrowest = np.result_type(*(np.min_scalar_type(int(bound)) for bound in bounds))
+        labels = all_labels.astype(narrowest)[np.newaxis, :]
         return cls(np.ones((len(flat), 1)), np.ones(len(flat), dtype=np.int64), positions, labels)
 
     @classmethod
@@ -87,7 +92,7 @@ class ActiveSets:
         weights[:, : self.weights.shape[1]] = self.weights
         self.weights = weights
         if self.labels is not None:
-            labels = np.zeros((slots, self.labels.shape[1]), dtype=np.int64)
+            labels = np.zeros((slots, self.labels.shape[1]), dtype=self.labels.dtype)
             labels[: self.labels.shape[0]] = self.labels
             self.labels = labels
 

@@ -6,6 +6,7 @@ import pytest
 
 from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
+from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
 from tasks._viterbi import add_hamming_loss, labelling_score
 from tests.references import solve_full_primal
@@ -141,6 +142,24 @@ def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     np.testing.assert_array_equal(weights, [0.75, 0.25, 0.0, 0.0])
     assert shift_mass(weights, 2, 2, 1, 0.0) == (2, False)  # no step: ŷ does not join
     assert away_atom(np.array([3.0, 1.0, 1.0 + 1e-14, 0.5 + 2.0]), 4) == 1
+
+
+@pytest.mark.parametrize(
+    ("Y", "dtype"),
+    [
+        ([np.array([0, 25, 3]), np.array([1])], np.uint8),
+        ([np.array([0, 300])], np.uint16),
+        ([np.array([-1, 3])], np.int16),
+    ],
+)
+def test_compiled_active_sets_keep_labels_in_the_narrowest_type_that_holds_them(Y, dtype):
+    active_sets = ActiveSets.for_kernel(Y)
+    assert active_sets.labels.dtype == dtype
+    np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
+    active_sets.make_room(np.zeros(3, dtype=np.int64))
+    assert active_sets.labels.shape[0] == 4
+    assert active_sets.labels.dtype == dtype
+    np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
 
 
 def test_pairwise_options_are_checked(pair_problem):
