@@ -309,9 +309,11 @@ def check_variant_options(
     cache_timeout: int,
     slack_norm: int,
     gap_check_every: int,
+    step: str,
+    rescaling: str,
 ) -> None:
-    """Raise ValueError naming the first of BCFW's ordering, cache and gap-check options that
-    is invalid."""
+    """Raise ValueError naming the first of BCFW's ordering, cache, gap-check and step options
+    that is invalid."""
     if order not in ("random", "cyclic", "gap"):
         raise ValueError(f"order must be 'random', 'cyclic' or 'gap', got {order!r}")
     integers = {
@@ -335,6 +337,13 @@ def check_variant_options(
         option = "order='gap'" if order == "gap" else "cache_size > 0"
         raise ValueError(
             f"{option} needs slack_norm=1 (block gaps of L1 slacks), got {slack_norm!r}"
+        )
+    if step not in ("fw", "pairwise"):
+        raise ValueError(f"step must be 'fw' or 'pairwise', got {step!r}")
+    if step == "pairwise" and (rescaling != "margin" or slack_norm != 1 or cache_size > 0):
+        raise ValueError(
+            "step='pairwise' needs rescaling='margin', slack_norm=1 and cache_size=0, got "
+            f"rescaling={rescaling!r}, slack_norm={slack_norm!r}, cache_size={cache_size!r}"
         )
 
 
@@ -568,15 +577,9 @@ def bcfw(
     """
     check_objective_options(rescaling, slack_norm)
     check_variant_options(
-        order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm, gap_check_every
+        order, gap_sweep_every, gap_mixing, cache_size, cache_timeout, slack_norm,
+        gap_check_every, step, rescaling,
     )
-    if step not in ("fw", "pairwise"):
-        raise ValueError(f"step must be 'fw' or 'pairwise', got {step!r}")
-    if step == "pairwise" and (rescaling != "margin" or slack_norm != 1 or cache_size > 0):
-        raise ValueError(
-            "step='pairwise' needs rescaling='margin', slack_norm=1 and cache_size=0, got "
-            f"rescaling={rescaling!r}, slack_norm={slack_norm!r}, cache_size={cache_size!r}"
-        )
     penalty = SlackPenalty(slack_norm)
     oracle_method = (
         task.slack_rescaled_argmax if rescaling == "slack" else task.loss_augmented_argmax
