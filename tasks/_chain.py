@@ -454,17 +454,25 @@ class ChainTask(Task):
         """
         if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
             return None
+        return _chain_bcfw_pass, self._kernel_data(X, Y)
+
+    def _kernel_data(self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> tuple:
+        """Return the training set and the task's layout as the compiled passes read them.
+
+        ``(X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
+        layout, flags)``: the positions stacked in CSR form, where each sequence starts, the
+        labels concatenated, where the parts of the joint feature begin (transitions, triples,
+        start, end, bias) and which of transitions, start/end scores and bias are used.
+        """
         X_all, offsets = _concatenate(X)
-        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         layout = np.array(
             [self._transitions_at, self._triples_at, self._start_at, self._end_at, self._bias_at]
         )
-        flags = (self.transitions, self.start_end, self.bias)
-        data = (
-            *_csr_arrays(X_all), offsets, labels, self.label_weights, self.n_labels,
-            self.n_features, layout, flags,
+        flags = np.array([self.transitions, self.start_end, self.bias])
+        return (
+            *_csr_arrays(X_all), offsets, _stacked_labels(Y, "Y", self.n_labels),
+            self.label_weights, self.n_labels, self.n_features, layout, flags,
         )
-        return _chain_bcfw_pass, data
 
     def summed_pass_kernel(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
@@ -480,15 +488,10 @@ class ChainTask(Task):
         """
         if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
             return None
-        X_all, offsets = _concatenate(X)
-        labels = _stacked_labels(Y, "Y", self.n_labels)
-        layout = np.array(
-            [self._transitions_at, self._triples_at, self._start_at, self._end_at, self._bias_at]
-        )
-        flags = np.array([self.transitions, self.start_end, self.bias])
+        training_data = self._kernel_data(X, Y)
+        offsets = training_data[3]
         data = (
-            *_csr_arrays(X_all), offsets, labels, self.label_weights, self.n_labels,
-            self.n_features, layout, flags, int(np.diff(offsets).max()),
+            *training_data, int(np.diff(offsets).max()),
             example_blocks(len(offsets) - 1, self.size_joint_feature),
         )
         true_feature_sum = column_sums(self.batch_joint_feature(X, Y))
@@ -786,9 +789,9 @@ def _chain_bcfw_pass(data, visits, problem, dual, atoms):
             continue
         atom_labels, count = atoms[1], atoms[3][i]
         scores = np.empty(count)
-        for k in range(count):
-            scores[k] = labelling_score(
-                unary, transitions, start, end, atom_labels[k, first:stop]
+        for slot in range(count):
+            scores[slot] = labelling_score(
+                unary, transitions, start, end, atom_labels[slot, first:stop]
             )
         away = away_atom(scores, count)
         y_away = atom_labels[away, first:stop].astype(np.int64)

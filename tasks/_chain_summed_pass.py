@@ -25,7 +25,7 @@ import numpy as np
 
 from tasks._chain_features import chain_weight_tables
 from tasks._summed_blocks import block_accumulators, block_totals
-from tasks._viterbi import decode_sequence, hamming_loss, labelling_score
+from tasks._viterbi import add_hamming_loss, decode_sequence, hamming_loss, labelling_score
 
 
 @numba.njit(cache=True)
@@ -62,10 +62,8 @@ def _block_pass(
             if use_bias:
                 for label in range(n_labels):
                     row[label] += bias[label]
-            truth = y_true[t]
-            cost = label_weights[truth]
-            for label in range(n_labels):
-                augmented[t, label] = row[label] if label == truth else row[label] + cost
+        augmented[:length] = unary[:length]
+        add_hamming_loss(augmented[:length], y_true, label_weights)
         decode_sequence(
             augmented, 0, length, transitions, transitions_by_next, start, end, best_from,
             decoded,
