@@ -318,7 +318,7 @@ class Task:
 
     def summed_pass_kernel(
         self, X: Sequence[Any], Y: Sequence[Any]
-    ) -> tuple[Any, Any, np.ndarray] | None:
+    ) -> tuple[Any, Any] | None:
         """Return a compiled pass of the 1-slack solver over (X, Y), or None.
 
         The 1-slack cutting-plane solver (:func:`structsvm.solvers.one_slack`) needs from an oracle
@@ -326,9 +326,8 @@ class Task:
         and ``Σ_i ξ_i(w)``, with ``ŷ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` and ``ξ_i(w) = max(0,
         Δ(y_i, ŷ_i) − w · φ(x_i, y_i) + w · φ(x_i, ŷ_i))`` (margin rescaling). A task whose oracle
         is compiled with Numba may prepare its training data once per fit and return ``(kernel,
-        data, true_feature_sum)``: ``data`` is whatever its compiled code needs (arrays, scalars,
-        tuples of them), ``true_feature_sum`` the dense ``Σ_i φ(x_i, y_i)`` (shape
-        ``(size_joint_feature,)``) and ``kernel`` a function ``kernel(data, w)`` — typically one
+        data)``: ``data`` is whatever its compiled code needs (arrays, scalars, tuples of them)
+        and ``kernel`` a function ``kernel(data, w)`` — typically one
         ``numba.njit(cache=True, parallel=True)`` function, or a BLAS product followed by one — that
         returns ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the two
         floats. The solver then makes every pass with one call instead of calling the oracle, the
@@ -351,7 +350,7 @@ class Task:
 
         Returns
         -------
-        tuple (kernel, data, true_feature_sum), or None
+        tuple (kernel, data), or None
 
         References
         ----------

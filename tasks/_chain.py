@@ -22,7 +22,6 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
-from structsvm.solvers._oracle import column_sums
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -476,7 +475,7 @@ class ChainTask(Task):
 
     def summed_pass_kernel(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
-    ) -> tuple[Callable, tuple, np.ndarray] | None:
+    ) -> tuple[Callable, tuple] | None:
         """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
 
         For first-order chains without constraints, dense or sparse: the positions are stacked
@@ -494,8 +493,7 @@ class ChainTask(Task):
             *training_data, int(np.diff(offsets).max()),
             example_blocks(len(offsets) - 1, self.size_joint_feature),
         )
-        true_feature_sum = column_sums(self.batch_joint_feature(X, Y))
-        return chain_summed_pass, data, true_feature_sum
+        return chain_summed_pass, data
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""

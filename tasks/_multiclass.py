@@ -17,7 +17,6 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
-from structsvm.solvers._oracle import column_sums
 from tasks._multiclass_summed_pass import (
     dense_multiclass_summed_pass,
     sparse_multiclass_summed_pass,
@@ -173,13 +172,12 @@ class MulticlassTask(Task):
             return None
         labels = np.asarray(Y, dtype=np.int64)
         bounds = example_blocks(len(labels), self.size_joint_feature)
-        true_feature_sum = column_sums(self.batch_joint_feature(X, labels))
         if _is_sparse_input(X):
             indptr, columns, values = _compiled_rows(X)
             data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, bounds)
-            return sparse_multiclass_summed_pass, data, true_feature_sum
+            return sparse_multiclass_summed_pass, data
         data = (np.ascontiguousarray(X, dtype=np.float64), labels, self.loss_matrix, bounds)
-        return dense_multiclass_summed_pass, data, true_feature_sum
+        return dense_multiclass_summed_pass, data
 
     def dual_coordinate_kernel(self, X, Y):
         """Return the exact Crammer–Singer block solver of this task.

@@ -93,7 +93,7 @@ def shard_pass(shard: Shard, w: np.ndarray, rescaling: str, summed: bool) -> Any
         shard.Y,
         shard.true_features,
         w,
-        true_feature_sum=shard.true_feature_sum,
+        true_feature_sum=shard.true_feature_sum if summed else None,
         rescaling=rescaling,
     )
     if summed:
@@ -221,7 +221,7 @@ def training_set(
     """
     client = dask_client(n_jobs)
     compiled = (
-        CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs)
+        CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
         if client is None and summed and rescaling == "margin"
         else None
     )
@@ -230,7 +230,13 @@ def training_set(
         return
     if client is None:
         yield TaskConstraints(
-            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
+            task,
+            X,
+            Y,
+            n_jobs=n_jobs,
+            true_features=true_features,
+            rescaling=rescaling,
+            summed=summed,
         )
         return
     with ClusterConstraints(

@@ -112,6 +112,9 @@ class TaskConstraints:
     rescaling : {"margin", "slack"}, default="margin"
         The constraints and the oracle that finds the most violated one (see
         :mod:`structsvm.solvers._oracle`).
+    summed : bool, default=False
+        Whether the solver sums the passes (1-slack): the sum of the rows φ(x_i, y_i) is then
+        kept once for the fit, and not otherwise (a vector of w's size).
     """
 
     def __init__(
@@ -123,6 +126,7 @@ class TaskConstraints:
         n_jobs: int | None = None,
         true_features: FeatureMatrix | None = None,
         rescaling: str = "margin",
+        summed: bool = False,
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
         self.n_jobs = n_jobs
@@ -132,7 +136,7 @@ class TaskConstraints:
         if true_features is None:
             true_features = task.batch_joint_feature(X, Y)
         self.true_features = true_features
-        self.true_feature_sum = column_sums(true_features)
+        self.true_feature_sum = column_sums(true_features) if summed else None
 
     def zero_weights(self) -> np.ndarray:
         """Return ``w = 0``."""

@@ -18,7 +18,12 @@ from joblib import effective_n_jobs
 
 from structsvm._task import Task
 from structsvm._utils.parallel import check_n_jobs, oracle_threads
-from structsvm.solvers._oracle import PassSummary, loss_augmented_pass
+from structsvm.solvers._oracle import (
+    FeatureMatrix,
+    PassSummary,
+    column_sums,
+    loss_augmented_pass,
+)
 from structsvm.solvers._working_set import FeatureSpace
 
 
@@ -33,8 +38,10 @@ class CompiledSummedPasses:
     ----------
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
-    kernel, data, true_feature_sum
+    kernel, data
         What :meth:`structsvm.Task.summed_pass_kernel` returned for (X, Y).
+    true_features : ndarray or sparse matrix
+        The rows φ(x_i, y_i); their sum is every constraint's fixed part.
     n_jobs : int or None, default=None
         Threads of every pass (:func:`~structsvm._utils.parallel.oracle_threads`) for a task
         with :attr:`~structsvm.Task.threaded_batches`, one for any other; the sums do not
@@ -48,22 +55,32 @@ class CompiledSummedPasses:
         Y: Sequence[Any],
         kernel: Any,
         data: Any,
-        true_feature_sum: np.ndarray,
+        true_features: FeatureMatrix,
         *,
         n_jobs: int | None = None,
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
         self.kernel, self.data = kernel, data
-        self.true_feature_sum = true_feature_sum
+        self.true_features = true_features
+        self.true_feature_sum = column_sums(true_features)
         self.n_jobs = n_jobs
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
 
     @classmethod
     def prepare(
-        cls, task: Task, X: Sequence[Any], Y: Sequence[Any], *, n_jobs: int | None = None
+        cls,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        *,
+        n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None,
     ) -> CompiledSummedPasses | None:
         """Return the training set with the task's compiled pass, or None.
+
+        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
+        otherwise).
 
         None if the task has no compiled pass, and if ``n_jobs`` asks for joblib worker
         processes (a task without :attr:`~structsvm.Task.threaded_batches` and more than one
@@ -74,8 +91,9 @@ class CompiledSummedPasses:
         prepared = task.summed_pass_kernel(X, Y)
         if prepared is None:
             return None
-        kernel, data, true_feature_sum = prepared
-        return cls(task, X, Y, kernel, data, true_feature_sum, n_jobs=n_jobs)
+        if true_features is None:
+            true_features = task.batch_joint_feature(X, Y)
+        return cls(task, X, Y, *prepared, true_features, n_jobs=n_jobs)
 
     def zero_weights(self) -> np.ndarray:
         """Return ``w = 0``."""
@@ -91,8 +109,6 @@ class CompiledSummedPasses:
             feature_sum, loss_sum, slack_sum = self.kernel(self.data, w)
         if not np.isfinite(loss_sum + slack_sum + feature_sum.sum()):
             return PassSummary.of(
-                loss_augmented_pass(
-                    self.task, self.X, self.Y, self.task.batch_joint_feature(self.X, self.Y), w
-                )
+                loss_augmented_pass(self.task, self.X, self.Y, self.true_features, w)
             )
         return PassSummary(self.true_feature_sum - feature_sum, loss_sum, slack_sum, True)
