@@ -674,8 +674,7 @@ def bcfw(
     # Whether the blocks of the state yielded last are the pool's live blocks (see below).
     state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
-    # The compiled evaluation needs none, nor the sum of the true features such a training set
-    # keeps (a vector of w's size).
+    # The compiled evaluation needs none.
     examples_held = (
         contextlib.nullcontext()
         if gap_in_compiled_code
@@ -727,7 +726,6 @@ def bcfw(
                     )
                     counters.oracle_calls += n
                     pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
-                    block_indices, block_values = pool.blocks()
                     total_loss, average_scale, average_loss = (float(value) for value in sums)
                     steps = int(counts[1])
                 else:
@@ -828,6 +826,9 @@ def bcfw(
             scheduled = is_scheduled_check(iteration, gap_check_every)
             if not scheduled and iteration != counters.iterations[-1]:
                 continue
+            if compiled_pass is not None:
+                # The compiled steps wrote the blocks into the pool: views of them for the state.
+                block_indices, block_values = pool.blocks()
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
             # later steps change w in place, and a continued run rebuilds w and z from the state.
             # The average is formed in z's array, and the next pass rebuilds z from it, so that at
