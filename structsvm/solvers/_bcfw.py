@@ -96,6 +96,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import numbers
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -104,6 +105,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm._utils.validation import Interval, check_positive_int, check_value
 from structsvm.solvers import _bcfw_kernels as kernels
 from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets, Atom
 from structsvm.solvers._bcfw_cache import PlaneCache
@@ -323,16 +325,8 @@ def check_variant_options(
         "gap_check_every": (gap_check_every, 1),
     }
     for name, (value, smallest) in integers.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
-        if value < smallest:
-            raise ValueError(f"{name} must be >= {smallest}, got {value!r}")
-    if (
-        isinstance(gap_mixing, bool)
-        or not isinstance(gap_mixing, (int, float, np.floating, np.integer))
-        or not 0 < gap_mixing <= 1
-    ):
-        raise ValueError(f"gap_mixing must be a number in (0, 1], got {gap_mixing!r}")
+        check_positive_int(value, name, minimum=smallest)
+    check_value(gap_mixing, "gap_mixing", [Interval(numbers.Real, 0, 1, closed="right")])
     if slack_norm != 1 and (order == "gap" or cache_size > 0):
         option = "order='gap'" if order == "gap" else "cache_size > 0"
         raise ValueError(
