@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 FAST_BCFW = {"step": "pairwise", "order": "gap", "averaging": False, "gap_check_every": 10}
 """The BCFW options that were fastest to a small certified gap on the OCR letters and on
 digits: the pairwise steps and gap sampling of Osokin, Alayrac, Lukasewitz, Dokania &
 Lacoste-Julien (ICML 2016), the iterate itself certified every 10 passes
 (see ``python -m experiments.bench_bcfw_variants``)."""
+
+
+def solver_and_options(name: str) -> tuple[str, dict[str, Any]]:
+    """Return the solver and its options that a benchmark row ``name`` runs.
+
+    ``"bcfw pairwise"`` is BCFW with :data:`FAST_BCFW`; any other name is a solver of
+    :data:`structsvm.solvers.SOLVERS` at its defaults.
+    """
+    if name == "bcfw pairwise":
+        return "bcfw", dict(FAST_BCFW)
+    return name, {}
