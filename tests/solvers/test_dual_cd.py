@@ -11,7 +11,7 @@ from tasks import ChainTask, MulticlassTask
 from tests.references import solve_full_primal
 
 
-def multiclass_problem(loss_matrix=None, sparse=False, n=30, zero_rows=0):
+def dual_cd_problem(loss_matrix=None, sparse=False, n=30, zero_rows=0):
     rng = np.random.default_rng(3)
     Y = rng.integers(0, 4, n)
     X = rng.normal(size=(n, 5)) + 1.5 * np.eye(4, 5)[Y]
@@ -45,7 +45,7 @@ ASYMMETRIC_LOSS = np.array(
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("C", [0.1, 2.0])
 def test_reaches_the_optimum_of_the_full_qp(loss_matrix, sparse, C):
-    task, X, Y = multiclass_problem(loss_matrix, sparse, zero_rows=2)
+    task, X, Y = dual_cd_problem(loss_matrix, sparse, zero_rows=2)
     state = run(task, X, Y, C)
     dense = X.toarray() if sparse else X
     w_ref, _, objective = solve_full_primal(task, list(dense), list(Y), C)
@@ -59,7 +59,7 @@ def test_reaches_the_optimum_of_the_full_qp(loss_matrix, sparse, C):
 def test_certified_gap_is_valid_at_every_pass():
     """Each record's primal is the objective at w recomputed by hand, and gap >= 0 with the
     dual below the optimum of the full QP."""
-    task, X, Y = multiclass_problem(ASYMMETRIC_LOSS, n=40)
+    task, X, Y = dual_cd_problem(ASYMMETRIC_LOSS, n=40)
     C = 1.0
     _, _, optimum = solve_full_primal(task, list(X), list(Y), C)
     records = 0
@@ -78,7 +78,7 @@ def test_certified_gap_is_valid_at_every_pass():
 
 
 def test_agrees_with_n_slack():
-    task, X, Y = multiclass_problem(ASYMMETRIC_LOSS, n=60)
+    task, X, Y = dual_cd_problem(ASYMMETRIC_LOSS, n=60)
     states = list(n_slack(task, X, Y, 0.5, tol=1e-8))
     state = run(task, X, Y, 0.5, tol=1e-8)
     np.testing.assert_allclose(
@@ -89,7 +89,7 @@ def test_agrees_with_n_slack():
 
 def test_linear_svc_crammer_singer_solves_the_same_problem_with_the_same_C():
     """LinearSVC's ``C`` multiplies the summed hinge losses, as structsvm's does."""
-    task, X, Y = multiclass_problem(n=50)
+    task, X, Y = dual_cd_problem(n=50)
     C = 0.7
     state = run(task, X, Y, C, tol=1e-10)
     reference = LinearSVC(
@@ -102,7 +102,7 @@ def test_linear_svc_crammer_singer_solves_the_same_problem_with_the_same_C():
 
 
 def test_cyclic_order_and_continuing_a_run():
-    task, X, Y = multiclass_problem(n=40)
+    task, X, Y = dual_cd_problem(n=40)
     whole = run(task, X, Y, 1.0, tol=0.0, max_iter=6, order="cyclic")
     first = run(task, X, Y, 1.0, tol=0.0, max_iter=3, order="cyclic")
     rest = run(task, X, Y, 1.0, tol=0.0, max_iter=3, order="cyclic", initial_state=first)
@@ -112,7 +112,7 @@ def test_cyclic_order_and_continuing_a_run():
 
 
 def test_structured_svm_takes_the_solver():
-    task, X, Y = multiclass_problem(n=40)
+    task, X, Y = dual_cd_problem(n=40)
     model = StructuredSVM(task, C=1.0, solver="dual-cd", tol=1e-6, random_state=0).fit(X, Y)
     assert model.converged_
     _, _, objective = solve_full_primal(task, list(X), list(Y), 1.0)
@@ -122,7 +122,7 @@ def test_structured_svm_takes_the_solver():
 
 
 def test_refuses_tasks_and_options_it_cannot_solve():
-    task, X, Y = multiclass_problem(n=10)
+    task, X, Y = dual_cd_problem(n=10)
     with pytest.raises(ValueError, match="margin rescaling with L1 slacks"):
         run(task, X, Y, 1.0, slack_norm=2)
     with pytest.raises(ValueError, match="margin rescaling with L1 slacks"):

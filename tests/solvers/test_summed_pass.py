@@ -46,12 +46,12 @@ CHAIN_OPTIONS = {
 }
 
 
-def chain_problem(options, sparse, n_sequences, lengths=(1, 4), seed=0):
+def summed_chain_problem(options, sparse, n_sequences, lengths=(1, 4), seed=0):
     task = ChainTask(3, 4, **CHAIN_OPTIONS[options])
     return task, *task.check_data(*chains(n_sequences, 3, lengths, seed, sparse))
 
 
-def multiclass_problem(sparse, n, seed=0):
+def summed_multiclass_problem(sparse, n, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 5)) * (rng.random((n, 5)) < 0.7)
     losses = rng.random((4, 4)) * (1 - np.eye(4))
@@ -68,8 +68,8 @@ PROBLEMS = [
 
 def make_problem(kind, options, sparse, n):
     if kind == "chain":
-        return chain_problem(options, sparse, n)
-    return multiclass_problem(sparse, n)
+        return summed_chain_problem(options, sparse, n)
+    return summed_multiclass_problem(sparse, n)
 
 
 def compiled_summary(task, X, Y, w, n_jobs=1):
@@ -148,7 +148,7 @@ def test_an_unthreaded_task_makes_the_compiled_pass_on_one_job_only(n_jobs, comp
 
 
 def test_scores_that_overflow_are_refused_as_by_the_generic_pass():
-    task, X, Y = chain_problem("plain", False, 5)
+    task, X, Y = summed_chain_problem("plain", False, 5)
     w = np.full(task.size_joint_feature, 1e308)
     with pytest.raises(ValueError, match="overflow"):
         compiled_summary(task, X, Y, w)
@@ -158,10 +158,10 @@ def test_scores_that_overflow_are_refused_as_by_the_generic_pass():
 @pytest.mark.parametrize("kind", ["chain", "multiclass"])
 def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(kind, slack_norm):
     if kind == "chain":
-        task, X, Y = chain_problem("start, end and bias", False, 150, lengths=(2, 8))
+        task, X, Y = summed_chain_problem("start, end and bias", False, 150, lengths=(2, 8))
         generic_task = GenericChain(3, 4, start_end=True, bias=True)
     else:
-        task, X, Y = multiclass_problem(False, 300)
+        task, X, Y = summed_multiclass_problem(False, 300)
         generic_task = GenericMulticlass(4, 5, loss_matrix=task.loss_matrix)
     runs = {}
     for name, used, n_jobs in [("compiled", task, 1), ("generic", generic_task, 1),
@@ -179,7 +179,7 @@ def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(kind, sl
 
 
 def test_1_slack_with_the_compiled_chain_pass_reaches_the_full_qp_optimum():
-    task, X, Y = chain_problem("start, end and bias", False, 8, lengths=(1, 3))
+    task, X, Y = summed_chain_problem("start, end and bias", False, 8, lengths=(1, 3))
     w_star, _, objective_star = solve_full_primal(task, X, Y, 1.0)
     *_, state = one_slack(task, X, Y, 1.0, tol=1e-8)
     assert isinstance(state.dual_state.oracle, PassSummary)
