@@ -7,7 +7,7 @@ import pytest
 
 from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
-from tests.learners.test_warm_start import interrupting
+from tests.interruptions import interrupting
 from tests.references import solve_full_primal
 
 

@@ -10,7 +10,7 @@ from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
 from tasks._viterbi import add_hamming_loss, labelling_score
 from tests.references import solve_full_primal
-from tests.solvers.test_bcfw_compiled import PROBLEMS, passes
+from tests.solvers.bcfw_problems import PROBLEMS, passes
 
 
 def active_labellings(active_sets, i):
