@@ -22,8 +22,9 @@ joblib takes the backend from the surrounding context, so the same code uses loc
     with joblib.parallel_backend("dask"):      # after dask.distributed.Client(...)
         model = StructuredSVM(task, n_jobs=-1).fit(X, Y)
 
-On a Dask cluster the solvers do better than map chunks: :func:`dask_client` finds the
-cluster's client and they keep the training set on its workers for the whole fit
+On a Dask cluster the n-slack, 1-slack and BCFW solvers do better than map chunks:
+:func:`dask_client` finds the cluster's client and they keep the training set on its workers
+for the whole fit
 (:mod:`structsvm.solvers._cluster`), so each pass sends only the weights.
 """
 

@@ -234,7 +234,8 @@ def dual_coordinate_descent(
         state.w = w.copy()
         counters.record(iteration, primal, dual, certified=oracle.certified)
         state.converged = meets_tolerance(primal, dual, tol)
-        state.dual_state = DualCoordinateState(beta, w, rng).copy()
+        # The state's weights are a copy no pass writes into: the dual state shares them.
+        state.dual_state = DualCoordinateState(beta.copy(), state.w, copy.deepcopy(rng))
         yield state
         if state.converged:
             return
