@@ -27,9 +27,18 @@ def run_in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
         return pool.submit(function, *args).result()
 
 
-def first_time(history: list[dict[str, float]], key: str, threshold: float) -> float:
-    """Return the ``time`` of the first history record whose ``key`` is at most ``threshold``.
+def first_record(history: list[dict[str, Any]], key: str, threshold: float) -> dict | None:
+    """Return the first certified history record whose ``key`` is at most ``threshold``.
 
-    Returns nan when no record reaches it.
+    A record is certified unless it says otherwise (``certified``: its primal and gap are
+    then lower bounds). Returns None when no record reaches it.
     """
-    return next((r["time"] for r in history if r[key] <= threshold), float("nan"))
+    return next(
+        (r for r in history if r.get("certified", True) and r[key] <= threshold), None
+    )
+
+
+def first_time(history: list[dict[str, Any]], key: str, threshold: float) -> float:
+    """Return the ``time`` of :func:`first_record`, nan when no record reaches ``threshold``."""
+    record = first_record(history, key, threshold)
+    return float("nan") if record is None else record["time"]

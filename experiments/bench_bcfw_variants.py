@@ -37,6 +37,7 @@ import sys
 import time
 from typing import Any
 
+from experiments._measure import first_record
 from experiments._options import FAST_BCFW
 from experiments.snakes import make_task, model_data
 from structsvm.datasets import ImageDataset, load_snakes, ocr_letters_split
@@ -95,13 +96,6 @@ def snakes_problem() -> tuple[Any, list, list]:
     return task, *task.check_data(*model_data("directional", train))
 
 
-def first_certified(history: list[dict], threshold: float) -> dict | None:
-    """Return the first certified record whose relative gap is at most ``threshold``."""
-    return next(
-        (r for r in history if r["certified"] and r["relative_gap"] <= threshold), None
-    )
-
-
 def run(task, X, Y, options: dict[str, Any], time_limit: float) -> dict[str, Any]:
     """Run BCFW until ``TOL`` or ``time_limit`` seconds; return its table row."""
     start = time.perf_counter()
@@ -112,7 +106,7 @@ def run(task, X, Y, options: dict[str, Any], time_limit: float) -> dict[str, Any
             break
     row: dict[str, Any] = {}
     for threshold in THRESHOLDS:
-        record = first_certified(history, threshold)
+        record = first_record(history, "relative_gap", threshold)
         label = f"{100 * threshold:g}%"
         row[f"to {label} [s]"] = "-" if record is None else f"{record['time']:.1f}"
         row[f"calls to {label}"] = "-" if record is None else str(record["oracle_calls"])
