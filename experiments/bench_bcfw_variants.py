@@ -23,7 +23,7 @@ are read from the solver's history: the ``time`` and ``oracle_calls`` of the fir
 the gap evaluations; time is wall-clock from the start of the run, including those evaluations
 and excluding Numba compilation, which a short warm-up run on a few examples does first); "-"
 when the run did not get there within its limit. "passes" is the last record's pass number and
-"load" the one-minute load average (``/proc/loadavg``) at the end of the run. The machine may be
+"load" the one-minute load average (``os.getloadavg``) at the end of the run. The machine may be
 shared, so times are indicative; oracle calls are not.
 
 Run with ``python -m experiments.bench_bcfw_variants`` (about 20 minutes), or name the problems
@@ -33,6 +33,7 @@ to run: ``python -m experiments.bench_bcfw_variants ocr-large ocr-small`` (of ``
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any
@@ -72,9 +73,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     },
 }
 BEST = "gap, no avg"
-# The cache runs the Python loop, slow with OCR's cheap compiled oracle: left out on OCR large.
 PAIRWISE = ["pairwise, gap, no avg, check 10", "pairwise, gap, no avg, check 10, best",
             "pairwise, gap, check 10, best"]
+# The cache runs the Python loop, slow with OCR's cheap compiled oracle: left out on OCR large.
 OCR_LARGE = ["default", "gap", BEST, "gap, check 5", "gap, check 10",
              "gap, no avg, check 5", "gap, no avg, check 10", *PAIRWISE]
 SNAKES = ["default", "gap", "cache", "gap + cache", BEST, "gap + cache, no avg"]
@@ -114,8 +115,7 @@ def run(task, X, Y, options: dict[str, Any], time_limit: float) -> dict[str, Any
     row["passes"] = str(last["iteration"])
     row["calls"] = str(last["oracle_calls"])
     row["last gap"] = f"{last['relative_gap']:.2e}" + ("" if last["certified"] else "*")
-    with open("/proc/loadavg") as load:
-        row["load"] = load.read().split()[0]
+    row["load"] = f"{os.getloadavg()[0]:.2f}"
     return row
 
 

@@ -45,7 +45,7 @@ class Traffic:
         from distributed import Future
 
         self.scattered = self.n_scatters = 0
-        self.sent = self.received = self.n_passes = 0
+        self.sent = self.received = 0
         scatter, submit, gather = client.scatter, client.submit, client.gather
 
         def counted_scatter(data: Any, **options: Any) -> Any:
@@ -61,7 +61,6 @@ class Traffic:
         def counted_gather(futures: Any, **options: Any) -> Any:
             results = gather(futures, **options)
             self.received += len(pickle.dumps(results))
-            self.n_passes += 1
             return results
 
         client.scatter, client.submit, client.gather = (
@@ -107,7 +106,7 @@ def fit(
         "scattered_bytes": traffic.scattered,
         "sent_bytes_per_iteration": (traffic.sent + per_call_scatters) / passes,
         # joblib's backend collects its results without client.gather: not measured.
-        "received_bytes_per_iteration": traffic.received / passes if traffic.n_passes else None,
+        "received_bytes_per_iteration": traffic.received / passes if traffic.received else None,
         "seconds_per_iteration": seconds / passes,
     }
 
