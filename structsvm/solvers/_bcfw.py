@@ -720,6 +720,9 @@ def bcfw(
                     )
                     counters.oracle_calls += n
                     pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
+                    # Views of the new pool at once: the old views would keep the arrays the
+                    # pass outgrew alive through the evaluation.
+                    block_indices, block_values = pool.blocks()
                     total_loss, average_scale, average_loss = (float(value) for value in sums)
                     steps = int(counts[1])
                 else:
@@ -820,9 +823,6 @@ def bcfw(
             scheduled = is_scheduled_check(iteration, gap_check_every)
             if not scheduled and iteration != counters.iterations[-1]:
                 continue
-            if compiled_pass is not None:
-                # The compiled steps wrote the blocks into the pool: views of them for the state.
-                block_indices, block_values = pool.blocks()
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
             # later steps change w in place, and a continued run rebuilds w and z from the state.
             # The average is formed in z's array, and the next pass rebuilds z from it, so that at
