@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from structsvm._compiled_oracle import CompiledOracle
 from structsvm._utils.validation import (
     check_consistent_length,
     check_examples,
@@ -64,10 +65,9 @@ class Task:
 
     Learners call the ``batch_*`` methods, which loop over examples here; tasks override them
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
-    sparse. A task whose oracle is compiled with Numba may also hand the BCFW solver a compiled
-    pass (:meth:`bcfw_pass_kernel`), the 1-slack solver a compiled pass that returns only the
-    sums it needs (:meth:`summed_pass_kernel`), and a task with few outputs an exact solver of
-    the dual subproblem of one example (:meth:`dual_coordinate_kernel`). Inputs ``X`` and
+    sparse. A task whose oracle is compiled with Numba may also hand it to the solvers as
+    :meth:`compiled_oracle`, on which every solver runs its passes in compiled code. Inputs
+    ``X`` and
     outputs ``Y`` are sequences indexable by example (a list, or an array whose first axis runs
     over examples). A task whose batch methods run compiled code on threads sets
     ``threaded_batches = True``: learners then give it their ``n_jobs`` as threads instead of
@@ -232,31 +232,17 @@ class Task:
             row.sum_duplicates()
         return row.indices.astype(np.int64, copy=False), row.data
 
-    def bcfw_pass_kernel(self, X: Sequence[Any], Y: Sequence[Any]) -> tuple[Any, Any] | None:
-        """Return a compiled pass of block-coordinate Frank–Wolfe over (X, Y), or None.
+    def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
+        """Return the task's oracle compiled with Numba over (X, Y), or None.
 
-        The BCFW solver (:func:`structsvm.solvers.bcfw`) calls the task's oracle and
-        :meth:`sparse_joint_feature` from Python at every step. A task whose oracle is compiled
-        with Numba may instead return ``(kernel, data)``: ``data`` is whatever its compiled code
-        needs (arrays, scalars, tuples of them) and ``kernel`` a ``numba.njit(cache=True)``
-        function ``kernel(data, visits, problem, dual, atoms) -> dual`` that, for every
-        example ``i`` of the int64 array ``visits`` in turn, finds
-        ``ŷ = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` at the current ``w = dual[5]`` and calls
-        ``dual = structsvm.solvers.bcfw_visit(i, indices, values, Δ(y_i, ŷ), problem, dual)``
-        with the sorted sparse φ(x_i, ŷ), then returns ``dual``. When ``atoms[3]`` is not
-        empty (``step="pairwise"``) it holds the blocks' active sets, whose labellings are
-        ``np.ravel(y)`` as int64 (see :class:`structsvm.solvers._bcfw_active_sets.ActiveSets`),
-        and the kernel instead scores block i's active labellings at w, picks the away one by
-        ``structsvm.solvers._bcfw_kernels.away_atom`` and calls
-        ``structsvm.solvers._bcfw_kernels.pairwise_visit``. The solver then runs each pass
-        in one call, taking the same steps as its Python loop, and evaluates the duality gap
-        after it with another call whose ``problem`` asks ``bcfw_visit`` for the slacks. It
-        does so only for margin rescaling with L1 slacks (see the ``compiled`` option of
-        :func:`structsvm.solvers.bcfw`). The base class returns None: the Python loop.
-
-        A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
-        ``sparse_joint_feature`` do, so a subclass that overrides any of them should not keep
-        its parent's kernel (:func:`overrides_any` tells).
+        Every solver's compiled passes (1-slack, BCFW, n-slack, the perceptron, dual
+        coordinate descent) run on it: see :class:`~structsvm.CompiledOracle` for its four
+        functions, and "making your task fast" in the user guide for a complete example. The
+        functions must answer exactly as :meth:`loss_augmented_argmax`, :meth:`argmax`,
+        :meth:`loss` and :meth:`sparse_joint_feature` do (:func:`~structsvm.check_task` checks
+        them against each other), so a subclass that overrides any of those should not keep
+        its parent's compiled oracle (:func:`overrides_any` tells). The base class returns
+        None: solvers then call the Python methods, and say so in the ``structsvm`` log.
 
         Parameters
         ----------
@@ -264,98 +250,7 @@ class Task:
 
         Returns
         -------
-        tuple (kernel, data), or None
-
-        References
-        ----------
-        S. Lacoste-Julien, M. Jaggi, M. Schmidt and P. Pletscher, "Block-coordinate Frank–Wolfe
-        optimization for structural SVMs", ICML 2013.
-        """
-        return None
-
-    def dual_coordinate_kernel(
-        self, X: Sequence[Any], Y: Sequence[Any]
-    ) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
-        """Return a compiled exact block solver of the dual over (X, Y), or None.
-
-        The dual coordinate-descent solver (:func:`structsvm.solvers.dual_coordinate_descent`)
-        works on tasks with few outputs per example, numbered ``0 .. m − 1``, that can solve
-        the dual subproblem of one example exactly. The dual keeps one variable β_i(y) >= 0
-        per example and output, with ``Σ_y β_i(y) = C`` (the true output carries the share of
-        the constraint ``ξ_i >= 0``), ``w = Σ_i Σ_y β_i(y) ψ_i(y)`` and the dual objective
-        ``Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``. Such a task returns
-        ``(kernel, data, losses, truths)``: ``losses[i, y] = Δ(y_i, y)`` (shape (n, m)),
-        ``truths[i]`` the number of y_i, and ``kernel`` a ``numba.njit(cache=True)`` function
-        ``kernel(data, visits, C, beta, w, gaps, free)`` that, for every example ``i`` of the
-        int64 array ``visits`` in turn, writes into ``gaps[k]`` (k the place of i in
-        ``visits``) the block's duality gap ``C max_y g_y − Σ_y β_i(y) g_y`` over its moving
-        outputs, with ``g_y = Δ(y_i, y) − w · ψ_i(y)`` at the current ``w``, then replaces the
-        row ``beta[i]`` by the maximiser of the dual over it, the other rows fixed, and updates
-        ``w`` in place to match. The moving outputs, the only ones the step may change, are
-        those that the boolean array ``free`` (shape (n, m)) marks in row i, the true output
-        and those with ``β_i(y) > 0``; with ``free`` all True the step is the exact block
-        maximisation (the solver restricts it to shrink its passes). The base class returns
-        None: the solver refuses the task.
-
-        A kernel must agree with the task's ``loss`` and ``joint_feature``, so a subclass that
-        overrides any of them should not keep its parent's kernel (:func:`overrides_any`
-        tells).
-
-        Parameters
-        ----------
-        X, Y : sequences of training inputs and outputs, as ``check_data`` returned them
-
-        Returns
-        -------
-        tuple (kernel, data, losses, truths), or None
-
-        References
-        ----------
-        S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential
-        dual method for large scale multi-class linear SVMs", KDD 2008.
-        """
-        return None
-
-    def summed_pass_kernel(
-        self, X: Sequence[Any], Y: Sequence[Any]
-    ) -> tuple[Any, Any] | None:
-        """Return a compiled pass of the 1-slack solver over (X, Y), or None.
-
-        The 1-slack cutting-plane solver (:func:`structsvm.solvers.one_slack`) needs from an oracle
-        pass at ``w`` only three sums over the examples: ``Σ_i φ(x_i, ŷ_i)``, ``Σ_i Δ(y_i, ŷ_i)``
-        and ``Σ_i ξ_i(w)``, with ``ŷ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` and ``ξ_i(w) = max(0,
-        Δ(y_i, ŷ_i) − w · φ(x_i, y_i) + w · φ(x_i, ŷ_i))`` (margin rescaling). A task whose oracle
-        is compiled with Numba may prepare its training data once per fit and return ``(kernel,
-        data)``: ``data`` is whatever its compiled code needs (arrays, scalars, tuples of them)
-        and ``kernel`` a function ``kernel(data, w)`` — typically one
-        ``numba.njit(cache=True, parallel=True)`` function, or a BLAS product followed by one — that
-        returns ``(feature_sum, loss_sum, slack_sum)``: the dense ``Σ_i φ(x_i, ŷ_i)`` and the two
-        floats. The solver then makes every pass with one call instead of calling the oracle, the
-        losses and the joint features from Python and summing their rows; the call runs on as many
-        of Numba's threads as the solver sets: those ``n_jobs`` asks for, for a task with
-        :attr:`threaded_batches`, else one. The kernel must return the same bits on any number of
-        threads: it sums the examples in groups fixed by the data, not by the threads, each group on
-        one thread, and adds the groups in their order. The solver uses it only for margin
-        rescaling, with L1 or L2 slacks (whose sums are the same), outside a Dask cluster, and for a
-        task without :attr:`threaded_batches` only on one job (more jobs are worker processes, which
-        make the generic pass). The base class returns None: the generic pass.
-
-        A kernel must answer exactly as the task's ``loss_augmented_argmax``, ``loss`` and
-        ``joint_feature`` do (up to the rounding of its sums), so a subclass that overrides
-        any of them should not keep its parent's kernel (:func:`overrides_any` tells).
-
-        Parameters
-        ----------
-        X, Y : sequences of training inputs and outputs, as ``check_data`` returned them
-
-        Returns
-        -------
-        tuple (kernel, data), or None
-
-        References
-        ----------
-        T. Joachims, T. Finley and C.-N. J. Yu, "Cutting-plane training of structural SVMs",
-        Machine Learning 77(1), 2009 (the 1-slack formulation and its aggregated constraint).
+        CompiledOracle or None
         """
         return None
 

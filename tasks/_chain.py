@@ -22,6 +22,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
+from structsvm.solvers._summed_blocks import example_blocks
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -40,7 +41,6 @@ from tasks._chain_summed_pass import chain_summed_pass
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
-from tasks._summed_blocks import example_blocks
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import (
     add_hamming_loss,

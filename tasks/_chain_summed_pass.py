@@ -23,8 +23,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from structsvm.solvers._summed_blocks import block_accumulators, block_totals
 from tasks._chain_features import chain_weight_tables
-from tasks._summed_blocks import block_accumulators, block_totals
 from tasks._viterbi import add_hamming_loss, decode_sequence, hamming_loss, labelling_score
 
 

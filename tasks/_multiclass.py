@@ -8,6 +8,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_feature_array,
@@ -17,11 +18,13 @@ from structsvm._utils.validation import (
 )
 from structsvm.solvers import bcfw_visit
 from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
-from tasks._multiclass_summed_pass import (
-    dense_multiclass_summed_pass,
-    sparse_multiclass_summed_pass,
+from tasks._multiclass_oracle import (
+    dense_class_scores,
+    multiclass_decode,
+    multiclass_features,
+    multiclass_loss,
+    multiclass_scores,
 )
-from tasks._summed_blocks import example_blocks
 from tasks._threads import row_blocks_product
 
 
@@ -143,41 +146,32 @@ class MulticlassTask(Task):
             super().check_data(X, Y)
         return X, Y
 
-    def bcfw_pass_kernel(self, X, Y):
-        """Return the compiled BCFW pass of this task (see :meth:`structsvm.Task.bcfw_pass_kernel`).
+    def compiled_oracle(self, X, Y) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Its oracle scores the classes with the stored entries of x_i (all entries of a dense
-        x_i), breaks ties towards the smallest class as :meth:`loss_augmented_argmax` does,
-        and writes φ(x_i, ŷ) on the same entries as :meth:`sparse_joint_feature`. None for a
-        subclass that overrides an oracle, the loss or the joint feature.
+        It scores the classes with the stored entries of x_i (all entries of a dense x_i; a
+        dense batch is scored at once by a blocked BLAS product), breaks ties towards the
+        smallest class as :meth:`loss_augmented_argmax` does, and writes φ(x_i, y) on the same
+        entries as :meth:`batch_joint_feature`. None for a subclass that overrides an oracle,
+        the loss or the joint feature.
         """
         if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
             return None
         indptr, columns, values = _compiled_rows(X)
         labels = np.asarray(Y, dtype=np.int64)
-        data = (indptr, columns, values, labels, self.loss_matrix, self.n_features)
-        return _multiclass_bcfw_pass, data
-
-    def summed_pass_kernel(self, X, Y):
-        """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
-
-        The inputs and labels are held once, here; every pass breaks ties towards the
-        smallest class as :meth:`loss_augmented_argmax` does and sums e_ŷ ⊗ x_i
-        (:mod:`tasks._multiclass_summed_pass`): sparse inputs in one Numba call that scores
-        the classes with the stored entries of x_i, dense ones by the class scores of
-        :meth:`batch_loss_augmented_argmax` (a blocked BLAS product), then one Numba call.
-        None for a subclass that overrides an oracle, the loss or the joint feature.
-        """
-        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
-            return None
-        labels = np.asarray(Y, dtype=np.int64)
-        bounds = example_blocks(len(labels), self.size_joint_feature)
-        if _is_sparse_input(X):
-            indptr, columns, values = _compiled_rows(X)
-            data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, bounds)
-            return sparse_multiclass_summed_pass, data
-        data = (np.ascontiguousarray(X, dtype=np.float64), labels, self.loss_matrix, bounds)
-        return dense_multiclass_summed_pass, data
+        sparse = _is_sparse_input(X)
+        dense = np.zeros((0, 0)) if sparse else np.ascontiguousarray(X, dtype=np.float64)
+        data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, dense)
+        return CompiledOracle(
+            data,
+            multiclass_scores,
+            multiclass_decode,
+            multiclass_features,
+            multiclass_loss,
+            n_examples=len(labels),
+            batch_scores=None if sparse else dense_class_scores,
+            to_output=_class_of,
+        )
 
     def dual_coordinate_kernel(self, X, Y):
         """Return the exact Crammer–Singer block solver of this task.
@@ -465,6 +459,11 @@ def _multiclass_dual_pass(data, visits, C, beta, w, gaps, free):
                 for p in range(begin, end):
                     w[offset + columns[p]] -= change * values[p]
                     w[true_offset + columns[p]] += change * values[p]
+
+
+def _class_of(labels: np.ndarray) -> int:
+    """Return the class whose labels (one entry) are ``labels``."""
+    return int(labels[0])
 
 
 def _one_row(x: Any) -> Any:

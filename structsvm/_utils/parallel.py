@@ -132,14 +132,23 @@ def n_threads(n_jobs: int | None) -> int:
 def oracle_threads(task: Task, n_jobs: int | None) -> Iterator[None]:
     """Run the compiled batch methods of ``task`` on ``n_jobs`` threads inside the block.
 
-    For a task with :attr:`~structsvm.Task.threaded_batches`, sets the number of threads of
-    Numba's parallel loops (:func:`numba.set_num_threads`, which holds for the calling thread
-    only) and of the BLAS to :func:`n_threads` ``(n_jobs)``, and restores Numba's afterwards;
+    For a task with :attr:`~structsvm.Task.threaded_batches`, as :func:`compiled_threads`;
     for any other task, does nothing.
     """
     if not task.threaded_batches:
         yield
         return
+    with compiled_threads(n_jobs):
+        yield
+
+
+@contextmanager
+def compiled_threads(n_jobs: int | None) -> Iterator[None]:
+    """Run Numba's parallel loops and the BLAS on :func:`n_threads` ``(n_jobs)`` threads inside.
+
+    Sets the number of threads of Numba's parallel loops (:func:`numba.set_num_threads`, which
+    holds for the calling thread only) and of the BLAS, and restores Numba's afterwards.
+    """
     threads = n_threads(n_jobs)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)

@@ -213,9 +213,9 @@ def training_set(
     On a Dask cluster (joblib's "dask" backend active and ``n_jobs`` not 1) that is the
     cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot,
     ``summed`` as given. Anywhere else it is this process: if ``summed``, for margin
-    rescaling, and if the task offers a compiled pass (:meth:`~structsvm.Task.summed_pass_kernel`),
+    rescaling, and if the task offers a compiled oracle (:meth:`~structsvm.Task.compiled_oracle`),
     a :class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` whose passes are each one
-    call of it on ``n_jobs`` threads; otherwise a
+    compiled call on ``n_jobs`` threads; otherwise a
     :class:`~structsvm.solvers._cutting_plane.TaskConstraints` whose passes run through
     :func:`~structsvm._utils.parallel.map_chunks` on ``n_jobs`` joblib workers or threads.
     """

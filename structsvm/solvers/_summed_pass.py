@@ -1,11 +1,13 @@
-"""A task's training set for the 1-slack solver, its passes made by the task's compiled kernel.
+"""The compiled 1-slack pass: one call over the training set through the task's compiled oracle.
 
 The 1-slack solver needs from an oracle pass only its sums
-(:class:`~structsvm.solvers._oracle.PassSummary`). A task that offers a compiled pass
-(:meth:`structsvm.Task.summed_pass_kernel`) prepares its data once per fit, here, and every
-pass is then one call of its kernel, on ``n_jobs`` threads
-(:func:`~structsvm._utils.parallel.oracle_threads`), in place of the oracle, the losses, the
-joint features and their sums of :func:`~structsvm.solvers._oracle.loss_augmented_pass`.
+(:class:`~structsvm.solvers._oracle.PassSummary`). A task that offers a compiled oracle
+(:meth:`structsvm.Task.compiled_oracle`) prepares its data once per fit, here, and every pass
+is then one call of :func:`summed_pass`, on ``n_jobs`` of Numba's threads, in place of the
+oracle, the losses, the joint features and their sums of
+:func:`~structsvm.solvers._oracle.loss_augmented_pass`. The examples are summed in blocks fixed
+by the data (:mod:`structsvm.solvers._summed_blocks`), so the sums are the same bits on any
+number of threads.
 """
 
 from __future__ import annotations
@@ -13,39 +15,77 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numba
 import numpy as np
-from joblib import effective_n_jobs
 
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
-from structsvm._utils.parallel import check_n_jobs, oracle_threads
+from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     PassSummary,
     column_sums,
     loss_augmented_pass,
 )
+from structsvm.solvers._summed_blocks import block_accumulators, block_totals, example_blocks
 from structsvm.solvers._working_set import FeatureSpace
 
 
+@numba.njit(cache=True)
+def _block_sums(fns, data, w, true_scores, begin, stop, table, offsets, accumulator):
+    """Add φ(x_i, ŷ_i) of examples ``begin:stop`` into ``accumulator``; return Σ Δ and Σ ξ."""
+    loss_sum = slack_sum = 0.0
+    for i in range(begin, stop):
+        labels = decode_example(fns, data, i, w, table, offsets, True)
+        indices, values = fns[2](data, i, labels)
+        loss = fns[3](data, i, labels)
+        for p in range(len(indices)):
+            accumulator[indices[p]] += values[p]
+        loss_sum += loss
+        slack_sum += max(loss - true_scores[i] + sparse_dot(w, indices, values), 0.0)
+    return loss_sum, slack_sum
+
+
+@numba.njit(cache=True, parallel=True)
+def summed_pass(fns, data, w, true_scores, bounds, table, offsets):
+    """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` over the examples at ``w``.
+
+    ``ŷ_i`` is the compiled oracle's loss-augmented output, ``true_scores[i] = w · φ(x_i,
+    y_i)`` and ``bounds`` the blocks of :func:`~structsvm.solvers._summed_blocks.example_blocks`,
+    each summed by one of Numba's threads (the arrays are made by serial helpers: an array
+    expression here would be a parallel loop of its own).
+    """
+    n_blocks = len(bounds) - 1
+    accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
+    for block in numba.prange(n_blocks):
+        loss, slack = _block_sums(
+            fns, data, w, true_scores, bounds[block], bounds[block + 1], table, offsets,
+            accumulators[block],
+        )
+        losses[block] = loss
+        slacks[block] = slack
+    return block_totals(accumulators, losses, slacks)
+
+
 class CompiledSummedPasses:
-    """A task's training set whose 1-slack passes run in the task's compiled kernel.
+    """A training set whose 1-slack passes are each one call of :func:`summed_pass`.
 
     A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose
     :meth:`oracle_pass` returns a :class:`~structsvm.solvers._oracle.PassSummary`. Build it
-    with :meth:`prepare`, which returns None when the task has no compiled pass.
+    with :meth:`prepare`, which returns None when the task has no compiled oracle.
 
     Parameters
     ----------
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
-    kernel, data
-        What :meth:`structsvm.Task.summed_pass_kernel` returned for (X, Y).
+    oracle : CompiledOracle
+        What :meth:`structsvm.Task.compiled_oracle` returned for (X, Y).
     true_features : ndarray or sparse matrix
         The rows φ(x_i, y_i); their sum is every constraint's fixed part.
     n_jobs : int or None, default=None
-        Threads of every pass (:func:`~structsvm._utils.parallel.oracle_threads`) for a task
-        with :attr:`~structsvm.Task.threaded_batches`, one for any other; the sums do not
-        depend on it.
+        Numba's threads of every pass (:func:`~structsvm._utils.parallel.compiled_threads`);
+        the sums do not depend on it.
     """
 
     def __init__(
@@ -53,18 +93,18 @@ class CompiledSummedPasses:
         task: Task,
         X: Sequence[Any],
         Y: Sequence[Any],
-        kernel: Any,
-        data: Any,
+        oracle: CompiledOracle,
         true_features: FeatureMatrix,
         *,
         n_jobs: int | None = None,
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
-        self.kernel, self.data = kernel, data
+        self.oracle, self.functions = oracle, oracle.functions()
         self.true_features = true_features
         self.true_feature_sum = column_sums(true_features)
         self.n_jobs = n_jobs
         self.n_examples = len(X)
+        self.bounds = example_blocks(self.n_examples, task.size_joint_feature)
         self.space = FeatureSpace(task.size_joint_feature)
 
     @classmethod
@@ -76,37 +116,40 @@ class CompiledSummedPasses:
         *,
         n_jobs: int | None = None,
         true_features: FeatureMatrix | None = None,
+        compiled: bool | None = None,
     ) -> CompiledSummedPasses | None:
-        """Return the training set with the task's compiled pass, or None.
+        """Return the training set with the task's compiled oracle, or None.
 
         ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
-        otherwise).
-
-        None if the task has no compiled pass, and if ``n_jobs`` asks for joblib worker
-        processes (a task without :attr:`~structsvm.Task.threaded_batches` and more than one
-        job): the generic pass then runs on them, as ``n_jobs`` promises.
+        otherwise); ``compiled`` is read as by
+        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
         """
-        if not task.threaded_batches and effective_n_jobs(check_n_jobs(n_jobs)) > 1:
-            return None
-        prepared = task.summed_pass_kernel(X, Y)
-        if prepared is None:
+        oracle = find_compiled_oracle(
+            task, X, Y, compiled=compiled, purpose="1-slack (margin rescaling)"
+        )
+        if oracle is None:
             return None
         if true_features is None:
             true_features = task.batch_joint_feature(X, Y)
-        return cls(task, X, Y, *prepared, true_features, n_jobs=n_jobs)
+        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
 
     def zero_weights(self) -> np.ndarray:
         """Return ``w = 0``."""
         return self.space.zero_weights()
 
     def oracle_pass(self, w: np.ndarray) -> PassSummary:
-        """Make the pass at ``w`` in one call of the kernel; return its sums.
+        """Make the pass at ``w`` in one compiled call; return its sums.
 
         Scores that overflow make the sums not finite: the pass is then made again by
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
         """
-        with oracle_threads(self.task, self.n_jobs):
-            feature_sum, loss_sum, slack_sum = self.kernel(self.data, w)
+        oracle = self.oracle
+        true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
+        with compiled_threads(self.n_jobs):
+            table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
+            feature_sum, loss_sum, slack_sum = summed_pass(
+                self.functions, oracle.data, w, true_scores, self.bounds, *table
+            )
         if not np.isfinite(loss_sum + slack_sum + feature_sum.sum()):
             return PassSummary.of(
                 loss_augmented_pass(self.task, self.X, self.Y, self.true_features, w)

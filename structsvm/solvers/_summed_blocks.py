@@ -1,7 +1,7 @@
 """The groups of examples a compiled 1-slack pass sums, fixed by the data, not by the threads.
 
-A compiled pass (:meth:`structsvm.Task.summed_pass_kernel`) sums ``φ(x_i, ŷ_i)``, the losses
-and the slacks over the examples. Float additions in another order round differently, so the
+A compiled pass (:func:`structsvm.solvers._summed_pass.summed_pass`) sums ``φ(x_i, ŷ_i)``, the
+losses and the slacks over the examples. Float additions in another order round differently, so the
 examples are cut into consecutive blocks chosen from the number of examples and the length of
 φ only (:func:`example_blocks`): each block is summed in example order into its own dense
 accumulator, by one thread, whichever thread that is, and the blocks are then added in their

@@ -1,0 +1,182 @@
+"""The compiled oracle: how a task hands its structure to every solver's compiled passes.
+
+A task that can decode in Numba describes itself once, by four compiled functions over data it
+prepares once per fit (:class:`CompiledOracle`); every solver owns its compiled passes and
+writes them once against these four functions, so that a new task is fast under every solver
+and a new solver is fast on every task. An output crosses the protocol as its *labels*: the
+int64 array ``np.ravel(y)``, of a length fixed by the example (one class, one label per
+position, per node, …).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import logging
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+if TYPE_CHECKING:
+    from structsvm._task import Task
+
+LOGGER = logging.getLogger("structsvm")
+
+# The passes take the oracle's functions as arguments, which Numba compiles as first-class
+# functions and warns about once per compilation; the protocol relies on it by design.
+warnings.filterwarnings(
+    "ignore", message="First-class function type", category=NumbaExperimentalFeatureWarning
+)
+
+
+class ScoreTable(NamedTuple):
+    """The part scores of every example at one ``w``, stacked: what a batched scoring makes.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (rows, columns), float64, C-contiguous
+        Example i's part scores are the rows ``offsets[i]:offsets[i + 1]``, equal to
+        ``CompiledOracle.scores(data, i, w)``.
+    offsets : ndarray of shape (n + 1,), int64
+    """
+
+    scores: np.ndarray
+    offsets: np.ndarray
+
+
+class CompiledOracle(NamedTuple):
+    """A task's oracle as Numba functions over training data prepared once per fit.
+
+    Returned by :meth:`structsvm.Task.compiled_oracle`. Each function is a
+    ``numba.njit(cache=True)`` function (a dispatcher); ``data`` is a tuple of arrays and
+    scalars that they read and never write; ``i`` numbers the examples of the (X, Y) the oracle
+    was prepared for, and ``labels`` is an output as an int64 array (``np.ravel(y)``).
+
+    ``scores(data, i, w) -> ndarray (rows, columns)``
+        Example i's part scores at ``w`` (a chain's unary scores, one row per position; a
+        class's score, one row): a fresh C-contiguous float64 array.
+    ``decode(data, i, w, scores, augmented) -> labels``
+        The output maximising ``w · φ(x_i, y)``, plus ``Δ(y_i, y)`` if ``augmented``, from
+        example i's part scores (which it may overwrite) and the other weights in ``w``; exact,
+        with the same ties as the task's Python oracles.
+    ``features(data, i, labels) -> (indices, values)``
+        φ(x_i, y): distinct int64 column indices in increasing order and their float64 values,
+        as :meth:`~structsvm.Task.sparse_joint_feature` gives them.
+    ``loss(data, i, labels) -> float``
+        Δ(y_i, y).
+
+    Attributes
+    ----------
+    data : tuple
+    scores, decode, features, loss : numba dispatchers
+    n_examples : int
+    batch_scores : callable or None
+        Optional Python function ``batch_scores(data, w) -> ScoreTable`` that scores every
+        example at once (a BLAS product for dense inputs); passes at a fixed ``w`` use it instead
+        of ``scores``, with the same results up to the rounding of the products.
+    to_output : callable or None
+        Turns the labels of example i back into the task's output, ``to_output(labels)``
+        (None: the labels array is the output).
+    """
+
+    data: tuple
+    scores: Any
+    decode: Any
+    features: Any
+    loss: Any
+    n_examples: int
+    batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
+    to_output: Callable[[np.ndarray], Any] | None = None
+
+    def functions(self) -> tuple[Any, Any, Any, Any]:
+        """Return ``(scores, decode, features, loss)``, each made cacheable across processes.
+
+        The compiled passes take this tuple as an argument; :func:`stable_dispatcher` gives
+        each function an identity that Numba's on-disk cache can find again in a new process.
+        """
+        return (
+            stable_dispatcher(self.scores),
+            stable_dispatcher(self.decode),
+            stable_dispatcher(self.features),
+            stable_dispatcher(self.loss),
+        )
+
+    def output(self, labels: np.ndarray) -> Any:
+        """Return the task's output of ``labels``."""
+        return labels if self.to_output is None else self.to_output(labels)
+
+
+def labels_of(y: Any) -> np.ndarray:
+    """Return an output as the protocol's labels, ``np.ravel(y)`` as int64."""
+    return np.ravel(np.asarray(y)).astype(np.int64)
+
+
+def stable_dispatcher(dispatcher: Any) -> Any:
+    """Give a Numba dispatcher an identity fixed by its code; return it.
+
+    A compiled function that takes another as an argument is cached by Numba under the
+    argument's identity, a random UUID per process unless set: every new process would
+    compile the pass again. The UUID set here is made of the function's module, name and its
+    source file's modification time and size, so a pass compiled once is found again, and one
+    whose oracle's file changed is compiled anew (as Numba does for the file of the function
+    it caches). A dispatcher whose identity was already fixed is returned as it is.
+    """
+    if getattr(dispatcher, "_MemoMixin__uuid", None) is not None:
+        return dispatcher
+    function = dispatcher.py_func
+    try:
+        source = inspect.getsourcefile(function)
+        stamp = os.stat(source) if source else None
+    except (OSError, TypeError):
+        stamp = None
+    where = "" if stamp is None else f"{source}:{stamp.st_mtime_ns}:{stamp.st_size}"
+    identity = f"{function.__module__}.{function.__qualname__}:{where}"
+    if stamp is None:
+        # No source to stamp: an identity unique to this process, as Numba's own.
+        identity += f":{os.getpid()}:{id(dispatcher)}"
+    dispatcher._set_uuid(hashlib.sha256(identity.encode()).hexdigest())
+    return dispatcher
+
+
+def find_compiled_oracle(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    *,
+    compiled: bool | None,
+    purpose: str,
+) -> CompiledOracle | None:
+    """Return the task's compiled oracle for a solver's passes, or None; never silently.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : the training set, as the task's ``check_data`` returned it
+    compiled : bool or None
+        True: the compiled passes are required; False: the caller runs its passes in Python;
+        None: compiled where the task offers it.
+    purpose : str
+        What the passes are for (a solver and its options), for the message.
+
+    Raises
+    ------
+    ValueError
+        If ``compiled`` is True and the task offers no compiled oracle.
+    """
+    if compiled is False:
+        LOGGER.info("%s: passes in Python, as compiled=False asks", purpose)
+        return None
+    oracle = task.compiled_oracle(X, Y)
+    if oracle is None:
+        message = (
+            f"{purpose}: {type(task).__name__} offers no compiled oracle "
+            "(Task.compiled_oracle), so the passes call its Python methods"
+        )
+        if compiled:
+            raise ValueError(f"compiled=True cannot be met. {message}")
+        LOGGER.info(message)
+    return oracle

@@ -1,0 +1,38 @@
+"""One example's oracle call through a task's compiled oracle, as every compiled pass makes it.
+
+The passes take the oracle's functions as one tuple ``fns = (scores, decode, features, loss)``
+(:meth:`structsvm.CompiledOracle.functions`) and, when the scores of a pass at a fixed ``w``
+were made at once (:class:`structsvm.ScoreTable`), the table's arrays; an empty ``offsets``
+array means that every example is scored by the oracle's ``scores``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: The table arguments of a pass without a score table.
+NO_TABLE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
+
+
+@numba.njit(cache=True)
+def example_scores(fns, data, i, w, table, offsets):
+    """Return example i's part scores at ``w``: the rows of the table, or the oracle's."""
+    if len(offsets) > 0:
+        return table[offsets[i] : offsets[i + 1]].copy()
+    return fns[0](data, i, w)
+
+
+@numba.njit(cache=True)
+def decode_example(fns, data, i, w, table, offsets, augmented):
+    """Return the labels of the output maximising ``w · φ(x_i, y)`` (plus Δ if ``augmented``)."""
+    return fns[1](data, i, w, example_scores(fns, data, i, w, table, offsets), augmented)
+
+
+@numba.njit(cache=True)
+def sparse_dot(w, indices, values):
+    """Return ``w · v`` of a sparse vector v given by its indices and values."""
+    total = 0.0
+    for p in range(len(indices)):
+        total += w[indices[p]] * values[p]
+    return total

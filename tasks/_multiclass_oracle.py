@@ -1,0 +1,68 @@
+"""The compiled oracle of the multiclass task (:meth:`tasks.MulticlassTask.compiled_oracle`).
+
+The inputs are held as CSR rows (dense rows with all their entries, zeros included, as
+:meth:`~tasks.MulticlassTask.batch_joint_feature` stores them); an output's labels are its
+class alone. Ties go to the smallest class, as the task's Python oracles break them.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from structsvm._compiled_oracle import ScoreTable
+from tasks._threads import row_blocks_product
+
+
+@numba.njit(cache=True)
+def multiclass_scores(data, i, w):
+    """Return the (1, n_classes) class scores ``W[y] · x_i``."""
+    indptr, columns, values, _, loss_matrix, n_features, _ = data
+    n_classes = loss_matrix.shape[0]
+    scores = np.zeros((1, n_classes))
+    for label in range(n_classes):
+        offset = label * n_features
+        score = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            score += values[p] * w[offset + columns[p]]
+        scores[0, label] = score
+    return scores
+
+
+@numba.njit(cache=True)
+def multiclass_decode(data, i, w, scores, augmented):
+    """Return the best class (plus its loss if ``augmented``), ties to the smallest."""
+    truth, loss_matrix = data[3][i], data[4]
+    best, best_value = 0, -np.inf
+    for label in range(loss_matrix.shape[0]):
+        value = scores[0, label] + (loss_matrix[truth, label] if augmented else 0.0)
+        if value > best_value:
+            best, best_value = label, value
+    labels = np.empty(1, dtype=np.int64)
+    labels[0] = best
+    return labels
+
+
+@numba.njit(cache=True)
+def multiclass_features(data, i, labels):
+    """Return e_y ⊗ x_i on the stored entries of x_i."""
+    indptr, columns, values, _, _, n_features, _ = data
+    begin, end = indptr[i], indptr[i + 1]
+    indices = np.empty(end - begin, dtype=np.int64)
+    offset = labels[0] * n_features
+    for p in range(begin, end):
+        indices[p - begin] = offset + columns[p]
+    return indices, values[begin:end].copy()
+
+
+@numba.njit(cache=True)
+def multiclass_loss(data, i, labels):
+    """Return ``loss_matrix[y_i, y]``."""
+    return data[4][data[3][i], labels[0]]
+
+
+def dense_class_scores(data: tuple, w: np.ndarray) -> ScoreTable:
+    """Score every dense input at once, a blocked BLAS product (the same rows on any threads)."""
+    dense, loss_matrix, n_features = data[6], data[4], data[5]
+    scores = row_blocks_product(dense, w.reshape(loss_matrix.shape[0], n_features).T)
+    return ScoreTable(scores, np.arange(len(dense) + 1, dtype=np.int64))
