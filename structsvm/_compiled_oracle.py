@@ -29,7 +29,7 @@ LOGGER = logging.getLogger("structsvm")
 # The passes take the oracle's functions as arguments, which Numba compiles as first-class
 # functions and warns about once per compilation; the protocol relies on it by design.
 warnings.filterwarnings(
-    "ignore", message="First-class function type", category=NumbaExperimentalFeatureWarning
+    "ignore", message=".*First-class function type", category=NumbaExperimentalFeatureWarning
 )
 
 

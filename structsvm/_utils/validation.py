@@ -352,7 +352,9 @@ def check_consistent_length(X: Sequence[Any], y: Sequence[Any], name: str = "y")
     """
     check_targets_given(y)
     check_examples(y, name)
-    n_targets = len(np.asarray(y))
+    # A list of outputs of different shapes (labellings of sequences) has a length but no
+    # rectangular array form.
+    n_targets = len(y) if hasattr(y, "__len__") else len(np.asarray(y))
     n_examples = X.shape[0] if hasattr(X, "shape") else len(X)
     if n_examples != n_targets:
         raise ValueError(

@@ -435,3 +435,11 @@ def test_a_wrong_length_of_w_is_named_after_the_joint_feature_vector():
     task = ChainTask(3, 2)
     with pytest.raises(ValueError, match=r"w has length 5, expected size_joint_feature=15"):
         task.argmax(np.zeros((4, 2)), np.zeros(5))
+
+
+def test_the_base_check_data_takes_outputs_of_different_lengths():
+    X = [np.zeros((2, 1)), np.zeros((3, 1))]
+    Y = [np.zeros(2, dtype=int), np.zeros(3, dtype=int)]
+    assert Task.check_data(Task(), X, Y) == (X, Y)
+    with pytest.raises(ValueError, match="X has 2 examples, Y has 1"):
+        Task.check_data(Task(), X, Y[:1])
