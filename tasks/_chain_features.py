@@ -238,7 +238,7 @@ def _accumulated_emissions(
 
     For sequences that store at least ``n_features`` entries: each sum adds its terms in
     position order, as :func:`_sorted_emissions` does, so both give the same bits. A label at
-    one position only takes that row's entries as they are, when its columns are increasing.
+    one position only takes that row's entries as they are, when its columns increase.
     """
     totals = np.zeros(n_features)
     nnz = 0
@@ -294,9 +294,10 @@ def _copy_increasing_row(
         if column <= previous:
             return -1
         previous = column
-        indices[nnz] = offset + column
-        data[nnz] = X_data[p]
-        nnz += X_data[p] != 0.0
+        if X_data[p] != 0.0:
+            indices[nnz] = offset + column
+            data[nnz] = X_data[p]
+            nnz += 1
     return nnz
 
 
@@ -370,17 +371,19 @@ def _chain_part_features(
     data: np.ndarray,
 ) -> int:
     """Write the transition, triple, start, end and bias entries of rows ``first:stop``."""
+    # The pair and triple codes are written where their entries go, then sorted and counted
+    # in place (the bound leaves room for every code).
     nnz = 0
     if use_transitions and stop - first > 1:
-        pairs = np.empty(stop - first - 1, dtype=np.int64)
+        codes = indices[nnz:]
         for t in range(first, stop - 1):
-            pairs[t - first] = Y_all[t] * n_labels + Y_all[t + 1]
-        nnz += _write_counts(pairs, transitions_at, indices[nnz:], data[nnz:])
+            codes[t - first] = Y_all[t] * n_labels + Y_all[t + 1]
+        nnz += _count_codes(codes, stop - first - 1, transitions_at, data[nnz:])
     if use_triples and stop - first > 2:
-        triples = np.empty(stop - first - 2, dtype=np.int64)
+        codes = indices[nnz:]
         for t in range(first, stop - 2):
-            triples[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
-        nnz += _write_counts(triples, triples_at, indices[nnz:], data[nnz:])
+            codes[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
+        nnz += _count_codes(codes, stop - first - 2, triples_at, data[nnz:])
     if use_start_end:
         indices[nnz] = start_at + Y_all[first]
         data[nnz] = 1.0
@@ -397,32 +400,32 @@ def _chain_part_features(
 
 
 @numba.njit(cache=True)
-def _write_counts(codes: np.ndarray, at: int, indices: np.ndarray, data: np.ndarray) -> int:
-    """Write how often each code occurs at column ``at + code``, in increasing order.
+def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -> int:
+    """Turn ``codes[:n_codes]`` into the distinct columns ``at + code``, increasing, in place.
 
-    The codes are sorted in place and their runs counted; returns the entries written. A
+    ``counts`` receives how often each occurs; returns how many distinct codes there are. A
     short sequence's few codes are sorted by insertion, without the set-up of a quicksort.
     """
-    if len(codes) > 32:
-        codes.sort()
+    if n_codes > 32:
+        codes[:n_codes].sort()
     else:
-        for k in range(1, len(codes)):
+        for k in range(1, n_codes):
             code, into = codes[k], k
             while into > 0 and codes[into - 1] > code:
                 codes[into] = codes[into - 1]
                 into -= 1
             codes[into] = code
-    nnz = position = 0
-    while position < len(codes):
+    n_distinct = position = 0
+    while position < n_codes:
         code = codes[position]
         run = 0
-        while position < len(codes) and codes[position] == code:
+        while position < n_codes and codes[position] == code:
             run += 1
             position += 1
-        indices[nnz] = at + code
-        data[nnz] = run
-        nnz += 1
-    return nnz
+        codes[n_distinct] = at + code
+        counts[n_distinct] = run
+        n_distinct += 1
+    return n_distinct
 
 
 @numba.njit(cache=True)

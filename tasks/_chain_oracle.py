@@ -110,13 +110,18 @@ def _fill_chain_weights(data, w, transitions, start, end):
     :func:`tasks._chain_constraints.constrained_weights` sets it.
     """
     n_labels = data.n_labels
-    for a in range(n_labels):
-        start[a] = w[data.start_at + a] if data.use_start_end else 0.0
-        end[a] = w[data.end_at + a] if data.use_start_end else 0.0
+    if data.use_start_end:
+        start[:] = w[data.start_at : data.end_at]
+        end[:] = w[data.end_at : data.bias_at]
+    else:
+        start[:] = 0.0
+        end[:] = 0.0
+    if data.use_transitions:
         for b in range(n_labels):
-            transitions[a, b] = (
-                w[data.transitions_at + a * n_labels + b] if data.use_transitions else 0.0
-            )
+            for a in range(n_labels):
+                transitions[a, b] = w[data.transitions_at + a * n_labels + b]
+    else:
+        transitions[:] = 0.0
     if data.constrained:
         for a in range(n_labels):
             if data.forbidden_first[a]:

@@ -140,3 +140,16 @@ def test_a_subclass_that_overrides_an_oracle_or_the_loss_has_no_compiled_oracle(
     task, X, Y = chain_problem(1, "plain", False, "dense")
     assert task.compiled_oracle(X, Y) is not None
     assert ChangedLoss(3, 4).compiled_oracle(X, Y) is None
+
+
+@pytest.mark.parametrize("labels", [[1, 2], [1, 1]])
+def test_the_joint_feature_of_rows_with_unsorted_or_repeated_columns_is_the_dense_ones(labels):
+    # Rows of a sparse matrix not in canonical form: columns out of order, one stored twice.
+    x = sp.csr_matrix(
+        (np.array([1.0, 2.0, 3.0, 0.5, 5.0]), np.array([2, 0, 1, 3, 3]), np.array([0, 3, 5])),
+        shape=(2, 4),
+    )
+    task, y = ChainTask(3, 4), np.array(labels)
+    np.testing.assert_array_equal(
+        task.joint_feature(x, y).toarray().ravel(), task.joint_feature(x.toarray(), y)
+    )
