@@ -825,8 +825,9 @@ def _csr_arrays(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of a stack of positions as int64, int, float64.
 
-    The column indices of a sparse stack keep their type (int32 or int64): the kernels take
-    either, and an int64 copy of a large stack's int32 indices would double their memory.
+    The column indices of a sparse stack keep their type (int32 or int64): the compiled
+    functions take either, and an int64 copy of a large stack's int32 indices would double
+    their memory.
     Dense positions are converted on Numba's threads if ``threaded``, with the same result.
     """
     if not scipy.sparse.issparse(X_all):
