@@ -62,13 +62,29 @@ def best_table(
     false positives scores highest when the ``a`` best positives and the ``b`` best negatives
     are labelled +1, so one pass over all (a, b) with prefix sums of the sorted scores finds
     the maximum in O(n²). Ties go to the first table in the order of increasing a, then b.
+
+    Tables that cannot beat the best so far are skipped, which leaves the answer exactly the
+    full pass's: a table's value is at most its value with Δ = 1 (every measure's loss is in
+    [0, 1], and rounded sums are monotone), which rises and falls with the negatives' prefix
+    sum (these rise while the sorted scores are positive, then fall), so for every a the
+    tables left to try have b in an interval around that sum's peak.
     """
     n_pos, n_neg = len(positive_scores), len(negative_scores)
     pos_sums, neg_sums = _prefix_sums(positive_scores), _prefix_sums(negative_scores)
+    peak = 0
+    for b in range(1, n_neg + 1):
+        if neg_sums[b] > neg_sums[peak]:
+            peak = b
     best, best_a, best_b = -np.inf, 0, 0
     for a in range(n_pos + 1):
         positive_part = 2.0 * pos_sums[a] - pos_sums[n_pos]
-        for b in range(n_neg + 1):
+        ceiling = 1.0 + positive_part
+        first, last = peak + 1, peak
+        while first > 0 and ceiling + 2.0 * neg_sums[first - 1] - neg_sums[n_neg] > best:
+            first -= 1
+        while last < n_neg and ceiling + 2.0 * neg_sums[last + 1] - neg_sums[n_neg] > best:
+            last += 1
+        for b in range(first, last + 1):
             value = (
                 table_loss(code, k, a, b, n_pos - a, n_neg - b)
                 + positive_part
