@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tasks import MultivariateTask
+from tasks._multivariate_oracle import best_table, table_loss
 from tests.tasks.compiled_checks import (
     assert_same_one_slack_fit,
     compiled_features,
@@ -20,6 +21,22 @@ def tied_data_sets(seed, sizes, d=3):
     X = [rng.integers(-2, 3, size=(n, d)).astype(float) for n in sizes]
     Y = [np.resize([1, -1], n)[rng.permutation(n)] for n in sizes]
     return X, Y, rng.integers(-2, 3, size=d).astype(float)
+
+
+def full_table_search(positive_scores, negative_scores, code, k):
+    """Algorithm 2 without skipping: the first (a, b) of the largest value, in Python."""
+    n_pos, n_neg = len(positive_scores), len(negative_scores)
+    pos_sums = np.concatenate([[0.0], np.cumsum(positive_scores)])
+    neg_sums = np.concatenate([[0.0], np.cumsum(negative_scores)])
+    best, best_table_found = -np.inf, (0, 0)
+    for a in range(n_pos + 1):
+        positive_part = 2.0 * pos_sums[a] - pos_sums[n_pos]
+        for b in range(n_neg + 1):
+            loss = table_loss(code, k, a, b, n_pos - a, n_neg - b)
+            value = loss + positive_part + 2.0 * neg_sums[b] - neg_sums[n_neg]
+            if value > best:
+                best, best_table_found = value, (a, b)
+    return best_table_found
 
 
 def value(oracle, i, labels, w):
@@ -57,6 +74,22 @@ def test_the_decoded_outputs_reach_the_enumerated_maxima(loss, k):
         _, labels = compiled_output(oracle, i, w, False)
         phi = compiled_features(oracle, i, labels, 3)
         assert phi @ w == pytest.approx(max(scores), abs=1e-9)
+
+
+def test_the_table_search_finds_the_full_searchs_table_ties_included():
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n_pos, n_neg = rng.integers(0, 9, size=2)
+        if trial % 2:
+            scores = [rng.integers(-3, 4, n).astype(float) * 0.5 for n in (n_pos, n_neg)]
+        else:
+            scores = [rng.normal(scale=rng.choice([0.01, 1.0]), size=n) for n in (n_pos, n_neg)]
+        positive_scores, negative_scores = (-np.sort(-part) for part in scores)
+        for code in range(4):
+            k = int(rng.integers(1, 5))
+            assert best_table(positive_scores, negative_scores, code, k) == full_table_search(
+                positive_scores, negative_scores, code, k
+            )
 
 
 @pytest.mark.parametrize(("loss", "k"), LOSSES)
