@@ -6,6 +6,9 @@ unary scores, one row per position and one column per sub-state; decoding is the
 Viterbi over the sub-states (:func:`tasks._viterbi.decode_sequence`, no start or end scores),
 with the Hamming loss of the labels added if augmented. A pair's labels are ``y`` followed
 by ``h`` (``np.ravel`` of the pair).
+
+**Data**, a flat tuple: the stacked positions' inputs, where each sequence starts (n + 1), the
+true labels of the positions, ``n_substates`` and ``n_states``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ task's Python oracles call, and the task's compiled oracle built on them
 ROC-area example's positives before its negatives, and its part scores are its rows' scores
 ``x_j · w``, one row each. A labelling's labels are its ±1 entries; a pair ordering's are its
 (P, N) matrix's entries row by row, and :class:`PairOrderingOutputs` gives the matrix back.
+
+**Data** (:meth:`tasks.MultivariateTask.compiled_oracle`), a flat tuple: the stacked rows and
+where each data set's rows start (n + 1), then for the contingency-table losses the true ±1
+labels of the rows, the loss's code in :data:`TABLE_LOSSES` and k (0 if unused), for the ROC
+area the number of positives of every data set.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ query of m documents) are ``[form, Δ, 2 c_1, …, 2 c_m, payload]``, where ``φ
 pairs. ``form`` 1 is the loss-augmented output ``[grades, scores]``, whose payload is the
 float64 bits of its m × 2 entries (row by row); ``form`` 0 is the ranks output of ``argmax``,
 whose payload is the m ranks followed by m zeros. :func:`ranking_output` rebuilds either.
+
+**Data** (:meth:`tasks.RankingTask.compiled_oracle`), a flat tuple: the documents' CSR
+``indptr``, ``columns`` and ``values``; ``documents``, where each query's documents start
+(n + 1); per document its grade, the rank of its grade within its query and its ``balance``
+(documents graded below it minus above it); per query its number of distinct grades;
+``n_features``; the stacked dense documents (empty for sparse queries).
 """
 
 from __future__ import annotations
