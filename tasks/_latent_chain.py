@@ -9,9 +9,18 @@ from typing import Any
 import numba
 import numpy as np
 
-from structsvm._task import LatentTask
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
+from tasks._latent_chain_oracle import (
+    batch_substate_scores,
+    pair_decode,
+    pair_features,
+    pair_loss,
+    pair_output,
+    substate_scores,
+)
 from tasks._viterbi import batch_viterbi
 
 Pair = tuple[np.ndarray, np.ndarray]
@@ -137,6 +146,31 @@ class LatentChainTask(LatentTask):
         """Return the best sub-states of the labels y (Viterbi restricted to their sub-states)."""
         return self.batch_latent_argmax([x], [y], w)[0]
 
+    def compiled_oracle(self, X, Y) -> CompiledOracle | None:
+        """Return the compiled oracle over completed outputs (:mod:`tasks._latent_chain_oracle`).
+
+        ``Y`` holds pairs (labels, sub-states), as the convex problem of a round of
+        :class:`~structsvm.LatentStructuredSVM` has them; a pair's labels are ``y`` followed
+        by ``h``. It decodes as :meth:`argmax` and :meth:`loss_augmented_argmax` do. None for
+        a subclass that overrides an oracle, the loss or the joint feature.
+        """
+        if overrides_any(self, LatentChainTask, _COMPILED_METHODS):
+            return None
+        offsets = np.zeros(len(X) + 1, dtype=np.int64)
+        np.cumsum([len(x) for x in X], out=offsets[1:])
+        inputs = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
+        truth = np.concatenate([np.asarray(y, dtype=np.int64) for y, _ in Y])
+        return CompiledOracle(
+            (inputs, offsets, truth, self.n_substates, self.n_states),
+            substate_scores,
+            pair_decode,
+            pair_features,
+            pair_loss,
+            n_examples=len(X),
+            batch_scores=batch_substate_scores,
+            to_output=pair_output,
+        )
+
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Return X as (T, n_features) float arrays and Y as int label arrays of matching T."""
         X = [
@@ -204,3 +238,18 @@ class LatentChainTask(LatentTask):
             unary, np.concatenate([np.asarray(y, dtype=np.int64) for y in Y]), self.n_substates
         )
         return [states % self.n_substates for states in self._decode(unary, offsets, w)]
+
+
+_COMPILED_METHODS = (
+    "joint_feature",
+    "loss",
+    "argmax",
+    "loss_augmented_argmax",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+    "batch_loss",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+    "_unary",
+    "_decode",
+)

@@ -7,9 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from structsvm._task import LatentTask
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
+from tasks._latent_multiclass_oracle import (
+    batch_subclass_scores,
+    pair_decode,
+    pair_features,
+    pair_loss,
+    pair_output,
+    subclass_scores,
+)
 from tasks._multiclass import MulticlassTask, _one_row
 
 Pair = tuple[int, int]
@@ -99,6 +108,34 @@ class LatentMulticlassTask(LatentTask):
         """Return the best sub-class of class y."""
         return int(self.batch_latent_argmax(_one_row(x), [y], w)[0])
 
+    def compiled_oracle(self, X, Y) -> CompiledOracle | None:
+        """Return the compiled oracle over pairs (:mod:`tasks._latent_multiclass_oracle`).
+
+        ``Y`` holds pairs (class, sub-class), as the convex problem of a round of
+        :class:`~structsvm.LatentStructuredSVM` has them; a pair's labels are ``[y, h]``. It
+        decodes as :meth:`argmax` and :meth:`loss_augmented_argmax` do (ties to the smallest
+        sub-class index). None for a subclass that overrides an oracle, the loss or the joint
+        feature.
+        """
+        if overrides_any(self, LatentMulticlassTask, _COMPILED_METHODS):
+            return None
+        class_losses = 1.0 - np.eye(self.n_classes)
+        same_block = np.ones((self.n_subclasses, self.n_subclasses))
+        subclasses = MulticlassTask(
+            self.n_classes * self.n_subclasses, self.n_features, np.kron(class_losses, same_block)
+        )
+        oracle = subclasses.compiled_oracle(X, self._subclass_array(Y))
+        return CompiledOracle(
+            (*oracle.data, self.n_subclasses),
+            subclass_scores,
+            pair_decode,
+            pair_features,
+            pair_loss,
+            n_examples=oracle.n_examples,
+            batch_scores=None if oracle.batch_scores is None else batch_subclass_scores,
+            to_output=pair_output,
+        )
+
     def check_data(self, X: Any, Y: Any = None) -> tuple[Any, Any]:
         """Return X as a finite (n, n_features) array (or CSR rows) and Y as class labels."""
         X, _ = self._subclasses.check_data(X)
@@ -161,3 +198,17 @@ class LatentMulticlassTask(LatentTask):
         """Return ``w · φ(X[i], Y[i])`` for every example."""
         scores = self._scores(X, w).reshape(-1, self.n_classes * self.n_subclasses)
         return scores[np.arange(len(Y)), self._subclass_array(Y)]
+
+
+_COMPILED_METHODS = (
+    "joint_feature",
+    "loss",
+    "argmax",
+    "loss_augmented_argmax",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+    "batch_loss",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+    "_scores",
+)

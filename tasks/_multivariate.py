@@ -4,8 +4,8 @@ A single example is a whole data set: the input x̄ holds n feature vectors and 
 labels all of them at once, so that a loss such as 1 − F1, which does not split over the
 examples, becomes the loss of one structured output. A structural SVM on this task is the
 paper's SVM^Δ_multi (its optimisation problem 5). The compiled searches of the paper's
-loss-augmented oracles are in this module too: Algorithm 2 over contingency tables and the
-O(n log n) sort-and-count of the ROC area.
+loss-augmented oracles, Algorithm 2 over contingency tables and the O(n log n) sort-and-count
+of the ROC area, are in :mod:`tasks._multivariate_oracle`, with the task's compiled oracle.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
-from structsvm._task import Task
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     Options,
     check_consistent_length,
@@ -27,92 +27,27 @@ from structsvm._utils.validation import (
     check_value,
     check_weights,
 )
+from tasks._multivariate_oracle import (
+    TABLE_LOSSES,
+    PairOrderingOutputs,
+    batch_row_scores,
+    best_table,
+    labelling_decode,
+    labelling_features,
+    labelling_loss,
+    labelling_output,
+    ordering_decode,
+    ordering_features,
+    ordering_loss,
+    pair_ordering,
+    row_scores,
+    table_loss,
+)
 
-_TABLE_LOSSES = ("f1", "precision@k", "recall@k", "prbep")
-LOSSES = (*_TABLE_LOSSES, "roc_area")
+LOSSES = (*TABLE_LOSSES, "roc_area")
 """The losses the task offers, by name."""
 
 _NEEDS_K = ("precision@k", "recall@k")
-
-
-@numba.njit(cache=True)
-def _table_loss(code: int, k: int, a: int, b: int, c: int, d: int) -> float:
-    """Return 1 − measure of a contingency table, or 0 where the measure is not defined.
-
-    ``a`` true positives, ``b`` false positives, ``c`` false negatives, ``d`` true negatives;
-    ``code`` indexes ``_TABLE_LOSSES``. Precision@k and recall@k are defined for labellings
-    with ``a + b == k`` predicted positives, the PRBEP for ``a + b == a + c`` (precision equals
-    recall there); without positives to find, recall counts as 1.
-    """
-    positives = a + c
-    if code == 0:
-        denominator = 2 * a + b + c
-        return 0.0 if denominator == 0 else 1.0 - 2.0 * a / denominator
-    if code == 1:
-        return 1.0 - a / k if a + b == k else 0.0
-    target = k if code == 2 else positives
-    if a + b != target or positives == 0:
-        return 0.0
-    return 1.0 - a / positives
-
-
-@numba.njit(cache=True)
-def _prefix_sums(values: np.ndarray) -> np.ndarray:
-    sums = np.zeros(len(values) + 1)
-    for i in range(len(values)):
-        sums[i + 1] = sums[i] + values[i]
-    return sums
-
-
-@numba.njit(cache=True)
-def _best_table(
-    positive_scores: np.ndarray, negative_scores: np.ndarray, code: int, k: int
-) -> tuple[int, int]:
-    """Return the counts (a, b) of the table maximising Δ + w·φ (Joachims 2005, Algorithm 2).
-
-    The scores of each class come sorted in decreasing order. A table with ``a`` true and ``b``
-    false positives scores highest when the ``a`` best positives and the ``b`` best negatives
-    are labelled +1, so one pass over all (a, b) with prefix sums of the sorted scores finds
-    the maximum in O(n²). Ties go to the first table in the order of increasing a, then b.
-    """
-    n_pos, n_neg = len(positive_scores), len(negative_scores)
-    pos_sums, neg_sums = _prefix_sums(positive_scores), _prefix_sums(negative_scores)
-    best, best_a, best_b = -np.inf, 0, 0
-    for a in range(n_pos + 1):
-        positive_part = 2.0 * pos_sums[a] - pos_sums[n_pos]
-        for b in range(n_neg + 1):
-            value = (
-                _table_loss(code, k, a, b, n_pos - a, n_neg - b)
-                + positive_part
-                + 2.0 * neg_sums[b]
-                - neg_sums[n_neg]
-            )
-            if value > best:
-                best, best_a, best_b = value, a, b
-    return best_a, best_b
-
-
-@numba.njit(cache=True)
-def _pair_ordering(
-    positive_scores: np.ndarray, negative_scores: np.ndarray, margin: float
-) -> np.ndarray:
-    """Return the (P, N) ordering with −1 where a negative scores above a positive − margin.
-
-    Sorting both classes once and walking down them together counts, for every positive, the
-    negatives that beat it (the sort-and-count of Joachims 2005, Section 4.2, in O(n log n));
-    the ordering matrix is then written out, which takes one step per pair.
-    """
-    n_pos, n_neg = len(positive_scores), len(negative_scores)
-    negative_order = np.argsort(-negative_scores, kind="mergesort")
-    ordering = np.ones((n_pos, n_neg), dtype=np.int8)
-    above = 0
-    for i in np.argsort(-positive_scores, kind="mergesort"):
-        threshold = positive_scores[i] - margin
-        while above < n_neg and negative_scores[negative_order[above]] > threshold:
-            above += 1
-        for r in range(above):
-            ordering[i, negative_order[r]] = -1
-    return ordering
 
 
 class MultivariateTask(Task):
@@ -187,7 +122,7 @@ class MultivariateTask(Task):
 
     @property
     def _code(self) -> int:
-        return _TABLE_LOSSES.index(self.loss_name)
+        return TABLE_LOSSES.index(self.loss_name)
 
     # ----------------------------------------------------------------- the contract
     def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
@@ -209,7 +144,7 @@ class MultivariateTask(Task):
         b = int(np.count_nonzero(~truth & predicted))
         c = int(np.count_nonzero(truth & ~predicted))
         d = len(truth) - a - b - c
-        return float(_table_loss(self._code, self.k or 0, a, b, c, d))
+        return float(table_loss(self._code, self.k or 0, a, b, c, d))
 
     def max_loss(self, y_true: np.ndarray) -> float:
         """Return 1, the loss bound of every measure (reached when the measure is 0)."""
@@ -226,7 +161,7 @@ class MultivariateTask(Task):
         w = check_weights(w, self.size_joint_feature)
         if self._ranks_pairs:
             positives, negatives = x
-            return _pair_ordering(positives @ w, negatives @ w, 0.0)
+            return pair_ordering(positives @ w, negatives @ w, 0.0)
         return np.where(x @ w > 0, 1, -1).astype(np.int8)
 
     def loss_augmented_argmax(self, x: Any, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -236,17 +171,56 @@ class MultivariateTask(Task):
             positives, negatives = x
             # Swapping pair (i, j) gains 1/(PN) of loss and costs 2 (s⁺_i − s⁻_j) of score.
             margin = 0.5 / max(len(positives) * len(negatives), 1)
-            return _pair_ordering(positives @ w, negatives @ w, margin)
+            return pair_ordering(positives @ w, negatives @ w, margin)
         scores = x @ w
         truth = np.asarray(y_true) > 0
         positive_rows, negative_rows = np.flatnonzero(truth), np.flatnonzero(~truth)
         positive_rows = positive_rows[np.argsort(-scores[positive_rows], kind="stable")]
         negative_rows = negative_rows[np.argsort(-scores[negative_rows], kind="stable")]
-        a, b = _best_table(scores[positive_rows], scores[negative_rows], self._code, self.k or 0)
+        a, b = best_table(scores[positive_rows], scores[negative_rows], self._code, self.k or 0)
         y = np.full(len(truth), -1, dtype=np.int8)
         y[positive_rows[:a]] = 1
         y[negative_rows[:b]] = 1
         return y
+
+    def compiled_oracle(self, X, Y) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
+
+        It decodes as :meth:`loss_augmented_argmax` and :meth:`argmax` do (Algorithm 2 or the
+        sort-and-count, the same ties), scoring the rows of all data sets at once by a blocked
+        BLAS product. A labelling's labels are its entries; a pair ordering's are its matrix's
+        entries row by row. None for a subclass that overrides an oracle, the loss or the
+        joint feature.
+        """
+        if overrides_any(self, MultivariateTask, _COMPILED_METHODS):
+            return None
+        parts = [np.vstack(x) for x in X] if self._ranks_pairs else list(X)
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(part) for part in parts], out=offsets[1:])
+        rows = np.ascontiguousarray(np.concatenate(parts), dtype=np.float64)
+        if self._ranks_pairs:
+            n_positives = np.array([len(positives) for positives, _ in X], dtype=np.int64)
+            functions = (ordering_decode, ordering_features, ordering_loss)
+            shapes = [(len(positives), len(negatives)) for positives, negatives in X]
+            return CompiledOracle(
+                (rows, offsets, n_positives),
+                row_scores,
+                *functions,
+                n_examples=len(X),
+                batch_scores=batch_row_scores,
+                to_output=PairOrderingOutputs(shapes),
+            )
+        truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        return CompiledOracle(
+            (rows, offsets, truth, self._code, self.k or 0),
+            row_scores,
+            labelling_decode,
+            labelling_features,
+            labelling_loss,
+            n_examples=len(X),
+            batch_scores=batch_row_scores,
+            to_output=labelling_output,
+        )
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
         """Return the data sets as float arrays and their labels as ±1 int8 vectors.
@@ -311,6 +285,19 @@ class MultivariateTask(Task):
             inputs.append((rows[positive], rows[~positive]))
             outputs.append(np.ones((positive.sum(), (~positive).sum()), dtype=np.int8))
         return inputs, (None if Y is None else outputs)
+
+
+_COMPILED_METHODS = (
+    "joint_feature",
+    "loss",
+    "argmax",
+    "loss_augmented_argmax",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+    "batch_loss",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+)
 
 
 def _check_signs(y: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:

@@ -16,13 +16,22 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._task import Task
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import Task, overrides_any
 from structsvm._utils.pair_counts import count_pairs, pairs_below_above, swap_counts
 from structsvm._utils.validation import (
     check_examples,
     check_feature_array,
     check_positive_int,
     check_weights,
+)
+from tasks._ranking_oracle import (
+    dense_document_scores,
+    ranking_decode,
+    ranking_features,
+    ranking_loss,
+    ranking_output,
+    ranking_scores,
 )
 
 
@@ -147,6 +156,60 @@ class RankingTask(Task):
         scores = self._scores(x, w)
         return np.column_stack([np.asarray(y_true, dtype=np.float64), scores])
 
+    def compiled_oracle(self, X, Y) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
+
+        It decodes as :meth:`loss_augmented_argmax` and :meth:`argmax` do, counting every
+        query's swapped pairs once; its labels are described in :mod:`tasks._ranking_oracle`
+        (not ``np.ravel(y)``: the outputs are float arrays). Dense queries are scored at once
+        by a blocked BLAS product. None for a subclass that overrides an oracle, the loss or
+        the joint feature.
+        """
+        if overrides_any(self, RankingTask, _COMPILED_METHODS):
+            return None
+        documents = np.zeros(len(X) + 1, dtype=np.int64)
+        np.cumsum([x.shape[0] for x in X], out=documents[1:])
+        grade_ranks, n_grades, balances = [], [], []
+        for y in Y:
+            levels, grade_rank = np.unique(y, return_inverse=True)
+            below, above = pairs_below_above(y)
+            grade_ranks.append(grade_rank.ravel())
+            n_grades.append(len(levels))
+            balances.append(below - above)
+        dense = not any(sp.issparse(x) for x in X)
+        if dense:
+            stacked = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
+            indptr = np.arange(0, stacked.size + 1, self.n_features, dtype=np.int64)
+            columns = np.tile(np.arange(self.n_features, dtype=np.int64), len(stacked))
+            values = stacked.ravel()
+        else:
+            stacked = np.zeros((0, 0))
+            rows = sp.csr_matrix(sp.vstack([sp.csr_matrix(x) for x in X], format="csr"))
+            indptr, columns = rows.indptr.astype(np.int64), rows.indices.astype(np.int64)
+            values = rows.data.astype(np.float64)
+        data = (
+            indptr,
+            columns,
+            values,
+            documents,
+            np.concatenate(Y).astype(np.float64),
+            np.concatenate(grade_ranks).astype(np.int64),
+            np.array(n_grades, dtype=np.int64),
+            np.concatenate(balances).astype(np.int64),
+            self.n_features,
+            stacked,
+        )
+        return CompiledOracle(
+            data,
+            ranking_scores,
+            ranking_decode,
+            ranking_features,
+            ranking_loss,
+            n_examples=len(X),
+            batch_scores=dense_document_scores if dense else None,
+            to_output=ranking_output,
+        )
+
     def _scores(self, x: Any, w: np.ndarray) -> np.ndarray:
         """Return the documents' scores ``x w`` for finite weights w of length n_features."""
         w = check_weights(w, self.size_joint_feature)
@@ -194,6 +257,20 @@ class RankingTask(Task):
         if query.shape[0] == 0:
             raise ValueError(f"X[{k}] is an empty query: expected at least one document")
         return query
+
+
+_COMPILED_METHODS = (
+    "joint_feature",
+    "loss",
+    "argmax",
+    "loss_augmented_argmax",
+    "_scores",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+    "batch_loss",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+)
 
 
 def _keys(
