@@ -9,6 +9,7 @@ the file at the target path is always a complete checkpoint, the old one or the 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from structsvm._utils.validation import PATH, check_value
@@ -27,8 +28,12 @@ def write_checkpoint(obj: Any, path: str | os.PathLike[str]) -> None:
     write_atomically(path, lambda stream: write_model_file(obj, stream, kind="checkpoint"))
 
 
-def read_checkpoint(path: str | os.PathLike[str], expected: type) -> Any:
+def read_checkpoint(
+    path: str | os.PathLike[str], expected: type, task_classes: Iterable[type] = ()
+) -> Any:
     """Load a checkpoint written by :func:`write_checkpoint` and check the estimator's type.
+
+    ``task_classes`` are your own classes the file may name, as for :func:`structsvm.load`.
 
     Raises
     ------
@@ -42,7 +47,7 @@ def read_checkpoint(path: str | os.PathLike[str], expected: type) -> Any:
         descriptor), or the file holds something other than an ``expected`` estimator.
     """
     check_value(path, "path", [PATH])
-    obj, header = read_model_file(path)
+    obj, header = read_model_file(path, task_classes=task_classes)
     if header["kind"] != "checkpoint":
         raise ModelFileError(
             path,

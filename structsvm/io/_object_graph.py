@@ -5,7 +5,8 @@
 ``None``, bool, int, float, str, lists, tuples, sets, dicts with str keys, bytes, paths,
 NumPy arrays and scalars, SciPy CSR/CSC/COO matrices, NumPy random states and generators,
 named tuples, objects of registered classes (:mod:`structsvm.io._registry`) with their
-attributes, registered functions and the methods of registered objects. An object is rebuilt
+attributes, registered classes and functions themselves, and the methods of registered
+objects. An object is rebuilt
 by ``cls.__new__(cls)`` and setting its attributes: no constructor, ``__setstate__`` or
 property runs. Objects, random generators and arrays met twice are written once and refer to
 each other as in the original (cycles included). The node grammar is specified in the guide
@@ -185,6 +186,11 @@ class GraphEncoder:
             if name is None:
                 raise GraphError(where, f"the function {value.__qualname__} is not registered")
             return {"function": name}
+        if inspect.isclass(value):
+            name = name_of_class(value)
+            if find_class(name, {}) is None:
+                raise GraphError(where, f"the class {name} is not registered")
+            return {"class": name}
         if isinstance(value, pathlib.PurePath):
             return {"path": str(value)}
         if kind is bytes:
@@ -382,6 +388,7 @@ class GraphDecoder:
             "method": self._method,
             "function": self._function,
             "path": self._path,
+            "class": self._class,
             "bytes": self._bytes,
             "tuple": self._sequence(tuple),
             "set": self._sequence(set),

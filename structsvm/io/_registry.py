@@ -4,7 +4,8 @@ A model file names every object by the name of its class; loading looks that nam
 nowhere else, so nothing is ever imported by name from a file. The registry holds the
 project's own classes: the public ones under their public names (``structsvm.StructuredSVM``,
 ``tasks.ChainTask``), and the classes the solvers, learners, kernels, inference and tasks
-keep their state in under their module's name (``structsvm.solvers._bcfw.BCFWDual``). Other
+keep their state in under their module's name (``structsvm.solvers._bcfw.BCFWDual``), and
+Python's built-in exception classes as values (``builtins.RuntimeError``). Other
 classes, a user's own task for one, are added by :func:`register` or passed to
 :func:`structsvm.load` as ``task_classes``. Functions an object holds as a value (such as the
 default output key of an oracle pass) are named the same way, from a short explicit list.
@@ -12,6 +13,7 @@ default output key of an oracle pass) are named the same way, from a short expli
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import inspect
@@ -80,6 +82,10 @@ def _project_classes() -> dict[str, type]:
             if inspect.isclass(obj) and is_project_class(obj) and obj not in classes.values():
                 classes[f"{namespace}.{name}"] = obj
     named = set(classes.values())
+    for obj in vars(builtins).values():
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            classes[f"builtins.{obj.__name__}"] = obj
+            named.add(obj)
     for module in _state_modules():
         for _, obj in sorted(vars(module).items()):
             if inspect.isclass(obj) and obj.__module__ == module.__name__ and obj not in named:

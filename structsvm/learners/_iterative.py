@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 import warnings
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -330,12 +330,15 @@ class IterativeEstimator(InterruptibleFit):
         write_checkpoint(self, path)
 
     @classmethod
-    def load_checkpoint(cls, path: str | os.PathLike[str]) -> Any:
+    def load_checkpoint(
+        cls, path: str | os.PathLike[str], *, task_classes: Iterable[type] = ()
+    ) -> Any:
         """Load an estimator written by :meth:`save_checkpoint` (or a fit's ``checkpoint``).
 
         The estimator is returned with ``warm_start=True``, so ``fit`` on the same data
         continues the checkpointed fit; it also predicts as it is. Loading runs no code (see
-        :func:`structsvm.load`).
+        :func:`structsvm.load`): a task class of your own (and any other class of yours it
+        holds) is passed as ``task_classes`` or registered with :func:`structsvm.register`.
 
         Raises
         ------
@@ -348,6 +351,6 @@ class IterativeEstimator(InterruptibleFit):
             If ``path`` is not a str or path-like, or the file holds something other than an
             estimator of this class.
         """
-        model = read_checkpoint(path, cls)
+        model = read_checkpoint(path, cls, task_classes)
         model.warm_start = True
         return model
