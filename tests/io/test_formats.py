@@ -42,9 +42,7 @@ def test_svmlight_hand_written_file(tmp_path):
         "# SVM^rank example\n2 qid:1 1:0.5 4:-1 # first\n\n1 qid:1 2:3\n3 qid:7 1:1 2:1\n",
     )
     X, y, qid = read_svmlight(path, query_id=True)
-    np.testing.assert_array_equal(
-        X.toarray(), [[0.5, 0, 0, -1], [0, 3, 0, 0], [1, 1, 0, 0]]
-    )
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 0, 0, -1], [0, 3, 0, 0], [1, 1, 0, 0]])
     np.testing.assert_array_equal(y, [2, 1, 3])
     np.testing.assert_array_equal(qid, [1, 1, 7])
 
@@ -92,9 +90,7 @@ def test_svmhmm_hand_written_file(tmp_path):
     np.testing.assert_array_equal(data.tags, ["1", "2", "10"])  # integers sort by value
     np.testing.assert_array_equal(data.qids, [4, 8])
     assert [sp.isspmatrix_csr(x) for x in data.X] == [True, True]
-    np.testing.assert_array_equal(
-        data.X[0].toarray(), [[1, 0, 0.25], [0, -2, 0], [0, 0, 0]]
-    )
+    np.testing.assert_array_equal(data.X[0].toarray(), [[1, 0, 0.25], [0, -2, 0], [0, 0, 0]])
     np.testing.assert_array_equal(data.X[1].toarray(), [[0, 0, 1]])
     np.testing.assert_array_equal(data.Y[0], [1, 2, 0])
     np.testing.assert_array_equal(data.Y[1], [1])
@@ -167,8 +163,10 @@ def test_svmhmm_unknown_tag_is_named(tmp_path):
         ({"tags": ["a b", "c"]}, "tags must be non-empty without whitespace"),
         ({"Y": [np.array([0])]}, "Y\\[0\\] must hold one label per row of X\\[0\\]"),
         ({"Y": [np.array([0, 2])]}, "Y\\[0\\] has labels outside 0..1"),
-        ({"X": [np.ones((2, 2))] * 2, "Y": [np.array([0, 1])] * 2, "qids": [1, 1]},
-         "qids must be distinct"),
+        (
+            {"X": [np.ones((2, 2))] * 2, "Y": [np.array([0, 1])] * 2, "qids": [1, 1]},
+            "qids must be distinct",
+        ),
         ({"qids": [1.5]}, "qids must hold one integer per sequence"),
     ],
 )
