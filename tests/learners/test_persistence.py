@@ -1,17 +1,24 @@
-"""Fitted estimators survive pickle and joblib round trips and predict exactly as before."""
+"""Fitted estimators survive model files, pickle and joblib round trips and predict exactly as
+before."""
 
 import io
 import pickle
+import tempfile
+from pathlib import Path
 
 import joblib
 import numpy as np
 import pytest
 import scipy.sparse
 
+import structsvm
 from structsvm import (
     SVR,
     BinarySVM,
+    KernelMulticlassSVM,
     KernelPerceptron,
+    KernelRidge,
+    LatentStructuredSVM,
     MulticlassSVM,
     MultiLabelSVM,
     OneClassSVM,
@@ -20,7 +27,7 @@ from structsvm import (
     StructuredPerceptron,
     StructuredSVM,
 )
-from tasks import ChainTask, MulticlassTask
+from tasks import ChainTask, LatentMulticlassTask, MulticlassTask
 
 
 @pytest.fixture
@@ -61,6 +68,16 @@ def joblib_round_trip(model):
     return joblib.load(buffer)
 
 
+def model_file_round_trip(model):
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory, "estimator.model")
+        structsvm.save(model, path)
+        return structsvm.load(path)
+
+
+ROUND_TRIPS = [model_file_round_trip, pickle_round_trip, joblib_round_trip]
+
+
 FITTED = {
     "perceptron on chains": lambda data: (
         StructuredPerceptron(ChainTask(3, 3), max_epochs=5, random_state=0),
@@ -73,8 +90,17 @@ FITTED = {
         )
         for solver in ("n-slack", "1-slack", "bcfw")
     },
+    "ssvm dual-cd on multiclass": lambda data: (
+        StructuredSVM(MulticlassTask(3, 3), solver="dual-cd", random_state=0),
+        *data["3 classes"],
+    ),
     "ssvm on multiclass": lambda data: (StructuredSVM(MulticlassTask(3, 3)), *data["3 classes"]),
     "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
+    "KernelMulticlassSVM": lambda data: (KernelMulticlassSVM(max_iter=20), *data["3 classes"]),
+    "LatentStructuredSVM": lambda data: (
+        LatentStructuredSVM(LatentMulticlassTask(2, 2, 3), max_outer=2, random_state=0),
+        *data["2 classes"],
+    ),
     "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
     "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
     "MultiLabelSVM on a tree": lambda data: (MultiLabelSVM(edges="tree"), *data["label sets"]),
@@ -84,10 +110,11 @@ FITTED = {
         *data["2 classes"],
     ),
     "SVR": lambda data: (SVR(C=10.0), *data["2 classes"]),
+    "KernelRidge": lambda data: (KernelRidge(kernel="rbf"), *data["2 classes"]),
 }
 
 
-@pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS)
 @pytest.mark.parametrize("name", FITTED)
 def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip, data):
     model, X, Y = FITTED[name](data)
@@ -100,7 +127,7 @@ def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip,
     assert restored.score(X, Y) == model.score(X, Y)
 
 
-@pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS)
 def test_a_restored_outlier_detector_scores_what_the_original_scored(round_trip, data):
     X, _ = data["2 classes"]
     model = OneClassSVM(nu=0.2).fit(X)
