@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
 
@@ -61,7 +62,11 @@ def parse_data_line(
     data = text.split("#", 1)[0]
     odd = _ODD_CHARACTER.search(data)
     if odd is not None:
-        what = "bytes that are not UTF-8" if _is_undecodable(odd[0]) else "a control character"
+        what = (
+            "bytes that are not UTF-8"
+            if _is_undecodable(odd[0])
+            else "a control character or a space other than ASCII's"
+        )
         raise fail(f"{what} ({odd[0]!r}) at column {odd.start() + 1}: not a text data line")
     tokens = data.split()
     if not tokens:
@@ -262,6 +267,41 @@ def _read_line_by_line(path: str | os.PathLike[str], n_features: int | None) -> 
         columns=np.concatenate([np.empty(0, np.int64), *(line.columns for line in lines)]),
         values=np.concatenate([np.empty(0), *(line.values for line in lines)]),
     )
+
+
+def feature_rows(X: Any, name: str) -> sp.csr_matrix:
+    """Return examples to write as a float64 CSR matrix, refusing what a file cannot hold.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: X is not a 2-D array or sparse matrix of real, finite numbers.
+    """
+    if X is None or isinstance(X, (str, bytes)):
+        raise ValueError(f"{name} must be a 2-D array or sparse matrix, got {type(X).__name__}")
+    matrix = X if sp.issparse(X) else np.asarray(X)
+    if matrix.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array or sparse matrix, got {matrix.ndim} dimensions"
+        )
+    if matrix.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers, got dtype {matrix.dtype}")
+    rows = sp.csr_matrix(matrix, dtype=np.float64)
+    if not np.all(np.isfinite(rows.data)):
+        raise ValueError(f"{name} must hold finite numbers: a file cannot hold NaN or infinity")
+    return rows
+
+
+def integer_ids(ids: Any, count: int, name: str, what: str) -> np.ndarray:
+    """Return ``count`` int64 ids (query ids), refusing others by ``name``."""
+    array = np.asarray(ids)
+    if (
+        array.shape != (count,)
+        or not np.issubdtype(array.dtype, np.integer)
+        or (count and (array.min() < INT64[0] or array.max() > INT64[1]))
+    ):
+        raise ValueError(f"{name} must hold one int64 integer per {what}, {count} in all")
+    return array.astype(np.int64)
 
 
 def format_data_line(target: str, qid: int | None, columns: Any, values: Any) -> str:

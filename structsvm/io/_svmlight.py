@@ -16,7 +16,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import NUMBER, format_data_line, format_target, read_data_file
+from structsvm.io._lines import (
+    NUMBER,
+    feature_rows,
+    format_data_line,
+    format_target,
+    integer_ids,
+    read_data_file,
+)
 
 
 def read_svmlight(
@@ -112,10 +119,17 @@ def write_svmlight(
     Raises
     ------
     ValueError
-        If X, y and qid do not have one entry per example, or a target is not a finite number.
+        Naming the argument: X is not a 2-D array or sparse matrix of finite real numbers,
+        X, y and qid do not have one entry per example, a target is not a finite number, a
+        query id not an int64 integer, or the comment not a str.
     """
-    rows = sp.csr_matrix(X, dtype=np.float64)
-    targets = np.asarray(y, dtype=np.float64)
+    rows = feature_rows(X, "X")
+    if comment is not None and not isinstance(comment, str):
+        raise ValueError(f"comment must be a str, got {type(comment).__name__}")
+    try:
+        targets = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must hold real numbers") from None
     if targets.shape != (rows.shape[0],):
         raise ValueError(
             f"y must hold one target per row of X, {rows.shape[0]} in all; got shape "
@@ -123,11 +137,7 @@ def write_svmlight(
         )
     if not np.all(np.isfinite(targets)):
         raise ValueError("y must hold finite numbers")
-    ids = None if qid is None else np.asarray(qid)
-    if ids is not None and (
-        ids.shape != (rows.shape[0],) or not np.issubdtype(ids.dtype, np.integer)
-    ):
-        raise ValueError(f"qid must hold one integer per row of X, {rows.shape[0]} in all")
+    ids = None if qid is None else integer_ids(qid, rows.shape[0], "qid", "row of X")
     with open(path, "w", encoding="utf-8") as handle:
         for text in (comment or "").splitlines():
             handle.write(f"# {text}\n")
