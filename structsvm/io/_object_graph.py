@@ -418,7 +418,9 @@ class GraphDecoder:
         return int(body)
 
     def _float(self, body: Any, where: str) -> float:
-        _expect(body in _NON_FINITE, where, f"malformed non-finite float {body!r}")
+        _expect(
+            type(body) is str and body in _NON_FINITE, where, f"malformed non-finite float {body!r}"
+        )
         return _NON_FINITE[body]
 
     def _ref(self, body: Any, where: str) -> Any:
@@ -463,7 +465,7 @@ class GraphDecoder:
 
     def _sparse(self, body: Any, where: str) -> Any:
         _fields(body, where, ["format", "shape", "data"], ["indices", "indptr", "row", "col"])
-        cls = _SPARSE.get(body["format"])
+        cls = _SPARSE.get(body["format"]) if type(body["format"]) is str else None
         _expect(cls is not None, where, f"unknown sparse format {body['format']!r}")
         shape = _shape(body["shape"], where)
         _expect(len(shape) == 2, where, "a sparse matrix has two dimensions")
@@ -523,7 +525,9 @@ class GraphDecoder:
 
     def _bit_generator(self, state: Any, where: str) -> np.random.BitGenerator:
         name = state.get("bit_generator") if isinstance(state, dict) else None
-        _expect(name in _BIT_GENERATORS, where, f"unknown bit generator {name!r}")
+        _expect(
+            type(name) is str and name in _BIT_GENERATORS, where, f"unknown bit generator {name!r}"
+        )
         return _BIT_GENERATORS[name]()
 
     def _method(self, body: Any, where: str) -> Any:
@@ -577,7 +581,11 @@ class GraphDecoder:
         _expect(
             isinstance(fields, list)
             and all(
-                isinstance(f, list) and len(f) == 2 and type(f[0]) is str and f[1] in _RECORD_TYPES
+                isinstance(f, list)
+                and len(f) == 2
+                and type(f[0]) is str
+                and type(f[1]) is str
+                and f[1] in _RECORD_TYPES
                 for f in fields
             )
             and len({f[0] for f in fields}) == len(fields) > 0,
