@@ -149,3 +149,44 @@ def test_the_data_digest_tells_sparse_dense_and_other_data_apart():
     assert data_digest([np.array(["a", None], dtype=object)]) != data_digest(
         [np.array(["b", None], dtype=object)]
     )
+
+
+CONTINUED = {
+    **{
+        f"ssvm {solver} on multiclass": lambda data, solver=solver: (
+            StructuredSVM(MulticlassTask(3, 3), solver=solver, random_state=0, tol=1e-8),
+            *data["3 classes"],
+        )
+        for solver in ("n-slack", "1-slack", "dual-cd")
+    },
+    **{
+        f"ssvm {solver} on chains": lambda data, solver=solver: (
+            StructuredSVM(ChainTask(3, 3), solver=solver, random_state=0, tol=1e-8),
+            *data["sequences"],
+        )
+        for solver in ("n-slack", "1-slack", "bcfw")
+    },
+    "perceptron": lambda data: (
+        StructuredPerceptron(ChainTask(3, 3), max_epochs=2, random_state=0),
+        *data["sequences"],
+    ),
+    "KernelMulticlassSVM": lambda data: (KernelMulticlassSVM(tol=1e-8), *data["3 classes"]),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", CONTINUED)
+def test_a_fit_continued_from_a_checkpoint_file_continues_as_in_memory(name, data, tmp_path):
+    model, X, Y = CONTINUED[name](data)
+    budget = "max_epochs" if "perceptron" in name else "max_iter"
+    model.set_params(**{budget: 2}).fit(X, Y)
+    model.save_checkpoint(tmp_path / "fit.ckpt")
+    resumed = type(model).load_checkpoint(tmp_path / "fit.ckpt")
+    for estimator in (model, resumed):
+        estimator.set_params(warm_start=True, **{budget: 3}).fit(X, Y)
+    assert resumed.n_iter_ == model.n_iter_
+    np.testing.assert_array_equal(
+        resumed.predict(X) if "Kernel" in name else resumed.w_,
+        model.predict(X) if "Kernel" in name else model.w_,
+    )
+    assert [r.keys() for r in resumed.history_] == [r.keys() for r in model.history_]
