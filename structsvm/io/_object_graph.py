@@ -6,11 +6,10 @@
 NumPy arrays and scalars, SciPy CSR/CSC/COO matrices, NumPy random states and generators,
 named tuples, objects of registered classes (:mod:`structsvm.io._registry`) with their
 attributes, registered classes and functions themselves, and the methods of registered
-objects. An object is rebuilt
-by ``cls.__new__(cls)`` and setting its attributes: no constructor, ``__setstate__`` or
-property runs. Objects, random generators and arrays met twice are written once and refer to
-each other as in the original (cycles included). The node grammar is specified in the guide
-``docs/user_guide/model_files.rst``.
+objects. An object is rebuilt by ``cls.__new__(cls)`` and setting its attributes: no
+constructor, ``__setstate__`` or property runs. Objects, random generators and arrays met
+twice are written once and refer to each other as in the original (cycles included). The
+node grammar is specified in the guide ``docs/user_guide/model_files.rst``.
 """
 
 from __future__ import annotations
@@ -58,11 +57,7 @@ _BIT_GENERATORS = {
         np.random.SFC64,
     )
 }
-_RECORD_TYPES: dict[str, Callable[[float], Any]] = {
-    "int": lambda v: int(v),
-    "float": float,
-    "bool": lambda v: bool(v),
-}
+_RECORD_TYPES: dict[str, Callable[[float], Any]] = {"int": int, "float": float, "bool": bool}
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _DIGITS = re.compile(r"-?[0-9]{1,400}")
 
@@ -138,7 +133,7 @@ def _init_parameters(cls: type) -> list[str]:
         signature = inspect.signature(cls.__init__)
     except (TypeError, ValueError):
         return []
-    return [name for name in list(signature.parameters)[1:]]
+    return list(signature.parameters)[1:]
 
 
 class GraphEncoder:
@@ -662,7 +657,11 @@ class GraphDecoder:
             where,
             f"{cls.__name__} objects are not rebuilt from attributes",
         )
-        obj = cls.__new__(cls)
+        try:
+            obj = cls.__new__(cls)
+            vars(obj)
+        except TypeError as error:
+            raise GraphError(where, f"{cls.__name__} objects are not rebuilt: {error}") from None
         self._objects.append(obj)
         state = {}
         for part in ("params", "attributes"):
@@ -683,7 +682,7 @@ def _dtype(text: Any, kinds: frozenset[str], where: str) -> np.dtype:
     _expect(type(text) is str and len(text) <= 16, where, f"malformed dtype {text!r}")
     try:
         dtype = np.dtype(text)
-    except TypeError:
+    except (TypeError, ValueError, OverflowError):
         raise GraphError(where, f"malformed dtype {text!r}") from None
     _expect(
         dtype.kind in kinds and dtype.fields is None and dtype.subdtype is None,
