@@ -1,6 +1,7 @@
 """Fitted estimators survive model files, pickle and joblib round trips and predict exactly as
 before."""
 
+import inspect
 import io
 import pickle
 import tempfile
@@ -10,6 +11,7 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.base import BaseEstimator
 
 import structsvm
 from structsvm import (
@@ -112,6 +114,17 @@ FITTED = {
     "SVR": lambda data: (SVR(C=10.0), *data["2 classes"]),
     "KernelRidge": lambda data: (KernelRidge(kernel="rbf"), *data["2 classes"]),
 }
+
+
+def test_every_public_estimator_is_tried(data):
+    public = {
+        name
+        for name in structsvm.__all__
+        if inspect.isclass(getattr(structsvm, name))
+        and issubclass(getattr(structsvm, name), BaseEstimator)
+    }
+    tried = {type(make(data)[0]).__name__ for make in FITTED.values()}
+    assert public == tried | {"OneClassSVM"}  # the outlier detector has its own test below
 
 
 @pytest.mark.parametrize("round_trip", ROUND_TRIPS)
