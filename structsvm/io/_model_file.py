@@ -236,6 +236,11 @@ def _read_header(path: str | os.PathLike[str], archive: zipfile.ZipFile, size: i
             info.file_size <= size,
             f"member {info.filename} claims {info.file_size} bytes, more than the file holds",
         )
+    _fail(
+        path,
+        sum(info.file_size for info in infos) <= size,
+        "its members claim more bytes together than the file holds (they overlap)",
+    )
     info = archive.getinfo(HEADER)
     _fail(
         path,
