@@ -163,7 +163,8 @@ def write_model_file(obj: Any, stream: IO[bytes], *, kind: str) -> None:
             "root": root,
             "arrays": entries,
         }
-        text = json.dumps(header, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        # ASCII, with \u escapes: also a str holding lone surrogates is written
+        text = json.dumps(header, allow_nan=False, separators=(",", ":"))
         archive.writestr(HEADER, text.encode("utf-8"))
 
 
