@@ -166,7 +166,7 @@ class GraphEncoder:
             return value if math.isfinite(value) else {"float": str(value)}
         if id(value) in self._object_index:
             return {"ref": self._object_index[id(value)]}
-        if kind is np.ndarray:
+        if isinstance(value, np.ndarray):  # a subclass (memmap, matrix) as a plain array
             return self._array(value, where)
         if isinstance(value, np.generic):
             return self._scalar(value, where)
@@ -215,7 +215,7 @@ class GraphEncoder:
             raise GraphError(where, f"arrays of dtype {array.dtype} are not written")
         if id(array) not in self._array_index:
             self._array_index[id(array)] = len(self.arrays)
-            self.arrays.append(array)
+            self.arrays.append(np.asarray(array))
             self._held.append(array)
         return {"array": self._array_index[id(array)]}
 

@@ -242,6 +242,7 @@ def test_odd_values_round_trip(tmp_path):
         "rng": np.random.default_rng(5),
         "legacy": np.random.RandomState(7),
         "records": [{"a": 1, "b": 0.5, "c": True}, {"a": 2, "b": float("nan"), "c": False}],
+        "matrix": np.asmatrix(np.eye(2)),
     }
     odd["same"] = odd["fortran"]
     model.task.scale = odd
@@ -259,6 +260,7 @@ def test_odd_values_round_trip(tmp_path):
     assert back["legacy"].normal() == odd["legacy"].normal()
     assert back["records"][0] == odd["records"][0]
     assert type(back["records"][1]["a"]) is int and np.isnan(back["records"][1]["b"])
+    assert type(back["matrix"]) is np.ndarray and np.array_equal(back["matrix"], np.eye(2))
 
 
 # ------------------------------------------------------------------------ hostile files
