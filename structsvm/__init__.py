@@ -16,6 +16,8 @@ oracle calls over joblib workers (local or Dask).
 The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`BinarySVM`, with
 :func:`kkt_report`), support vector regression (:class:`SVR`), the :class:`OneClassSVM`, the
 :class:`KernelPerceptron`, :class:`KernelRidge` and the kernels.
+:func:`save` and :func:`load` write and read model files, which hold no code (a
+class of your own is :func:`register`-ed or passed to :func:`load`).
 :mod:`structsvm.io` reads and writes the data files of SVM^light, SVM^multiclass, SVM^rank and
 SVM^hmm; :mod:`structsvm.cli` is the ``structsvm`` command, SVM^struct's learn and classify
 tools on those files.
@@ -27,6 +29,7 @@ from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task
 from structsvm._utils.parallel import ParallelTask
 from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
+from structsvm.io import ModelFileError, load, register, save
 from structsvm.kernels import (
     SVR,
     AllSubsequencesKernel,
@@ -81,6 +84,7 @@ __all__ = [
     "LatentStructuredSVM",
     "LatentTask",
     "LinearKernel",
+    "ModelFileError",
     "MultiLabelSVM",
     "MulticlassSVM",
     "NormalizedKernel",
@@ -107,10 +111,13 @@ __all__ = [
     "infer",
     "kkt_report",
     "latent_objective",
+    "load",
     "margin",
     "mean_ndcg",
     "mistake_bound",
     "pairwise_accuracy",
     "radius",
+    "register",
+    "save",
 ]
 __version__ = "0.1.0"

@@ -57,6 +57,7 @@ from contextlib import contextmanager
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import assert_all_finite, column_or_1d
@@ -434,6 +435,25 @@ def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
             assert_all_finite(array, input_name=name)
         check_classification_targets(array)
     return array
+
+
+def check_indicator_targets(Y: Any, name: str = "Y") -> None:
+    """Raise unless ``Y`` is a dense array of class labels per output (a 0/1 indicator, say).
+
+    Raises
+    ------
+    TypeError
+        If ``Y`` is a sparse matrix (naming ``name``; ``Y.toarray()`` makes it dense).
+    ValueError
+        If ``Y`` holds fractional or other non-class values, naming ``name``.
+    """
+    if sp.issparse(Y):
+        raise TypeError(
+            f"{name} must be a dense 0/1 indicator array, got a sparse matrix: pass "
+            f"{name}.toarray()"
+        )
+    with errors_naming(name):
+        check_classification_targets(Y)
 
 
 def check_real_targets(y: Any, name: str = "y") -> np.ndarray:

@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     learn = commands.add_parser(
         "learn",
         help="train a model on a data file",
-        description="Train a structural SVM on TRAIN and write it to MODEL (a joblib file).",
+        description="Train a structural SVM on TRAIN and write it to MODEL (a model file).",
         epilog=C_CONVENTION_HELP + "\n" + OPTIONS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -153,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Predict TEST with MODEL, write PREDICTIONS and print the evaluation against the "
             "labels of TEST. multiclass: per example, the predicted label then the score of "
-            "every class; hmm: one tag per token line; rank: one score per line. Load only "
-            "model files you trust (they are pickles)."
+            "every class; hmm: one tag per token line; rank: one score per line. Reading MODEL "
+            "runs no code from it."
         ),
     )
     _add_verbosity(classify)

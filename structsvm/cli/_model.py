@@ -6,9 +6,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import joblib
 import numpy as np
 
+from structsvm.io import ModelFileError, load, save
 from structsvm.learners import StructuredSVM
 
 
@@ -18,7 +18,7 @@ class CommandLineError(Exception):
 
 @dataclass
 class SavedModel:
-    """What ``structsvm learn`` writes and ``structsvm classify`` reads (a joblib pickle).
+    """What ``structsvm learn`` writes and ``structsvm classify`` reads (a model file).
 
     Attributes
     ----------
@@ -42,12 +42,12 @@ class SavedModel:
     options: dict[str, Any] = field(default_factory=dict)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the model to ``path`` with joblib."""
-        joblib.dump(self, path)
+        """Write the model to ``path`` as a model file (see :func:`structsvm.save`)."""
+        save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SavedModel:
-        """Read a model written by :meth:`save`; load only files you trust (unpickling runs code).
+        """Read a model written by :meth:`save`; loading runs no code (see :func:`structsvm.load`).
 
         Raises
         ------
@@ -55,12 +55,14 @@ class SavedModel:
             If the file does not exist or does not hold a model of ``structsvm learn``.
         """
         try:
-            model = joblib.load(path)
+            model = load(path)
         except FileNotFoundError:
             raise CommandLineError(f"{os.fspath(path)}: no such model file") from None
-        except Exception as error:  # a foreign or truncated file fails in many ways
+        except (IsADirectoryError, PermissionError) as error:
+            raise CommandLineError(f"{os.fspath(path)}: cannot read it ({error})") from None
+        except ModelFileError as error:
             raise CommandLineError(
-                f"{os.fspath(path)}: not a model file of 'structsvm learn' ({error})"
+                f"{os.fspath(path)}: not a model file of 'structsvm learn' ({error.reason})"
             ) from None
         if not isinstance(model, cls):
             raise CommandLineError(

@@ -5,17 +5,28 @@ grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^
 token per line, the lines of a sequence sharing a query id, as the sequences of
 :class:`tasks.ChainTask`. A malformed file raises :class:`FileFormatError`, a ValueError whose
 message names the file and the line.
+
+:func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
+archive of a JSON header and ``.npy`` arrays, which holds no code and loads without running
+any; a class of your own is named to :func:`load` or to :func:`register`. A file that is not
+one, or a damaged one, raises :class:`ModelFileError`.
 """
 
 from structsvm.io._errors import FileFormatError
+from structsvm.io._model_file import ModelFileError, load, save
+from structsvm.io._registry import register
 from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
 from structsvm.io._svmlight import read_svmlight, write_svmlight
 
 __all__ = [
     "FileFormatError",
+    "ModelFileError",
     "TaggedSequences",
+    "load",
     "read_svmhmm",
     "read_svmlight",
+    "register",
+    "save",
     "write_svmhmm",
     "write_svmlight",
 ]

@@ -1,9 +1,11 @@
 """The grammar of one line of SVM^light-style data, shared by every reader of such files.
 
 A line is ``TARGET [qid:QUERY] FID:VALUE FID:VALUE ... [# comment]``: a target (a number for
-SVM^light, SVM^multiclass and SVM^rank, a tag for SVM^hmm), an optional query id (an integer),
-then features with integer ids from 1, strictly increasing, and finite values. A line that is
-blank once its comment is removed holds no example.
+SVM^light, SVM^multiclass and SVM^rank, a tag for SVM^hmm), an optional query id (an int64
+integer), then features with integer ids from 1, strictly increasing and within int64, and
+finite values written as decimal numbers. Fields are separated by ASCII spaces and tabs; the
+part before the comment must be UTF-8 text without control characters. A line that is blank
+once its comment is removed holds no example.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
 
@@ -52,23 +55,33 @@ def parse_data_line(
         ``fid:value``, an id that is not a positive integer, above ``n_features`` or not above
         the previous one, a value that is not a finite number.
     """
-    tokens = text.split("#", 1)[0].split()
-    if not tokens:
-        return None
 
     def fail(reason: str) -> FileFormatError:
         return FileFormatError(path, line_number, reason)
 
+    data = text.split("#", 1)[0]
+    odd = _ODD_CHARACTER.search(data)
+    if odd is not None:
+        what = (
+            "bytes that are not UTF-8"
+            if _is_undecodable(odd[0])
+            else "a control character or a space other than ASCII's"
+        )
+        raise fail(f"{what} ({odd[0]!r}) at column {odd.start() + 1}: not a text data line")
+    tokens = data.split()
+    if not tokens:
+        return None
     target, rest = tokens[0], tokens[1:]
     if ":" in target:
         raise fail(f"expected a target (label or tag) first, got {target!r}")
     qid = None
     if rest and rest[0].startswith("qid:"):
         qid_text = rest[0][len("qid:") :]
-        try:
-            qid = int(qid_text)
-        except ValueError:
-            raise fail(f"expected an integer query id in 'qid:ID', got {rest[0]!r}") from None
+        if not _INTEGER.fullmatch(qid_text):
+            raise fail(f"expected an integer query id in 'qid:ID', got {rest[0]!r}")
+        qid = int(qid_text)
+        if not INT64[0] <= qid <= INT64[1]:
+            raise fail(f"the query id in {rest[0]!r} is beyond int64")
         rest = rest[1:]
     columns, values = _parse_features(rest, n_features, fail)
     return DataLine(target=target, qid=qid, columns=columns, values=values)
@@ -85,14 +98,13 @@ def _parse_features(
         fid_text, colon, value_text = token.partition(":")
         if not colon:
             raise fail(f"expected 'fid:value', got {token!r}")
-        try:
-            fid = int(fid_text)
-        except ValueError:
-            raise fail(f"expected an integer feature id in 'fid:value', got {token!r}") from None
-        try:
-            value = float(value_text)
-        except ValueError:
-            raise fail(f"expected a number as the value in 'fid:value', got {token!r}") from None
+        if not _INTEGER.fullmatch(fid_text):
+            raise fail(f"expected an integer feature id in 'fid:value', got {token!r}")
+        if not NUMBER.fullmatch(value_text):
+            raise fail(f"expected a number as the value in 'fid:value', got {token!r}")
+        fid, value = int(fid_text), float(value_text)
+        if fid > INT64[1]:
+            raise fail(f"the feature id in {token!r} is beyond int64")
         if fid < 1:
             raise fail(f"feature ids start at 1, got {token!r}")
         if fid <= previous:
@@ -141,9 +153,12 @@ def read_data_file(path: str | os.PathLike[str], n_features: int | None = None) 
     line_numbers: list[int] = []
     counts: list[int] = []
     tokens: list[str] = []
-    with open(path, encoding="utf-8") as handle:
+    with open_data_file(path) as handle:
         for line_number, text in enumerate(handle, start=1):
-            fields = text.split("#", 1)[0].split()
+            data = text.split("#", 1)[0]
+            if _ODD_CHARACTER.search(data):
+                return _read_line_by_line(path, n_features)
+            fields = data.split()
             if not fields:
                 continue
             qid, first_feature = None, 1
@@ -151,6 +166,8 @@ def read_data_file(path: str | os.PathLike[str], n_features: int | None = None) 
                 if not _INTEGER.fullmatch(fields[1], len("qid:")):
                     return _read_line_by_line(path, n_features)
                 qid, first_feature = int(fields[1][len("qid:") :]), 2
+                if not INT64[0] <= qid <= INT64[1]:
+                    return _read_line_by_line(path, n_features)
             targets.append(fields[0])
             qids.append(qid)
             line_numbers.append(line_number)
@@ -174,9 +191,40 @@ def read_data_file(path: str | os.PathLike[str], n_features: int | None = None) 
     return DataFile(targets, qids, line_numbers, indptr, columns, values)
 
 
+INT64 = (-(2**63), 2**63 - 1)
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-_FEATURES = re.compile(r"(?:[+-]?[0-9]+:[^\s:]+(?: |\Z))*")
-"""Space-separated ``fid:value`` tokens: an integer id, one colon, a value without colons."""
+NUMBER = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:nan|inf|infinity))"
+)
+"""A number as data files write it: decimal, with an optional exponent, or nan and inf (which
+the readers then refuse as not finite), in ASCII."""
+
+_FEATURES = re.compile(
+    r"(?:[+-]?[0-9]+:[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?: |\Z))*"
+)
+"""Space-separated ``fid:value`` tokens of finite decimal values, which NumPy reads as one."""
+
+_ODD_CHARACTER = re.compile(
+    r"[\x00-\x08\x0e-\x1f\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\udc80-\udcff]"
+)
+"""What the data part of a line may not hold: control characters, whitespace other than
+ASCII spaces, tabs and line ends (which :meth:`str.split` would take for separators), and the
+stand-ins of bytes that are not UTF-8."""
+
+
+def _is_undecodable(character: str) -> bool:
+    """Tell whether a character stands for a byte that is not UTF-8 (``surrogateescape``)."""
+    return "\udc80" <= character <= "\udcff"
+
+
+def open_data_file(path: str | os.PathLike[str]) -> Any:
+    """Open a data file as text; bytes that are not UTF-8 come through as stand-ins.
+
+    Comments may hold any bytes; the parser refuses a stand-in in the data of a line,
+    naming the line.
+    """
+    return open(path, encoding="utf-8", errors="surrogateescape")
 
 
 def _parse_features_at_once(tokens: list[str]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -191,7 +239,10 @@ def _parse_features_at_once(tokens: list[str]) -> tuple[np.ndarray, np.ndarray] 
     with warnings.catch_warnings():
         # NumPy warns (and stops) where a value is not a number: the size check below sees it.
         warnings.simplefilter("ignore", DeprecationWarning)
-        numbers = np.fromstring(joined.replace(":", " "), sep=" ")
+        try:
+            numbers = np.fromstring(joined.replace(":", " "), sep=" ")
+        except ValueError:  # newer NumPy raises rather than warns
+            return None
     if numbers.size != 2 * len(tokens) or np.any(np.abs(numbers[0::2]) > 2**53):
         return None
     return numbers[0::2].astype(np.int64) - 1, numbers[1::2]
@@ -200,7 +251,7 @@ def _parse_features_at_once(tokens: list[str]) -> tuple[np.ndarray, np.ndarray] 
 def _read_line_by_line(path: str | os.PathLike[str], n_features: int | None) -> DataFile:
     """Read a file with :func:`parse_data_line`, one line at a time (raising at a faulty one)."""
     lines, line_numbers = [], []
-    with open(path, encoding="utf-8") as handle:
+    with open_data_file(path) as handle:
         for line_number, text in enumerate(handle, start=1):
             line = parse_data_line(text, path, line_number, n_features)
             if line is not None:
@@ -216,6 +267,41 @@ def _read_line_by_line(path: str | os.PathLike[str], n_features: int | None) -> 
         columns=np.concatenate([np.empty(0, np.int64), *(line.columns for line in lines)]),
         values=np.concatenate([np.empty(0), *(line.values for line in lines)]),
     )
+
+
+def feature_rows(X: Any, name: str) -> sp.csr_matrix:
+    """Return examples to write as a float64 CSR matrix, refusing what a file cannot hold.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: X is not a 2-D array or sparse matrix of real, finite numbers.
+    """
+    if X is None or isinstance(X, (str, bytes)):
+        raise ValueError(f"{name} must be a 2-D array or sparse matrix, got {type(X).__name__}")
+    matrix = X if sp.issparse(X) else np.asarray(X)
+    if matrix.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array or sparse matrix, got {matrix.ndim} dimensions"
+        )
+    if matrix.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers, got dtype {matrix.dtype}")
+    rows = sp.csr_matrix(matrix, dtype=np.float64)
+    if not np.all(np.isfinite(rows.data)):
+        raise ValueError(f"{name} must hold finite numbers: a file cannot hold NaN or infinity")
+    return rows
+
+
+def integer_ids(ids: Any, count: int, name: str, what: str) -> np.ndarray:
+    """Return ``count`` int64 ids (query ids), refusing others by ``name``."""
+    array = np.asarray(ids)
+    if (
+        array.shape != (count,)
+        or not np.issubdtype(array.dtype, np.integer)
+        or (count and (array.min() < INT64[0] or array.max() > INT64[1]))
+    ):
+        raise ValueError(f"{name} must hold one int64 integer per {what}, {count} in all")
+    return array.astype(np.int64)
 
 
 def format_data_line(target: str, qid: int | None, columns: Any, values: Any) -> str:

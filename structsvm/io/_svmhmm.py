@@ -19,7 +19,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import DataFile, format_data_line, read_data_file
+from structsvm.io._lines import (
+    DataFile,
+    feature_rows,
+    format_data_line,
+    integer_ids,
+    read_data_file,
+)
 
 
 @dataclass
@@ -182,36 +188,50 @@ def write_svmhmm(
     Raises
     ------
     ValueError
-        If X and Y differ in length or in the length of a sequence, a label has no tag, a tag
-        cannot be written, or the query ids are not distinct integers, one per sequence.
+        Naming the argument, before anything is written: X and Y are not sequences of the
+        same length, a sequence is not a 2-D array of finite real numbers or its labels are
+        not integers, one per row, each with a tag; a tag cannot be written; the query ids
+        are not distinct int64 integers, one per sequence.
     """
     tag_names = [str(tag) for tag in tags]
     for tag in tag_names:
-        if not tag or any(c.isspace() or c in ":#" for c in tag):
-            raise ValueError(f"tags must be non-empty without whitespace, ':' or '#', got {tag!r}")
+        if not tag or any(c.isspace() or c in ":#" or not c.isprintable() for c in tag):
+            raise ValueError(
+                f"tags must be non-empty printable text without whitespace, ':' or '#', got {tag!r}"
+            )
+    if not all(hasattr(arg, "__len__") and not isinstance(arg, str) for arg in (X, Y)):
+        raise ValueError("X and Y must be sequences (lists) of sequences, one per query id")
     if len(X) != len(Y):
         raise ValueError(f"X has {len(X)} sequences but Y has {len(Y)}")
-    ids = np.arange(1, len(X) + 1) if qids is None else np.asarray(qids)
-    if ids.shape != (len(X),) or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"qids must hold one integer per sequence, {len(X)} in all")
+    ids = (
+        np.arange(1, len(X) + 1) if qids is None else integer_ids(qids, len(X), "qids", "sequence")
+    )
     if len(np.unique(ids)) != len(ids):
         raise ValueError("qids must be distinct: the tokens of one query id form one sequence")
+    sequences = [
+        _tagged_rows(k, x, y, len(tag_names)) for k, (x, y) in enumerate(zip(X, Y, strict=True))
+    ]
     with open(path, "w", encoding="utf-8") as handle:
-        for k, (x, y, qid) in enumerate(zip(X, Y, ids, strict=True)):
-            rows = sp.csr_matrix(x, dtype=np.float64)
-            labels = np.asarray(y)
-            if labels.shape != (rows.shape[0],):
-                raise ValueError(
-                    f"Y[{k}] must hold one label per row of X[{k}], {rows.shape[0]} in all; "
-                    f"got shape {labels.shape}"
-                )
-            if len(labels) and (labels.min() < 0 or labels.max() >= len(tag_names)):
-                raise ValueError(
-                    f"Y[{k}] has labels outside 0..{len(tag_names) - 1}, the range of tags"
-                )
+        for (rows, labels), qid in zip(sequences, ids, strict=True):
             for t, label in enumerate(labels):
                 start, stop = rows.indptr[t], rows.indptr[t + 1]
                 line = format_data_line(
                     tag_names[label], qid, rows.indices[start:stop], rows.data[start:stop]
                 )
                 handle.write(line + "\n")
+
+
+def _tagged_rows(k: int, x: Any, y: Any, n_tags: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Return sequence k's rows and labels to write, refusing them naming X[k] or Y[k]."""
+    rows = feature_rows(x, f"X[{k}]")
+    labels = np.asarray(y)
+    if labels.shape != (rows.shape[0],):
+        raise ValueError(
+            f"Y[{k}] must hold one label per row of X[{k}], {rows.shape[0]} in all; "
+            f"got shape {labels.shape}"
+        )
+    if labels.dtype.kind not in "iu":
+        raise ValueError(f"Y[{k}] must hold integer labels, got dtype {labels.dtype}")
+    if len(labels) and (labels.min() < 0 or labels.max() >= n_tags):
+        raise ValueError(f"Y[{k}] has labels outside 0..{n_tags - 1}, the range of tags")
+    return rows, labels

@@ -1,9 +1,9 @@
-"""SVM^light files (also those of SVM^multiclass and SVM^rank), through scikit-learn's parser.
+"""SVM^light files (also those of SVM^multiclass and SVM^rank).
 
 One example per line: ``TARGET [qid:QUERY] FID:VALUE ... [# comment]`` with feature ids
-counted from 1 (Joachims, SVM^light). scikit-learn's compiled reader does the reading; when it
-refuses a file, the file is read again line by line with :func:`parse_data_line` to say which
-line is wrong and why. Files are written with the same line format as SVM^hmm's.
+counted from 1 (Joachims, SVM^light). They are read by :func:`read_data_file`, the reader of
+SVM^hmm files too, which names the first line that breaks the format and why, and written
+with the same line format.
 """
 
 from __future__ import annotations
@@ -14,10 +14,16 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from structsvm.io._errors import FileFormatError
-from structsvm.io._lines import format_data_line, format_target, parse_data_line
+from structsvm.io._lines import (
+    NUMBER,
+    feature_rows,
+    format_data_line,
+    format_target,
+    integer_ids,
+    read_data_file,
+)
 
 
 def read_svmlight(
@@ -41,14 +47,16 @@ def read_svmlight(
         Column ``j`` holds feature id ``j + 1``.
     y : ndarray of shape (n_samples,)
         The targets, as floats.
-    qid : ndarray of shape (n_samples,)
-        The query ids (0 where a line has none); only with ``query_id=True``.
+    qid : ndarray of shape (n_samples,), int64
+        The query ids; only with ``query_id=True``, when every line must have one.
 
     Raises
     ------
     FileFormatError
         A ValueError naming the file and the line at fault, e.g.
-        ``"train.dat, line 17: expected 'fid:value', got 'x'"``.
+        ``"train.dat, line 17: expected 'fid:value', got 'x'"``: a target that is not a finite
+        number, a malformed or non-finite feature, an id out of order, above ``n_features`` or
+        beyond int64, a missing ``qid:`` with ``query_id=True``, binary data.
     FileNotFoundError
         If there is no such file.
 
@@ -57,50 +65,27 @@ def read_svmlight(
     T. Joachims. Making large-scale SVM learning practical. In Advances in Kernel Methods -
     Support Vector Learning, MIT Press, 1999 (SVM^light and its file format).
     """
-    try:
-        arrays = load_svmlight_file(
-            os.fspath(path),
-            n_features=n_features,
-            dtype=np.float64,
-            zero_based=False,
-            query_id=query_id,
-        )
-    except ValueError as error:
-        _raise_at_faulty_line(path, n_features, query_id)
-        raise FileFormatError(path, None, str(error)) from error
-    if query_id and len(arrays[2]) != len(arrays[1]):
-        # scikit-learn lists the query ids only of the lines that have one.
-        _raise_at_faulty_line(path, n_features, query_id)
-    return tuple(arrays)
-
-
-def _raise_at_faulty_line(
-    path: str | os.PathLike[str], n_features: int | None, query_id: bool
-) -> None:
-    """Raise a FileFormatError for the first line of the file that breaks the format, if any.
-
-    With ``query_id``, a line without ``qid:`` breaks it.
-    """
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line_number, text in enumerate(handle, start=1):
-            line = parse_data_line(text, path, line_number, n_features)
-            if line is None:
-                continue
-            try:
-                target = float(line.target)
-            except ValueError:
-                target = math.nan
-            if not math.isfinite(target):
-                raise FileFormatError(
-                    path, line_number, f"expected a number as the target, got {line.target!r}"
-                )
-            if query_id and line.qid is None:
-                raise FileFormatError(
-                    path,
-                    line_number,
-                    "expected 'qid:QUERY' after the target: a file read "
-                    "with query ids needs one on every line",
-                )
+    lines = read_data_file(path, n_features)
+    y = np.empty(len(lines.targets))
+    for row, target in enumerate(lines.targets):
+        y[row] = float(target) if NUMBER.fullmatch(target) else math.nan
+        if not math.isfinite(y[row]):
+            raise FileFormatError(
+                path, lines.line_numbers[row], f"expected a number as the target, got {target!r}"
+            )
+    width = n_features if n_features is not None else int(lines.columns.max(initial=-1)) + 1
+    X = sp.csr_matrix((lines.values, lines.columns, lines.indptr), shape=(len(y), width))
+    if not query_id:
+        return X, y
+    for row, qid in enumerate(lines.qids):
+        if qid is None:
+            raise FileFormatError(
+                path,
+                lines.line_numbers[row],
+                "expected 'qid:QUERY' after the target: a file read with query ids needs one "
+                "on every line",
+            )
+    return X, y, np.array(lines.qids, dtype=np.int64)
 
 
 def write_svmlight(
@@ -134,10 +119,17 @@ def write_svmlight(
     Raises
     ------
     ValueError
-        If X, y and qid do not have one entry per example, or a target is not a finite number.
+        Naming the argument: X is not a 2-D array or sparse matrix of finite real numbers,
+        X, y and qid do not have one entry per example, a target is not a finite number, a
+        query id not an int64 integer, or the comment not a str.
     """
-    rows = sp.csr_matrix(X, dtype=np.float64)
-    targets = np.asarray(y, dtype=np.float64)
+    rows = feature_rows(X, "X")
+    if comment is not None and not isinstance(comment, str):
+        raise ValueError(f"comment must be a str, got {type(comment).__name__}")
+    try:
+        targets = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must hold real numbers") from None
     if targets.shape != (rows.shape[0],):
         raise ValueError(
             f"y must hold one target per row of X, {rows.shape[0]} in all; got shape "
@@ -145,11 +137,7 @@ def write_svmlight(
         )
     if not np.all(np.isfinite(targets)):
         raise ValueError("y must hold finite numbers")
-    ids = None if qid is None else np.asarray(qid)
-    if ids is not None and (
-        ids.shape != (rows.shape[0],) or not np.issubdtype(ids.dtype, np.integer)
-    ):
-        raise ValueError(f"qid must hold one integer per row of X, {rows.shape[0]} in all")
+    ids = None if qid is None else integer_ids(qid, rows.shape[0], "qid", "row of X")
     with open(path, "w", encoding="utf-8") as handle:
         for text in (comment or "").splitlines():
             handle.write(f"# {text}\n")

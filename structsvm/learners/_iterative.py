@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 import warnings
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -306,13 +306,22 @@ class IterativeEstimator(InterruptibleFit):
     _kept_on_refit: tuple[str, ...] = ()
     """Fitted attributes a fit sets before its solver starts, which ``_forget_fit`` keeps."""
 
+    _checkpoint_only: tuple[str, ...] = (
+        "dual_state_",
+        "_resumable_state",
+        "_problem_key",
+        "working_set_",
+    )
+    """What only continuing the fit needs: checkpoints keep it, :func:`structsvm.save` does not."""
+
     def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Write the estimator, with what a fit needs to continue, to ``path`` atomically.
 
         ``fit`` calls it when ``checkpoint`` is set; it can also be called on a fitted (or
-        interrupted) estimator. The file is written by :func:`joblib.dump` to a temporary file
-        in the same directory, synced to disk and renamed over ``path``, so an existing
-        checkpoint is only ever replaced by a complete one.
+        interrupted) estimator. The file is a model file (see :func:`structsvm.save`) that
+        also holds the solver's state; it is written to a temporary file in the same
+        directory, synced to disk and renamed over ``path``, so an existing checkpoint is only
+        ever replaced by a complete one.
         """
         if getattr(self, "_resumable_state", None) is None:
             raise NotFittedError(
@@ -321,23 +330,27 @@ class IterativeEstimator(InterruptibleFit):
         write_checkpoint(self, path)
 
     @classmethod
-    def load_checkpoint(cls, path: str | os.PathLike[str]) -> Any:
+    def load_checkpoint(
+        cls, path: str | os.PathLike[str], *, task_classes: Iterable[type] = ()
+    ) -> Any:
         """Load an estimator written by :meth:`save_checkpoint` (or a fit's ``checkpoint``).
 
         The estimator is returned with ``warm_start=True``, so ``fit`` on the same data
-        continues the checkpointed fit; it also predicts as it is. Like any pickle, load only
-        files you trust.
+        continues the checkpointed fit; it also predicts as it is. Loading runs no code (see
+        :func:`structsvm.load`): a task class of your own (and any other class of yours it
+        holds) is passed as ``task_classes`` or registered with :func:`structsvm.register`.
 
         Raises
         ------
         FileNotFoundError, IsADirectoryError, PermissionError
             If there is no readable file at ``path``.
-        ValueError
-            If the file is not a checkpoint: not a joblib pickle, truncated or damaged.
+        structsvm.io.ModelFileError
+            A ValueError: if the file is not a checkpoint (a model file saved without solver
+            state, a foreign, truncated, damaged or altered file).
         TypeError
             If ``path`` is not a str or path-like, or the file holds something other than an
             estimator of this class.
         """
-        model = read_checkpoint(path, cls)
+        model = read_checkpoint(path, cls, task_classes)
         model.warm_start = True
         return model

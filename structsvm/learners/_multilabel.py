@@ -6,7 +6,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from structsvm._utils.validation import (
@@ -14,6 +13,7 @@ from structsvm._utils.validation import (
     ArrayLikes,
     Options,
     ParameterConstraints,
+    check_indicator_targets,
     validate_parameters,
 )
 from structsvm.inference import INFERENCE_METHODS
@@ -146,7 +146,7 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
         """
         validate_parameters(self)
         X, Y = validate_data(self, X, Y, dtype=np.float64, multi_output=True)
-        check_classification_targets(Y)
+        check_indicator_targets(Y)
         Y = _check_indicator(Y)
         inputs = with_intercept_column(X, self.fit_intercept)
         # The framework knows no concrete task at import time; the ready-made task lives in

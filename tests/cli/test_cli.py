@@ -8,6 +8,7 @@ the optimum w* (the objective is 1-strongly convex), which is what the tests ass
 
 import importlib
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 import tomllib
 
+import structsvm
 from structsvm.cli import main
 from structsvm.cli._model import SavedModel
 from structsvm.io import read_svmhmm, read_svmlight, write_svmhmm, write_svmlight
@@ -236,6 +238,32 @@ def test_a_file_that_is_not_a_model_is_refused(multiclass_files, tmp_path, capsy
     (tmp_path / "m").write_text("not a model")
     assert main(["classify", str(test), str(tmp_path / "m"), str(tmp_path / "p")]) == 1
     assert "not a model file of 'structsvm learn'" in capsys.readouterr().err
+
+
+class _WritesMarker:
+    """Unpickling it creates the marker file."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (os.fspath(self.marker), "w"))
+
+
+def test_a_pickled_model_is_refused_and_never_unpickled(multiclass_files, tmp_path, capsys):
+    _, test = multiclass_files
+    marker = tmp_path / "marker"
+    (tmp_path / "m").write_bytes(pickle.dumps(_WritesMarker(marker)))
+    assert main(["classify", str(test), str(tmp_path / "m"), str(tmp_path / "p")]) == 1
+    assert "not a structsvm model file" in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_a_model_file_of_something_else_is_refused(multiclass_files, tmp_path, capsys):
+    _, test = multiclass_files
+    structsvm.save(structsvm.StructuredSVM(MulticlassTask(2, 2)), tmp_path / "m")
+    assert main(["classify", str(test), str(tmp_path / "m"), str(tmp_path / "p")]) == 1
+    assert "(it holds a StructuredSVM)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("arguments", [["-w", "9"], ["-o", "3"], ["-c", "-1"], ["--task", "crf"]])

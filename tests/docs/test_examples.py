@@ -27,7 +27,8 @@ PAGES = [
 EXPECTED = {
     "README.md": {"printed": ["accuracy", "duality gap"]},
     "custom_task.rst": {"printed": ["check_task(MyTask): 5 problems", "[not_a_maximiser]"]},
-    "running.rst": {"printed": ["True"], "files": ["convergence.png", "fit.ckpt"]},
+    "running.rst": {"printed": ["True"], "files": ["convergence.png", "fit.ckpt", "model.ssvm"]},
+    "model_files.rst": {"printed": ["True", "is not one of structsvm's", "mine"]},
     "tasks.rst": {"printed": ["True -inf", "Hamming loss", "pixels right"]},
     "coming_from.rst": {"files": ["tagged.dat"]},
     "inference.rst": {"printed": ["True"]},

@@ -42,9 +42,7 @@ def test_svmlight_hand_written_file(tmp_path):
         "# SVM^rank example\n2 qid:1 1:0.5 4:-1 # first\n\n1 qid:1 2:3\n3 qid:7 1:1 2:1\n",
     )
     X, y, qid = read_svmlight(path, query_id=True)
-    np.testing.assert_array_equal(
-        X.toarray(), [[0.5, 0, 0, -1], [0, 3, 0, 0], [1, 1, 0, 0]]
-    )
+    np.testing.assert_array_equal(X.toarray(), [[0.5, 0, 0, -1], [0, 3, 0, 0], [1, 1, 0, 0]])
     np.testing.assert_array_equal(y, [2, 1, 3])
     np.testing.assert_array_equal(qid, [1, 1, 7])
 
@@ -92,9 +90,7 @@ def test_svmhmm_hand_written_file(tmp_path):
     np.testing.assert_array_equal(data.tags, ["1", "2", "10"])  # integers sort by value
     np.testing.assert_array_equal(data.qids, [4, 8])
     assert [sp.isspmatrix_csr(x) for x in data.X] == [True, True]
-    np.testing.assert_array_equal(
-        data.X[0].toarray(), [[1, 0, 0.25], [0, -2, 0], [0, 0, 0]]
-    )
+    np.testing.assert_array_equal(data.X[0].toarray(), [[1, 0, 0.25], [0, -2, 0], [0, 0, 0]])
     np.testing.assert_array_equal(data.X[1].toarray(), [[0, 0, 1]])
     np.testing.assert_array_equal(data.Y[0], [1, 2, 0])
     np.testing.assert_array_equal(data.Y[1], [1])
@@ -164,12 +160,14 @@ def test_svmhmm_unknown_tag_is_named(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"tags": ["a b", "c"]}, "tags must be non-empty without whitespace"),
+        ({"tags": ["a b", "c"]}, "tags must be non-empty printable text without whitespace"),
         ({"Y": [np.array([0])]}, "Y\\[0\\] must hold one label per row of X\\[0\\]"),
         ({"Y": [np.array([0, 2])]}, "Y\\[0\\] has labels outside 0..1"),
-        ({"X": [np.ones((2, 2))] * 2, "Y": [np.array([0, 1])] * 2, "qids": [1, 1]},
-         "qids must be distinct"),
-        ({"qids": [1.5]}, "qids must hold one integer per sequence"),
+        (
+            {"X": [np.ones((2, 2))] * 2, "Y": [np.array([0, 1])] * 2, "qids": [1, 1]},
+            "qids must be distinct",
+        ),
+        ({"qids": [1.5]}, "qids must hold one int64 integer per sequence"),
     ],
 )
 def test_write_svmhmm_refuses_what_it_cannot_write(tmp_path, kwargs, message):
@@ -192,3 +190,90 @@ def test_feature_ids_may_restart_on_every_line(tmp_path):
     data = read_svmhmm(write_text(tmp_path, "t.dat", text))
     np.testing.assert_array_equal(data.X[0].toarray(), [[0, 0, 1], [1, 1, 0]])
     np.testing.assert_array_equal(data.X[1].toarray(), [[0, 0, 0], [0, 1, 0]])
+
+
+# ------------------------------------------------------------------------ hostile lines
+HOSTILE_LINES = {
+    "nan target": ("nan 1:1", "expected a number as the target, got 'nan'"),
+    "infinite target": ("1e400 1:1", "expected a number as the target, got '1e400'"),
+    "nan value": ("1 1:nan", "feature values must be finite"),
+    "overflowing value": ("1 1:1e400", "feature values must be finite"),
+    "hexadecimal value": ("1 1:0x10", "expected a number as the value"),
+    "underscored value": ("1 1:1_0", "expected a number as the value"),
+    "arabic-indic digit": ("1 \u0661:1", "expected an integer feature id"),
+    "id beyond int64": ("1 99999999999999999999:1", "the feature id in .* is beyond int64"),
+    "id at 2**63": ("1 9223372036854775808:1", "is beyond int64"),
+    "query id beyond int64": ("1 qid:9223372036854775808 1:1", "query id in .* beyond int64"),
+    "NUL byte": ("1 1:\x001", "a control character"),
+    "no-break space": ("1 1:1\u00a02:3", "a control character"),
+    "missing value": ("1 1:", "expected a number as the value"),
+    "missing id": ("1 :1", "expected an integer feature id"),
+}
+
+
+@pytest.mark.parametrize("reader", ["svmlight", "svmhmm"])
+@pytest.mark.parametrize("name", HOSTILE_LINES)
+def test_hostile_lines_are_refused_naming_file_and_line(reader, name, tmp_path):
+    line, reason = HOSTILE_LINES[name]
+    if reader == "svmhmm":
+        if "qid:" not in line:
+            line = line.replace(" ", " qid:1 ", 1)
+        if "target" in name:
+            pytest.skip("SVM^hmm targets are tags, any text")
+    path = write_text(tmp_path, "data.dat", f"1 qid:1 1:1\n# fine\n{line} # comment\n")
+    read = read_svmhmm if reader == "svmhmm" else read_svmlight
+    with pytest.raises(FileFormatError, match=rf"^data\.dat, line 3: .*{reason}"):
+        read(path)
+
+
+@pytest.mark.parametrize("reader", [read_svmlight, read_svmhmm])
+def test_binary_garbage_is_refused_naming_the_line(reader, tmp_path):
+    path = tmp_path / "garbage.dat"
+    path.write_bytes(b"1 qid:1 1:1\n" + bytes(range(256)) + b"\n")
+    with pytest.raises(FileFormatError, match=r"^garbage\.dat, line 2: a control character"):
+        reader(path)
+    path.write_bytes(b"1 qid:1 1:1\n1 qid:1 1:\xe9\n")
+    with pytest.raises(FileFormatError, match=r"line 2: bytes that are not UTF-8"):
+        reader(path)
+
+
+def test_a_comment_may_hold_any_bytes(tmp_path):
+    path = tmp_path / "latin1.dat"
+    path.write_bytes(b"1 qid:1 1:1 # caf\xe9\n")
+    assert read_svmlight(path)[0].shape == (1, 1)
+    assert read_svmhmm(path).n_tokens == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"X": np.array([[np.nan, 1.0]])}, "X must hold finite numbers"),
+        ({"X": np.ones((1, 2, 2))}, "X must be a 2-D array or sparse matrix"),
+        ({"X": np.array([["a", "b"]])}, "X must hold real numbers"),
+        ({"X": np.ones((1, 2)) * 1j}, "X must hold real numbers"),
+        ({"y": ["cat"]}, "y must hold real numbers"),
+        ({"y": [np.inf]}, "y must hold finite numbers"),
+        ({"qid": np.array([2**63 + 1], dtype=np.uint64)}, "qid must hold one int64 integer"),
+        ({"comment": 3}, "comment must be a str"),
+    ],
+)
+def test_write_svmlight_refuses_what_it_cannot_write_by_name(arguments, message, tmp_path):
+    with pytest.raises(ValueError, match=message):
+        write_svmlight(tmp_path / "out.dat", **{"X": np.ones((1, 2)), "y": [1.0], **arguments})
+    assert not (tmp_path / "out.dat").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"X": [np.array([[np.inf, 1.0], [1.0, 1.0]])]}, r"X\[0\] must hold finite numbers"),
+        ({"Y": [np.array([0.0, 1.0])]}, r"Y\[0\] must hold integer labels"),
+        ({"tags": ["a\x00", "b"]}, "tags must be non-empty printable text"),
+        ({"X": 5}, "X and Y must be sequences"),
+    ],
+)
+def test_write_svmhmm_refuses_before_writing_anything(arguments, message, tmp_path):
+    base = {"X": [np.ones((2, 2))], "Y": [np.array([0, 1])], "tags": ["a", "b"]}
+    with pytest.raises(ValueError, match=message):
+        write_svmhmm(tmp_path / "out.dat", **{**base, **arguments})
+    assert not (tmp_path / "out.dat").exists()

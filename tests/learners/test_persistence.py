@@ -1,17 +1,26 @@
-"""Fitted estimators survive pickle and joblib round trips and predict exactly as before."""
+"""Fitted estimators survive model files, pickle and joblib round trips and predict exactly as
+before."""
 
+import inspect
 import io
 import pickle
+import tempfile
+from pathlib import Path
 
 import joblib
 import numpy as np
 import pytest
 import scipy.sparse
+from sklearn.base import BaseEstimator
 
+import structsvm
 from structsvm import (
     SVR,
     BinarySVM,
+    KernelMulticlassSVM,
     KernelPerceptron,
+    KernelRidge,
+    LatentStructuredSVM,
     MulticlassSVM,
     MultiLabelSVM,
     OneClassSVM,
@@ -20,7 +29,7 @@ from structsvm import (
     StructuredPerceptron,
     StructuredSVM,
 )
-from tasks import ChainTask, MulticlassTask
+from tasks import ChainTask, LatentMulticlassTask, MulticlassTask
 
 
 @pytest.fixture
@@ -61,6 +70,16 @@ def joblib_round_trip(model):
     return joblib.load(buffer)
 
 
+def model_file_round_trip(model):
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory, "estimator.model")
+        structsvm.save(model, path)
+        return structsvm.load(path)
+
+
+ROUND_TRIPS = [model_file_round_trip, pickle_round_trip, joblib_round_trip]
+
+
 FITTED = {
     "perceptron on chains": lambda data: (
         StructuredPerceptron(ChainTask(3, 3), max_epochs=5, random_state=0),
@@ -73,8 +92,17 @@ FITTED = {
         )
         for solver in ("n-slack", "1-slack", "bcfw")
     },
+    "ssvm dual-cd on multiclass": lambda data: (
+        StructuredSVM(MulticlassTask(3, 3), solver="dual-cd", random_state=0),
+        *data["3 classes"],
+    ),
     "ssvm on multiclass": lambda data: (StructuredSVM(MulticlassTask(3, 3)), *data["3 classes"]),
     "MulticlassSVM": lambda data: (MulticlassSVM(), *data["3 classes"]),
+    "KernelMulticlassSVM": lambda data: (KernelMulticlassSVM(max_iter=20), *data["3 classes"]),
+    "LatentStructuredSVM": lambda data: (
+        LatentStructuredSVM(LatentMulticlassTask(2, 2, 3), max_outer=2, random_state=0),
+        *data["2 classes"],
+    ),
     "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
     "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
     "MultiLabelSVM on a tree": lambda data: (MultiLabelSVM(edges="tree"), *data["label sets"]),
@@ -84,10 +112,22 @@ FITTED = {
         *data["2 classes"],
     ),
     "SVR": lambda data: (SVR(C=10.0), *data["2 classes"]),
+    "KernelRidge": lambda data: (KernelRidge(kernel="rbf"), *data["2 classes"]),
 }
 
 
-@pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
+def test_every_public_estimator_is_tried(data):
+    public = {
+        name
+        for name in structsvm.__all__
+        if inspect.isclass(getattr(structsvm, name))
+        and issubclass(getattr(structsvm, name), BaseEstimator)
+    }
+    tried = {type(make(data)[0]).__name__ for make in FITTED.values()}
+    assert public == tried | {"OneClassSVM"}  # the outlier detector has its own test below
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS)
 @pytest.mark.parametrize("name", FITTED)
 def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip, data):
     model, X, Y = FITTED[name](data)
@@ -100,7 +140,7 @@ def test_a_restored_model_predicts_what_the_original_predicted(name, round_trip,
     assert restored.score(X, Y) == model.score(X, Y)
 
 
-@pytest.mark.parametrize("round_trip", [pickle_round_trip, joblib_round_trip])
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS)
 def test_a_restored_outlier_detector_scores_what_the_original_scored(round_trip, data):
     X, _ = data["2 classes"]
     model = OneClassSVM(nu=0.2).fit(X)
@@ -122,3 +162,44 @@ def test_the_data_digest_tells_sparse_dense_and_other_data_apart():
     assert data_digest([np.array(["a", None], dtype=object)]) != data_digest(
         [np.array(["b", None], dtype=object)]
     )
+
+
+CONTINUED = {
+    **{
+        f"ssvm {solver} on multiclass": lambda data, solver=solver: (
+            StructuredSVM(MulticlassTask(3, 3), solver=solver, random_state=0, tol=1e-8),
+            *data["3 classes"],
+        )
+        for solver in ("n-slack", "1-slack", "dual-cd")
+    },
+    **{
+        f"ssvm {solver} on chains": lambda data, solver=solver: (
+            StructuredSVM(ChainTask(3, 3), solver=solver, random_state=0, tol=1e-8),
+            *data["sequences"],
+        )
+        for solver in ("n-slack", "1-slack", "bcfw")
+    },
+    "perceptron": lambda data: (
+        StructuredPerceptron(ChainTask(3, 3), max_epochs=2, random_state=0),
+        *data["sequences"],
+    ),
+    "KernelMulticlassSVM": lambda data: (KernelMulticlassSVM(tol=1e-8), *data["3 classes"]),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", CONTINUED)
+def test_a_fit_continued_from_a_checkpoint_file_continues_as_in_memory(name, data, tmp_path):
+    model, X, Y = CONTINUED[name](data)
+    budget = "max_epochs" if "perceptron" in name else "max_iter"
+    model.set_params(**{budget: 2}).fit(X, Y)
+    model.save_checkpoint(tmp_path / "fit.ckpt")
+    resumed = type(model).load_checkpoint(tmp_path / "fit.ckpt")
+    for estimator in (model, resumed):
+        estimator.set_params(warm_start=True, **{budget: 3}).fit(X, Y)
+    assert resumed.n_iter_ == model.n_iter_
+    np.testing.assert_array_equal(
+        resumed.predict(X) if "Kernel" in name else resumed.w_,
+        model.predict(X) if "Kernel" in name else model.w_,
+    )
+    assert [r.keys() for r in resumed.history_] == [r.keys() for r in model.history_]

@@ -3,15 +3,16 @@
 import os
 import warnings
 
-import joblib
 import numpy as np
 import pytest
 
+import structsvm
 import structsvm._utils.checkpoint
+import structsvm.io._atomic
 from structsvm import StructuredPerceptron, StructuredSVM
 from structsvm.solvers import SOLVERS as SOLVER_FUNCTIONS
 from tasks import ChainTask, MulticlassTask
-from tests.interruptions import interrupting
+from tests.interruptions import InterruptingTask, interrupting
 
 SOLVERS = ["n-slack", "1-slack", "bcfw"]
 SETTINGS = {
@@ -241,7 +242,7 @@ def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(
     with pytest.raises(RuntimeError, match="stopped"):
         dying.fit(X, Y)
 
-    resumed = StructuredSVM.load_checkpoint(path)
+    resumed = StructuredSVM.load_checkpoint(path, task_classes=[InterruptingTask])
     assert resumed.warm_start and resumed.n_iter_ == 4
     resumed.task.at = None  # what made the process die is gone
     resumed.set_params(max_iter=36).fit(X, Y)
@@ -250,7 +251,7 @@ def test_a_fit_that_died_resumes_from_its_checkpoint_to_the_same_result(
     np.testing.assert_allclose(resumed.primal_objective_, full.primal_objective_, rtol=1e-9)
     np.testing.assert_allclose(primals(resumed), primals(full), rtol=1e-9)
     # The resumed fit went on writing the same checkpoint, ending with its final state.
-    final = StructuredSVM.load_checkpoint(path)
+    final = StructuredSVM.load_checkpoint(path, task_classes=[InterruptingTask])
     assert final.n_iter_ == full.n_iter_
     np.testing.assert_array_equal(final.w_, resumed.w_)
     assert [p.name for p in tmp_path.iterdir()] == ["fit.ckpt"]
@@ -286,7 +287,7 @@ def test_an_interrupted_fit_writes_its_last_state_and_resumes_from_it(tmp_path, 
     )
     with pytest.warns(RuntimeWarning, match="interrupted"):
         model.fit(X, Y)
-    resumed = StructuredSVM.load_checkpoint(path)
+    resumed = StructuredSVM.load_checkpoint(path, task_classes=[InterruptingTask])
     assert resumed.n_iter_ == 2 and resumed.interrupted_
     resumed.set_params(max_iter=38).fit(X, Y)
     np.testing.assert_allclose(primals(resumed), primals(full), rtol=1e-12)
@@ -300,11 +301,11 @@ def test_a_failed_write_never_replaces_a_good_checkpoint(tmp_path, monkeypatch, 
     model.save_checkpoint(path)
     good = path.read_bytes()
 
-    def half_a_dump(obj, stream):
-        stream.write(b"\x80\x04partial pickle")
+    def half_a_write(obj, stream, kind):
+        stream.write(b"PK\x03\x04partial archive")
         raise OSError("disk full")
 
-    monkeypatch.setattr(structsvm._utils.checkpoint.joblib, "dump", half_a_dump)
+    monkeypatch.setattr(structsvm._utils.checkpoint, "write_model_file", half_a_write)
     model.set_params(warm_start=True, max_iter=3, checkpoint=path, checkpoint_every=1)
     with pytest.raises(OSError, match="disk full"):
         model.fit(X, Y)
@@ -326,16 +327,27 @@ def test_a_checkpoint_replaces_the_file_with_os_replace(tmp_path, monkeypatch, m
         replaced.append((os.path.dirname(source), os.fspath(target)))
         original(source, target)
 
-    monkeypatch.setattr(structsvm._utils.checkpoint.os, "replace", recording)
+    monkeypatch.setattr(structsvm.io._atomic.os, "replace", recording)
     StructuredSVM(task, max_iter=2, checkpoint=path, checkpoint_every=100).fit(X, Y)
     assert replaced == [(str(tmp_path), str(path))]
-    assert joblib.load(path).n_iter_ == 2
+    assert structsvm.load(path).n_iter_ == 2
 
 
-def test_load_checkpoint_refuses_another_object(tmp_path):
-    path = tmp_path / "other.pkl"
-    joblib.dump({"not": "a model"}, path)
-    with pytest.raises(TypeError, match="holds a dict, not a StructuredSVM"):
+def test_load_checkpoint_refuses_another_estimator(tmp_path, multiclass_problem):
+    task, X, Y = multiclass_problem()
+    path = tmp_path / "perceptron.ckpt"
+    StructuredPerceptron(task, max_epochs=2, checkpoint=path).fit(X, Y)
+    with pytest.raises(TypeError, match="holds a StructuredPerceptron, not a StructuredSVM"):
+        StructuredSVM.load_checkpoint(path)
+
+
+def test_load_checkpoint_refuses_a_model_file_saved_without_solver_state(
+    tmp_path, multiclass_problem
+):
+    task, X, Y = multiclass_problem()
+    path = tmp_path / "svm.model"
+    structsvm.save(quietly(StructuredSVM(task, max_iter=2).fit, X, Y), path)
+    with pytest.raises(ValueError, match="not a checkpoint: it holds no solver state"):
         StructuredSVM.load_checkpoint(path)
 
 
@@ -414,7 +426,7 @@ def test_a_perceptron_refuses_a_warm_start_on_other_data(chain_problem):
 def test_load_checkpoint_says_a_foreign_or_truncated_file_is_not_a_checkpoint(tmp_path, content):
     path = tmp_path / "foreign.ckpt"
     path.write_bytes(content)
-    with pytest.raises(ValueError, match="is not a structsvm checkpoint"):
+    with pytest.raises(ValueError, match="not a structsvm model file"):
         StructuredSVM.load_checkpoint(path)
 
 
@@ -426,5 +438,5 @@ def test_load_checkpoint_says_a_truncated_checkpoint_is_not_a_checkpoint(
     quietly(StructuredSVM(task, max_iter=2, checkpoint=path).fit, X, Y)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match="is not a structsvm checkpoint"):
+    with pytest.raises(ValueError, match="not a zip archive, or truncated"):
         StructuredSVM.load_checkpoint(path)
