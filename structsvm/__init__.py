@@ -1,8 +1,9 @@
 """structsvm: structured prediction with max-margin methods.
 
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
-:func:`check_task` checks that it keeps its contract. Learners (:mod:`structsvm.learners`) find
-the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
+:func:`check_task` checks that it keeps its contract, and a task that decodes in Numba hands
+its oracle to the solvers as a :class:`CompiledOracle`. Learners (:mod:`structsvm.learners`)
+find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
 :class:`LatentStructuredSVM` for tasks with hidden variables (:class:`LatentTask`),
 :class:`MulticlassSVM`, :class:`KernelMulticlassSVM`, :class:`MultiLabelSVM` and
 :class:`PerformanceSVM` (F1 and other multivariate performance measures) as flat classifiers,
@@ -21,6 +22,7 @@ tools on those files.
 """
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
+from structsvm._compiled_oracle import CompiledOracle, ScoreTable
 from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task
 from structsvm._utils.parallel import ParallelTask
@@ -69,6 +71,7 @@ __all__ = [
     "AllSubsequencesKernel",
     "ArcCosineKernel",
     "BinarySVM",
+    "CompiledOracle",
     "InferenceResult",
     "KKTReport",
     "Kernel",
@@ -88,6 +91,7 @@ __all__ = [
     "PolynomialKernel",
     "RBFKernel",
     "RankingSVM",
+    "ScoreTable",
     "SigmoidKernel",
     "StructuredPerceptron",
     "StructuredSVM",
