@@ -1,15 +1,15 @@
 """structsvm: structured prediction with max-margin methods.
 
 A task (:class:`Task`) states the problem: a joint feature map, a loss and two argmax oracles;
-:func:`check_task` checks that it keeps its contract, and a task whose oracle is compiled with
-Numba hands it to every solver's compiled passes as a :class:`CompiledOracle`. Learners
-(:mod:`structsvm.learners`) find the weights: :class:`StructuredPerceptron` and
-:class:`StructuredSVM` for any task, :class:`LatentStructuredSVM` for tasks with hidden
-variables (:class:`LatentTask`), :class:`MulticlassSVM`, :class:`KernelMulticlassSVM`,
-:class:`MultiLabelSVM` and :class:`PerformanceSVM` (F1 and other multivariate performance
-measures) as flat classifiers, :class:`RankingSVM` (with :func:`pairwise_accuracy` and
-:func:`mean_ndcg`) as a ranker of documents by query; the optimisation methods are in
-:mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
+:func:`check_task` checks that it keeps its contract, and a task that decodes in Numba hands
+its oracle to the solvers as a :class:`CompiledOracle`. Learners (:mod:`structsvm.learners`)
+find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for any task,
+:class:`LatentStructuredSVM` for tasks with hidden variables (:class:`LatentTask`),
+:class:`MulticlassSVM`, :class:`KernelMulticlassSVM`, :class:`MultiLabelSVM` and
+:class:`PerformanceSVM` (F1 and other multivariate performance measures) as flat classifiers,
+:class:`RankingSVM` (with :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of
+documents by query; the optimisation methods are in :mod:`structsvm.solvers` and the QPs in
+:mod:`structsvm.qp`.
 :func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
 model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
 oracle calls over joblib workers (local or Dask).

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from structsvm._compiled_oracle import CompiledOracle, ScoreTable, labels_of
 from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task, check_size_joint_feature
 from structsvm._utils.validation import (
@@ -33,6 +34,7 @@ _ARGMAX = "argmax"
 _LOSS_AUGMENTED = "loss_augmented_argmax"
 _SLACK_RESCALED = "slack_rescaled_argmax"
 _ORACLES = (_ARGMAX, _LOSS_AUGMENTED)
+_COMPILED = "compiled_oracle"
 _OBJECTIVES = {
     _ARGMAX: "w·φ(x, y)",
     _LOSS_AUGMENTED: "Δ(y_true, y) + w·φ(x, y)",
@@ -56,10 +58,14 @@ class TaskProblem:
         ``"not_a_maximiser"`` (an oracle's output is beaten by another output),
         ``"not_in_outputs"`` (an output missing from ``outputs(x)``), ``"nondeterministic"``,
         ``"batch_mismatch"`` (a batch method disagrees with its single-example version),
+        ``"compiled_mismatch"`` (a function of the task's compiled oracle disagrees with the
+        Python method it stands for), ``"compiled_contract"`` (it returns something other than
+        the protocol states: a dtype, a shape, unsorted indices, labels of another length),
         ``"data_rejected"`` (``check_data`` raised, or returned something other than a pair
         ``(X, Y)``) and ``"exception"`` (another task method raised).
     method : str
-        The task method at fault.
+        The task method at fault (``"compiled_oracle.decode"`` and so on for the functions of
+        the compiled oracle).
     index : int or None
         Position of the example in ``X`` and ``Y``, or None when no single example is at fault.
     message : str
@@ -187,6 +193,17 @@ def check_task(
     * the same call twice gives equal outputs (by ``task.outputs_equal``);
     * ``batch_joint_feature``, ``batch_loss``, ``batch_argmax``, ``batch_loss_augmented_argmax``
       and ``batch_score`` agree with their single-example versions;
+    * when the task offers a compiled oracle (:meth:`Task.compiled_oracle` of the checked
+      examples is not None), it must answer as the Python methods do, at every probe and on
+      every checked example: ``decode`` (with and without the loss) must reach the value of
+      ``argmax`` and ``loss_augmented_argmax`` (the same value up to ``tol``; of tied outputs
+      it may return another), ``features`` must be ``joint_feature`` and ``loss`` the
+      ``loss`` of the true outputs and of every decoded one, the rows of ``batch_scores``
+      must be ``scores``, and ``to_output`` must turn an output's labels back into it. Its
+      contract is checked on the way: ``scores`` a C-contiguous 2-D float64 array,
+      ``decode`` an int64 array as long as the true output's labels, ``features`` distinct
+      int64 indices in increasing order within ``size_joint_feature`` with float64 values,
+      ``n_examples`` the number of examples;
     * ``check_data(X, Y)`` accepts the data; the oracles are then checked on the data it returns.
       Data it raises on are reported and nothing else is checked on them (the other methods
       need only accept data the task accepts).
@@ -354,6 +371,8 @@ class _Checker:
         results = [self._check_example(i, X[i], Y[i], probes) for i in indices]
         if probes:
             self._check_batches(X, Y, probes, results)
+            if not isinstance(self.task, LatentTask):
+                self._check_compiled_oracle(X, Y, probes, results)
         return self._report(n_examples=len(indices), n_probes=len(probes))
 
     def _report(self, n_examples: int, n_probes: int) -> TaskCheckReport:
@@ -811,6 +830,247 @@ class _Checker:
             f"{single_method} gives {_show(singles[first])}",
         )
 
+    # ----------------------------------------------------------------- the compiled oracle
+    def _check_compiled_oracle(
+        self,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        probes: list[_Probe],
+        results: list[_ExampleResult],
+    ) -> None:
+        """Check the task's compiled oracle, if it offers one, against its Python methods."""
+        oracle = self.problems.attempt(
+            _COMPILED, None, "compiled_oracle(X, Y)", lambda: self.task.compiled_oracle(X, Y)
+        )
+        if oracle is _FAILED or oracle is None:
+            return
+        if not isinstance(oracle, CompiledOracle):
+            self.problems.add(
+                "compiled_contract",
+                _COMPILED,
+                None,
+                f"compiled_oracle(X, Y) returned {_show(oracle)}, expected a CompiledOracle "
+                "or None",
+            )
+            return
+        if oracle.n_examples != len(Y):
+            self.problems.add(
+                "compiled_contract",
+                _COMPILED,
+                None,
+                f"compiled_oracle(X, Y) has n_examples = {_show(oracle.n_examples)} for "
+                f"{len(Y)} examples",
+            )
+            return
+        tables = [self._compiled_table(oracle, probe) for probe in probes]
+        for i, result in enumerate(results):
+            self._check_compiled_example(oracle, i, X[i], Y[i], probes, tables, result)
+
+    def _compiled_table(self, oracle: CompiledOracle, probe: _Probe) -> ScoreTable | None:
+        """Return ``batch_scores(data, w)`` if it keeps its contract, else None."""
+        if oracle.batch_scores is None:
+            return None
+        method = f"{_COMPILED}.batch_scores"
+        call_text = f"batch_scores(data, w) at {probe.name}"
+        table = self.problems.attempt(
+            method, None, call_text, lambda: oracle.batch_scores(oracle.data, probe.w)
+        )
+        if table is _FAILED:
+            return None
+        scores, offsets = getattr(table, "scores", None), getattr(table, "offsets", None)
+        if not (isinstance(scores, np.ndarray) and isinstance(offsets, np.ndarray)):
+            fault = f"returned {_show(table)}, expected a ScoreTable(scores, offsets)"
+        elif offsets.dtype != np.int64 or offsets.shape != (oracle.n_examples + 1,):
+            fault = (
+                f"has offsets of dtype {offsets.dtype} and shape {offsets.shape}, expected "
+                f"int64 of shape ({oracle.n_examples + 1},)"
+            )
+        else:
+            fault = _score_array_fault(scores)
+        if fault:
+            self.problems.add("compiled_contract", method, None, f"{call_text} {fault}")
+            return None
+        return table
+
+    def _check_compiled_example(
+        self,
+        oracle: CompiledOracle,
+        i: int,
+        x: Any,
+        y_true: Any,
+        probes: list[_Probe],
+        tables: list[ScoreTable | None],
+        result: _ExampleResult,
+    ) -> None:
+        true_labels = labels_of(y_true)
+        self._check_round_trip(oracle, i, y_true, true_labels)
+        if result.truth is not None:
+            self._check_compiled_parts(oracle, i, true_labels, result.truth)
+        for k, (probe, table) in enumerate(zip(probes, tables, strict=True)):
+            scores = self._compiled_scores(oracle, i, probe, table)
+            if scores is None:
+                return
+            for python_oracle, augmented in ((_ARGMAX, False), (_LOSS_AUGMENTED, True)):
+                python_answer = result.answers[python_oracle][k]
+                self._check_decode(
+                    oracle, i, x, y_true, probe, scores, augmented, len(true_labels), python_answer
+                )
+
+    def _check_round_trip(
+        self, oracle: CompiledOracle, i: int, y_true: Any, true_labels: np.ndarray
+    ) -> None:
+        """The true output's labels must give the true output back through ``to_output``."""
+        back = self.problems.attempt(
+            f"{_COMPILED}.to_output", i, "to_output(labels)", lambda: oracle.output(true_labels)
+        )
+        if back is not _FAILED and not self._equal(i, back, y_true):
+            self.problems.add(
+                "compiled_mismatch",
+                f"{_COMPILED}.to_output",
+                i,
+                f"the labels {_show(true_labels)} of Y[{i}] = {_show(y_true)} give back "
+                f"{_show(back)}: to_output(labels_of(y)) must be y",
+            )
+
+    def _compiled_scores(
+        self, oracle: CompiledOracle, i: int, probe: _Probe, table: ScoreTable | None
+    ) -> np.ndarray | None:
+        """Return ``scores(data, i, w)`` if it keeps its contract and agrees with the table."""
+        method = f"{_COMPILED}.scores"
+        call_text = f"scores(data, {i}, w) at {probe.name}"
+        scores = self.problems.attempt(
+            method, i, call_text, lambda: oracle.scores(oracle.data, i, probe.w)
+        )
+        if scores is _FAILED:
+            return None
+        fault = _score_array_fault(scores)
+        if fault:
+            self.problems.add("compiled_contract", method, i, f"{call_text} {fault}")
+            return None
+        if table is not None:
+            rows = table.scores[table.offsets[i] : table.offsets[i + 1]]
+            if rows.shape != scores.shape or not self._close(rows, scores):
+                self.problems.add(
+                    "compiled_mismatch",
+                    f"{_COMPILED}.batch_scores",
+                    i,
+                    f"the rows of example {i} in batch_scores(data, w) at {probe.name} are "
+                    f"{_show(rows)}, but {call_text} gives {_show(scores)}",
+                )
+        return scores
+
+    def _check_decode(
+        self,
+        oracle: CompiledOracle,
+        i: int,
+        x: Any,
+        y_true: Any,
+        probe: _Probe,
+        scores: np.ndarray,
+        augmented: bool,
+        n_labels: int,
+        python_answer: _Candidate | None,
+    ) -> None:
+        """Decode at ``probe``; its output must reach the Python oracle's value, and no more."""
+        method = f"{_COMPILED}.decode"
+        call_text = f"decode(data, {i}, w, scores, augmented={augmented}) at {probe.name}"
+        labels = self.problems.attempt(
+            method,
+            i,
+            call_text,
+            lambda: oracle.decode(oracle.data, i, probe.w, scores.copy(), augmented),
+        )
+        if labels is _FAILED:
+            return
+        if not (isinstance(labels, np.ndarray) and labels.dtype == np.int64):
+            fault = f"returned {_show(labels)}, expected an int64 array"
+        elif labels.shape != (n_labels,):
+            fault = (
+                f"returned labels of shape {labels.shape}, expected ({n_labels},) as "
+                f"labels_of(Y[{i}]): an example's labels have a fixed length"
+            )
+        else:
+            fault = ""
+        if fault:
+            self.problems.add("compiled_contract", method, i, f"{call_text} {fault}")
+            return
+        output = self.problems.attempt(
+            f"{_COMPILED}.to_output", i, "to_output(labels)", lambda: oracle.output(labels)
+        )
+        if output is _FAILED:
+            return
+        if not np.array_equal(labels_of(output), labels):
+            self.problems.add(
+                "compiled_mismatch",
+                f"{_COMPILED}.to_output",
+                i,
+                f"the labels {_show(labels)} of {call_text} give the output {_show(output)}, "
+                "whose labels differ: labels_of(to_output(labels)) must be the labels",
+            )
+            return
+        answer = self._candidate(i, x, y_true, output, f"the output of {call_text}", method)
+        if answer is None:
+            return
+        self._check_compiled_parts(oracle, i, labels, answer)
+        if python_answer is None:
+            return
+        python_oracle = _LOSS_AUGMENTED if augmented else _ARGMAX
+        value = answer.value(python_oracle, probe.w)
+        python_value = python_answer.value(python_oracle, probe.w)
+        if not self._close(np.array(value), np.array(python_value)):
+            self.problems.add(
+                "compiled_mismatch",
+                method,
+                i,
+                f"{call_text} gives {_show(output)} with {_OBJECTIVES[python_oracle]} = "
+                f"{value:.6g}, but {python_oracle} gives {_show(python_answer.output)} with "
+                f"{python_value:.6g}",
+            )
+
+    def _check_compiled_parts(
+        self, oracle: CompiledOracle, i: int, labels: np.ndarray, candidate: _Candidate
+    ) -> None:
+        """``features`` and ``loss`` of ``labels`` must be the Python φ and Δ of the output."""
+        method = f"{_COMPILED}.features"
+        call_text = f"features(data, {i}, labels) for {candidate.origin}"
+        sparse = self.problems.attempt(
+            method, i, call_text, lambda: oracle.features(oracle.data, i, labels)
+        )
+        if sparse is not _FAILED:
+            phi, fault = _sparse_feature_vector(sparse, self.size)
+            if fault:
+                self.problems.add("compiled_contract", method, i, f"{call_text} {fault}")
+            elif not self._close(phi, candidate.phi):
+                wrong = np.flatnonzero(~np.isclose(phi, candidate.phi, rtol=0, atol=self.tol))
+                self.problems.add(
+                    "compiled_mismatch",
+                    method,
+                    i,
+                    f"{call_text} differs from joint_feature at positions "
+                    f"{_show(wrong.tolist())}",
+                )
+        method = f"{_COMPILED}.loss"
+        call_text = f"loss(data, {i}, labels) for {candidate.origin}"
+        loss = self.problems.attempt(
+            method, i, call_text, lambda: oracle.loss(oracle.data, i, labels)
+        )
+        if loss is _FAILED:
+            return
+        if isinstance(loss, bool) or not isinstance(loss, numbers.Real):
+            self.problems.add(
+                "compiled_contract",
+                method,
+                i,
+                f"{call_text} returned {_show(loss)}, expected a float",
+            )
+        elif not self._close(np.array(float(loss)), np.array(candidate.loss)):
+            self.problems.add(
+                "compiled_mismatch",
+                method,
+                i,
+                f"{call_text} is {float(loss):.6g}, but loss gives {candidate.loss:.6g}",
+            )
+
 
 def _other_output(result: _ExampleResult) -> _Candidate | None:
     """An oracle's output for the example (the true one if none), for checking batch losses."""
@@ -836,6 +1096,40 @@ def _values(
     elif oracle == _SLACK_RESCALED:
         values = losses * (1.0 - (true_phi @ w - values))
     return values
+
+
+def _score_array_fault(scores: Any) -> str:
+    """What is wrong with a compiled oracle's part scores ("" if nothing)."""
+    if not isinstance(scores, np.ndarray):
+        return f"returned {_show(scores)}, expected a 2-D float64 array"
+    if scores.dtype != np.float64 or scores.ndim != 2:
+        return (
+            f"returned an array of dtype {scores.dtype} and shape {scores.shape}, expected "
+            "2-D float64"
+        )
+    if not scores.flags.c_contiguous:
+        return "returned an array that is not C-contiguous"
+    return ""
+
+
+def _sparse_feature_vector(sparse: Any, size: int | None) -> tuple[np.ndarray | None, str]:
+    """Return a compiled ``(indices, values)`` as a dense φ and "", or None and what is wrong."""
+    if not (isinstance(sparse, tuple) and len(sparse) == 2):
+        return None, f"returned {_show(sparse)}, expected a pair (indices, values)"
+    indices, values = sparse
+    if not (isinstance(indices, np.ndarray) and indices.dtype == np.int64 and indices.ndim == 1):
+        return None, f"returned indices {_show(indices)}, expected a 1-D int64 array"
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64):
+        return None, f"returned values {_show(values)}, expected a float64 array"
+    if values.shape != indices.shape:
+        return None, f"returned {len(indices)} indices and values of shape {values.shape}"
+    if np.any(np.diff(indices) <= 0):
+        return None, f"returned indices {_show(indices)}, expected distinct and increasing"
+    if size is not None and len(indices) and (indices[0] < 0 or indices[-1] >= size):
+        return None, f"returned indices {_show(indices)} outside [0, size_joint_feature = {size})"
+    phi = np.zeros(size if size is not None else (indices[-1] + 1 if len(indices) else 0))
+    phi[indices] = values
+    return phi, ""
 
 
 def _as_feature_vector(phi: Any, size: int | None) -> tuple[np.ndarray | None, str]:

@@ -38,10 +38,12 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
     ----------
     C : float, default=1.0
         Weight of the slacks.
-    solver : {"n-slack", "1-slack", "bcfw", "dual-cd"}, default="n-slack"
+    solver : {"auto", "n-slack", "1-slack", "bcfw", "dual-cd"}, default="auto"
         How the structural SVM is trained; see :class:`~structsvm.StructuredSVM`. "dual-cd"
         (exact dual coordinate descent on the Crammer–Singer subproblems, Keerthi et al. 2008)
-        is the fastest, for the 0/1 loss as for any loss matrix.
+        is the fastest, for the 0/1 loss as for any loss matrix, and is what "auto" picks when
+        the task's compiled oracle counts its outputs (``CompiledOracle.n_outputs``); the
+        solver that ran is ``svm_.solver_``.
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, optional
@@ -88,7 +90,7 @@ class MulticlassSVM(ClassifierMixin, BaseEstimator):
         self,
         *,
         C: float = 1.0,
-        solver: str = "n-slack",
+        solver: str = "auto",
         tol: float = 1e-3,
         max_iter: int | None = None,
         loss_matrix: np.ndarray | None = None,

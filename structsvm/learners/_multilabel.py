@@ -47,8 +47,9 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
         The label graph; see :class:`tasks.MultiLabelTask`.
     inference_method : str, optional
         One of :data:`structsvm.inference.INFERENCE_METHODS`; the task's exact default if None.
-    solver : {"n-slack", "1-slack", "bcfw"}, default="1-slack"
-        How the structural SVM is trained; see :class:`~structsvm.StructuredSVM`.
+    solver : {"auto", "n-slack", "1-slack", "bcfw"}, default="auto"
+        How the structural SVM is trained; see :class:`~structsvm.StructuredSVM`. "auto"
+        picks one by what the task offers.
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, optional
@@ -106,7 +107,7 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
         C: float = 1.0,
         edges: str | np.ndarray = "independent",
         inference_method: str | None = None,
-        solver: str = "1-slack",
+        solver: str = "auto",
         tol: float = 1e-3,
         max_iter: int | None = None,
         fit_intercept: bool = True,

@@ -40,10 +40,10 @@ class RankingSVM(BaseEstimator):
     ----------
     C : float, default=1.0
         Weight of the pairs' hinge losses.
-    solver : {"1-slack", "n-slack", "bcfw"}, default="1-slack"
+    solver : {"auto", "1-slack", "n-slack", "bcfw"}, default="auto"
         How the structural SVM is trained (see :class:`~structsvm.StructuredSVM`): "1-slack"
         is the algorithm of Joachims (2006), with one constraint per iteration for all queries;
-        "n-slack" keeps constraints per query.
+        "n-slack" keeps constraints per query; "auto" picks one by what the task offers.
     tol : float, default=1e-3
         Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, optional
@@ -84,7 +84,7 @@ class RankingSVM(BaseEstimator):
         self,
         *,
         C: float = 1.0,
-        solver: str = "1-slack",
+        solver: str = "auto",
         tol: float = 1e-3,
         max_iter: int | None = None,
         random_state: int | np.random.RandomState | None = None,

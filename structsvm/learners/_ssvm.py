@@ -27,6 +27,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
+from structsvm.learners._solver_choice import AUTO, resolve_solver
 from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
 from structsvm.solvers._objective import RESCALINGS, SLACK_NORMS
 
@@ -91,7 +92,13 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ``-p 2``). The 1-slack solver has one slack ξ = Σ_i ξ_i, so with 2 it minimises
         ``(C/2) (Σ_i ξ_i)²``, a different problem from the n-slack and bcfw one. Composes with
         either rescaling.
-    solver : {"n-slack", "1-slack", "bcfw", "dual-cd"}, default="n-slack"
+    solver : {"auto", "n-slack", "1-slack", "bcfw", "dual-cd"}, default="auto"
+        "auto": picked by fit for the problem, from what the task offers and the objective
+        (the user guide's page on learners gives the table and the times it rests on):
+        "dual-cd" for a compiled oracle with few outputs per example (multiclass), "n-slack"
+        for ``slack_norm=2``, "1-slack" otherwise. The pick is ``solver_``; with ``verbose``
+        it is logged with its reason to the ``structsvm`` logger. The options of the other
+        solvers are ignored, as for a solver named here.
         "n-slack": cutting planes with one working set per example (Tsochantaridis et al. 2005);
         its QP is solved by sub-QPs over random blocks of examples.
         "1-slack": one aggregated constraint per iteration (Joachims, Finley & Yu 2009).
@@ -224,6 +231,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
 
     Attributes
     ----------
+    solver_ : str
+        The solver that ran: ``solver``, or the one ``"auto"`` picked.
     w_ : ndarray of shape (task.size_joint_feature,)
         Learned weights.
     history_ : list of dict
@@ -286,7 +295,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         "C": [Interval(Real, 0, None, closed="neither")],
         "rescaling": [Options(*RESCALINGS)],
         "slack_norm": [Options(*SLACK_NORMS)],
-        "solver": [Options(*sorted(SOLVERS))],
+        "solver": [Options(AUTO, *sorted(SOLVERS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "inactive_window": [Interval(Integral, 1, None, closed="left"), None],
@@ -312,7 +321,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         C: float = 1.0,
         rescaling: str = "margin",
         slack_norm: int = 1,
-        solver: str = "n-slack",
+        solver: str = AUTO,
         tol: float = 1e-3,
         max_iter: int | None = None,
         inactive_window: int | None = None,
@@ -360,18 +369,10 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         self.checkpoint_every = checkpoint_every
         self.switch_to = switch_to
 
-    def _solver_options(self) -> dict[str, Any]:
-        """Validate the parameters (those of other solvers aside); return the solver's options."""
-        validate_parameters(self, only=("solver",))
-        options = _SOLVER_OPTIONS[self.solver]
-        validate_parameters(
-            self,
-            only=[
-                name
-                for name in self._parameter_constraints
-                if name in options or name not in _SOLVER_SPECIFIC
-            ],
-        )
+    def _solver_options(self, solver: str) -> dict[str, Any]:
+        """Validate the options of ``solver`` (not those of the others); return them."""
+        options = _SOLVER_OPTIONS[solver]
+        validate_parameters(self, only=options)
         given = {
             name: getattr(self, name)
             for name in ("rescaling", "slack_norm", "tol", "max_iter", "n_jobs", *options)
@@ -392,16 +393,29 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             different problem (solver, C, rescaling, slack_norm, task, data or bcfw's
             ``averaging``).
         """
-        options = self._solver_options()
+        shared = [name for name in self._parameter_constraints if name not in _SOLVER_SPECIFIC]
+        validate_parameters(self, only=shared)
         task = self._check_task()
         C = float(self.C)
         check_targets_given(Y)
         X, Y = task.check_data(X, Y)
+        solver = resolve_solver(
+            self.solver,
+            task,
+            X,
+            Y,
+            rescaling=self.rescaling,
+            slack_norm=self.slack_norm,
+            estimator=type(self).__name__,
+            log=self.verbose >= 1,
+        )
+        options = self._solver_options(solver)
+        self._fit_solver = solver
         options["true_features"] = task.batch_joint_feature(X, Y)
         _check_feature_scale(options["true_features"])
         continuable = self.warm_start or self.checkpoint is not None
         key = problem_key(
-            self.solver,
+            solver,
             self.task,
             X,
             Y,
@@ -410,19 +424,19 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             C=C,
             rescaling=self.rescaling,
             slack_norm=self.slack_norm,
-            **({"averaging": bool(self.averaging)} if self.solver == "bcfw" else {}),
+            **({"averaging": bool(self.averaging)} if solver == "bcfw" else {}),
         )
         stronger = None if self.switch_to is None else _stronger_task(task, self.switch_to)
         run = functools.partial(
             self._run_solver,
-            max_iter=options.get("max_iter", SOLVER_DEFAULTS[self.solver]["max_iter"]),
+            max_iter=options.get("max_iter", SOLVER_DEFAULTS[solver]["max_iter"]),
             verbose=self.verbose,
             checkpoint_every=self.checkpoint_every,
             key=key,
         )
         initial = self._continued_state(key)
         run(
-            SOLVERS[self.solver](task, X, Y, C, initial_state=initial, **options),
+            SOLVERS[solver](task, X, Y, C, initial_state=initial, **options),
             initial_state=initial,
         )
         if hasattr(self, "w_"):
@@ -431,7 +445,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
             initial = self._resumable_state
             self.switched_at_ = self.n_iter_
             run(
-                SOLVERS[self.solver](stronger, X, Y, C, initial_state=initial, **options),
+                SOLVERS[solver](stronger, X, Y, C, initial_state=initial, **options),
                 initial_state=initial,
             )
         return self
@@ -441,11 +455,12 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         return bool(getattr(self, "converged_", False)) and not self.interrupted_
 
     def _solver_name(self) -> str:
-        return f"{type(self).__name__}({self.solver})"
+        return f"{type(self).__name__}({getattr(self, '_fit_solver', self.solver)})"
 
     def _fitted_attributes(self, state: SolverState) -> dict[str, Any]:
         last = state.history[-1]
         return {
+            "solver_": self._fit_solver,
             "w_": state.w,
             "primal_objective_": last["primal"],
             "dual_objective_": last["dual"],

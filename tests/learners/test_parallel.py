@@ -152,9 +152,9 @@ def dask_client():
 
 def test_structural_svm_on_a_dask_cluster_learns_the_serial_weights(dask_client, problem):
     task, X, Y = problem
-    serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
+    serial = StructuredSVM(task, C=1.0, solver="n-slack", tol=1e-3).fit(X, Y)
     with joblib.parallel_backend("dask"):
         assert joblib.effective_n_jobs(-1) == 2
-        on_cluster = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=-1).fit(X, Y)
+        on_cluster = StructuredSVM(task, C=1.0, solver="n-slack", tol=1e-3, n_jobs=-1).fit(X, Y)
     np.testing.assert_allclose(on_cluster.w_, serial.w_, rtol=1e-12, atol=1e-12)
     assert on_cluster.n_iter_ == serial.n_iter_

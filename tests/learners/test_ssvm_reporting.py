@@ -40,11 +40,13 @@ def test_verbose_logs_every_iteration_and_a_summary_to_the_structsvm_logger(
     with caplog.at_level(logging.INFO, logger="structsvm"):
         model = StructuredSVM(task, verbose=1).fit(X, y)
     assert {record.name for record in caplog.records} == {"structsvm"}
-    messages = caplog.messages
+    choice, *messages = caplog.messages
+    assert choice.startswith(f"StructuredSVM: solver='auto' picks {model.solver_!r}: ")
     assert len(messages) == len(model.history_) + 1
     for record, message in zip(model.history_, messages):
         assert message.startswith(f"iteration {record['iteration']}: primal {record['primal']:.6g}")
-    assert messages[-1].startswith(f"StructuredSVM(n-slack) converged after {model.n_iter_}")
+    summary = f"StructuredSVM({model.solver_}) converged after {model.n_iter_}"
+    assert messages[-1].startswith(summary)
     assert "primal=" in capsys.readouterr().err
 
 

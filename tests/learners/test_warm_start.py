@@ -135,7 +135,7 @@ class ScaledFeatures(MulticlassTask):
 )
 def test_a_warm_start_on_a_different_problem_is_refused(change, message, multiclass_problem):
     task, X, Y = multiclass_problem()
-    model = StructuredSVM(task, warm_start=True, max_iter=3)
+    model = StructuredSVM(task, solver="n-slack", warm_start=True, max_iter=3)
     quietly(model.fit, X, Y)
     params, new_task, new_X, new_Y = change(task, X, Y)
     model.set_params(task=new_task, **params)
