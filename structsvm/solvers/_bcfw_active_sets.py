@@ -9,13 +9,14 @@ its mass), see :func:`structsvm.solvers._bcfw_kernels.shift_mass`.
 
 Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
 grown (doubled, at least to what the next pass needs) between passes only, so the compiled pass
-never allocates. A compiled pass keeps the labellings in one array of shape
-``(K, Σ_i |y_i|)``, of the narrowest integer type that holds the true labels (one byte per
-label for up to 256 labels), (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the
-labels of ``np.ravel(y)``); the Python loop keeps, per block, a list of :class:`Atom` with the
-sparse φ(x_i, y). Memory is thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the
-largest number of slots any block needed before a pass (its active set plus its visits in that
-pass); an active set holds at most one labelling more than the steps taken on its block.
+never grows them. A compiled pass keeps the labellings in one array of shape
+``(K, Σ_i |y_i|)`` (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the labels
+of ``np.ravel(y)``), of the narrowest integer type that holds the true labels (one byte per
+label for up to 256 labels; int64 from the first labelling of the oracle that it cannot hold);
+the Python loop keeps, per block, a list of :class:`Atom` with the sparse φ(x_i, y). Memory is
+thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the largest number of slots any
+block needed before a pass (its active set plus its visits in that pass); an active set holds
+at most one labelling more than the steps taken on its block.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class ActiveSets:
     atoms: list[list[Atom]] | None = None
 
     @classmethod
-    def for_kernel(cls, Y: Sequence[Any]) -> ActiveSets:
+    def for_compiled_pass(cls, Y: Sequence[Any]) -> ActiveSets:
         """Start every block at its true labelling (flat labels), for a compiled pass."""
         flat = [np.ravel(np.asarray(y)) for y in Y]
         positions = np.zeros(len(flat) + 1, dtype=np.int64)
@@ -96,7 +97,11 @@ class ActiveSets:
             labels[: self.labels.shape[0]] = self.labels
             self.labels = labels
 
-    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def widen_labels(self) -> None:
+        """Keep the labellings of a compiled pass as int64, which holds any label."""
+        self.labels = self.labels.astype(np.int64)
+
+    def compiled_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(positions, labels, weights, counts)``, the ``atoms`` of a compiled pass."""
         return self.positions, self.labels, self.weights, self.counts
 

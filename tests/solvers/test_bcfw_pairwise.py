@@ -8,7 +8,6 @@ from structsvm import StructuredSVM
 from structsvm.solvers import bcfw
 from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
-from tasks._viterbi import add_hamming_loss, labelling_score
 from tests.references import solve_full_primal
 from tests.solvers.bcfw_problems import PROBLEMS, passes
 
@@ -116,24 +115,6 @@ def test_compiled_pairwise_passes_take_the_steps_of_the_python_loop(
         assert_active_sets_reproduce_the_blocks(task, X, Y, 0.5, w, dual)
 
 
-def test_the_compiled_chain_scores_labellings_as_loss_plus_joint_feature():
-    # The compiled pass picks the away labelling by labelling_score on the loss-augmented
-    # unary scores; the Python loop by Δ + w · φ.
-    task, X, Y = PROBLEMS["dense chain"]()
-    rng = np.random.default_rng(3)
-    w = rng.normal(size=task.size_joint_feature)
-    for x, y_true in zip(X[:10], Y[:10]):
-        y = rng.integers(0, task.n_labels, size=len(y_true))
-        unary, _ = task._unary_scores([x], w)
-        transitions, start, end = task._chain_weights(w)
-        add_hamming_loss(unary, np.asarray(y_true), task.label_weights)
-        np.testing.assert_allclose(
-            labelling_score(unary, transitions, start, end, y),
-            task.loss(y_true, y) + w @ task.joint_feature(x, y),
-            rtol=1e-12,
-        )
-
-
 def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     weights = np.array([0.25, 0.75, 0.0, 0.0])
     assert shift_mass(weights, 2, 2, 0, 0.25) == (2, True)  # ŷ joins, the away one leaves
@@ -153,7 +134,7 @@ def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     ],
 )
 def test_compiled_active_sets_keep_labels_in_the_narrowest_type_that_holds_them(Y, dtype):
-    active_sets = ActiveSets.for_kernel(Y)
+    active_sets = ActiveSets.for_compiled_pass(Y)
     assert active_sets.labels.dtype == dtype
     np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
     active_sets.make_room(np.zeros(3, dtype=np.int64))
