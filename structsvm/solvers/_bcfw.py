@@ -656,9 +656,13 @@ def bcfw(
             f"cannot continue this run with step={step!r} and compiled={compiled!r}: continue "
             "it with the step and the compiled path it was started with"
         )
+    if active_sets is not None and active_sets.features is not None:
+        # Fresh arrays for the labellings' φ: the pool of the state continued from is shared
+        # with the states of its run, whose entries this run must not write over.
+        active_sets.features = active_sets.features.packed()
     if step == "pairwise" and active_sets is None:
         if compiled_pass is not None:
-            active_sets = ActiveSets.for_compiled_pass(Y)
+            active_sets = ActiveSets.for_compiled_pass(Y, true_rows, pool_index_type(size))
         else:
             spans = zip(true_indptr[:-1].tolist(), true_indptr[1:].tolist(), strict=True)
             active_sets = ActiveSets.for_python(

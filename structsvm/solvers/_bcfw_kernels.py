@@ -566,14 +566,16 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
 
 @numba.njit(cache=True)
 def pairwise_visit(i, hat, away, problem, dual, atoms):
-    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual``.
+    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual, atoms``.
 
     The compiled pass calls it instead of :func:`visit_block` when ``atoms`` holds active
     sets, once per visit, after it has scored the block's active labellings at w and found the
     away labelling with :func:`away_atom`
-    (:func:`~structsvm.solvers._bcfw_pass.away_labelling`). It takes the step of the Python loop of
-    :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``: :func:`pairwise_step`, the
-    gap of :func:`frank_wolfe_gap` for gap sampling and :func:`shift_mass` for the active set.
+    (:func:`~structsvm.solvers._bcfw_pass.away_labelling`). It takes the step of the Python
+    loop of :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``:
+    :func:`pairwise_step`, the gap of :func:`frank_wolfe_gap` for gap sampling and
+    :func:`shift_mass` for the active set, whose labellings keep their labels, losses and
+    sparse φ.
 
     Parameters
     ----------
@@ -588,15 +590,26 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
     problem, dual : tuple
         As for :func:`visit_block`.
     atoms : tuple
-        ``(positions, labels, weights, counts)``: block j's labellings occupy
-        ``labels[k, positions[j]:positions[j + 1]]`` for its slots ``k < counts[j]``, with
-        masses ``weights[j, k]``; the caller has made room for one more slot.
+        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
+        pool_values, pool_counts)``: block i's labellings occupy
+        ``labels[k, positions[i]:positions[i + 1]]`` for its slots ``k < counts[i]``, with
+        masses ``weights[i, k]`` and losses ``losses[i, k]``, and their φ are the blocks
+        ``i K + k`` of a pool as :func:`store_block` keeps it (K = ``weights.shape[1]``); the
+        caller has made room for one more slot.
+
+    Returns
+    -------
+    dual, atoms : tuple
+        As given, with the pool arrays that :func:`store_block` returned.
     """
     hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
     away_slot, away_indices, away_values, away_loss, scores = away
     _, _, _, C, averaging, smallest_scale, block_gaps = problem
     starts, lengths, pool_indices, pool_values, _, w, average_offset, _, sums, _ = dual
-    positions, labels, weights, atom_counts = atoms
+    (
+        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
+        feature_indices, feature_values, feature_counts,
+    ) = atoms
     first, stop = positions[i], positions[i + 1]
     count = atom_counts[i]
     hat_slot = count
@@ -628,12 +641,26 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         sums[1],
         averaging,
     )
+    slots = weights.shape[1]
     if step > 0.0 and hat_slot == count:
         for t in range(first, stop):
             labels[count, t] = hat_labels[t - first]
+        losses[i, count] = hat_loss
+        feature_indices, feature_values = store_block(
+            i * slots + count, hat_indices, hat_values, feature_starts, feature_lengths,
+            feature_indices, feature_values, feature_counts,
+        )
     new_count, left = shift_mass(weights[i], count, hat_slot, away_slot, step)
     if left:
         for t in range(first, stop):
             labels[away_slot, t] = labels[new_count, t]
+        losses[i, away_slot] = losses[i, new_count]
+        feature_starts[i * slots + away_slot] = feature_starts[i * slots + new_count]
+        feature_lengths[i * slots + away_slot] = feature_lengths[i * slots + new_count]
+        feature_lengths[i * slots + new_count] = 0
     atom_counts[i] = new_count
-    return record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
+    dual = record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
+    return dual, (
+        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
+        feature_indices, feature_values, feature_counts,
+    )

@@ -28,31 +28,27 @@ from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_d
 
 
 @numba.njit(cache=True)
-def away_labelling(fns, data, i, w, atoms):
+def away_labelling(i, w, atoms):
     """Return block i's away labelling: ``(slot, indices, values, loss, scores)``.
 
-    Every active labelling y_k of block i (its labels read from ``atoms``, see
-    :func:`bcfw_pass`) is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` by the oracle's
-    ``features`` and ``loss``, as the Python loop scores its stored labellings; the away
-    labelling is the one :func:`~structsvm.solvers._bcfw_kernels.away_atom` picks, returned
-    with its sparse φ, its loss and the scores of all active labellings.
+    Every active labelling y_k of block i is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)``, as
+    the Python loop scores its labellings, from the loss and sparse φ that ``atoms`` keeps (see
+    :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`); the away labelling is the one
+    :func:`~structsvm.solvers._bcfw_kernels.away_atom` picks, returned with its sparse φ, its
+    loss and the scores of all active labellings.
     """
-    positions, labels, _, counts = atoms
-    first, stop = positions[i], positions[i + 1]
+    _, _, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = atoms
+    slots = weights.shape[1]
     count = counts[i]
     scores = np.empty(count)
-    slot_labels = np.empty(stop - first, dtype=np.int64)
-    for slot in range(count):
-        slot_labels[:] = labels[slot, first:stop]
-        indices, values = fns[2](data, i, slot_labels)
-        loss = fns[3](data, i, slot_labels)
-        scores[slot] = loss + sparse_dot(w, indices, values)
+    for k in range(count):
+        begin = starts[i * slots + k]
+        end = begin + lengths[i * slots + k]
+        scores[k] = losses[i, k] + sparse_dot(w, pool_indices[begin:end], pool_values[begin:end])
     away = away_atom(scores, count)
-    if away != count - 1:
-        slot_labels[:] = labels[away, first:stop]
-        indices, values = fns[2](data, i, slot_labels)
-        loss = fns[3](data, i, slot_labels)
-    return away, indices, values, loss, scores
+    begin = starts[i * slots + away]
+    end = begin + lengths[i * slots + away]
+    return away, pool_indices[begin:end], pool_values[begin:end], losses[i, away], scores
 
 
 @numba.njit(cache=True)
@@ -83,17 +79,17 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
         As for :func:`~structsvm.solvers._bcfw_kernels.visit_block`; ``dual`` is updated in
         place.
     atoms : tuple
-        ``(positions, labels, weights, counts)``, the active sets of
+        The active sets of
         :meth:`structsvm.solvers._bcfw_active_sets.ActiveSets.compiled_arrays` (block i's
         labelling in slot k is ``labels[k, positions[i]:positions[i + 1]]``, its labels
-        ``np.ravel(y)``), for pairwise steps
+        ``np.ravel(y)``, kept with its loss and sparse φ), for pairwise steps
         (:func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`); empty arrays
         (:data:`~structsvm.solvers._bcfw_active_sets.NO_ACTIVE_SETS`) for Frank–Wolfe steps.
 
     Returns
     -------
-    dual : tuple
-        ``dual`` with the pool arrays the steps ended with.
+    dual, atoms : tuple
+        As given, with the pool arrays the steps ended with.
     taken : int
         The visits taken: all of them, unless the oracle answered a labelling that ``labels``'
         integer type cannot hold, which stops the pass before that visit's step.
@@ -109,17 +105,17 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
             dual = visit_block(i, hat_indices, hat_values, loss, problem, dual)
             continue
         if not _storable(labels, atoms[1]):
-            return dual, k
+            return dual, atoms, k
         hat_score = loss + sparse_dot(w, hat_indices, hat_values)
-        dual = pairwise_visit(
+        dual, atoms = pairwise_visit(
             i,
             (labels, hat_indices, hat_values, loss, hat_score),
-            away_labelling(fns, data, i, w, atoms),
+            away_labelling(i, w, atoms),
             problem,
             dual,
             atoms,
         )
-    return dual, len(visits)
+    return dual, atoms, len(visits)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -228,9 +224,11 @@ class CompiledPasses:
         taken = 0
         while True:
             atoms = NO_ACTIVE_SETS if active_sets is None else active_sets.compiled_arrays()
-            dual, done = bcfw_pass(
+            dual, atoms, done = bcfw_pass(
                 self.functions, self.oracle.data, visits[taken:], problem, dual, atoms
             )
+            if active_sets is not None:
+                active_sets.take_pool(atoms)
             taken += done
             if taken == len(visits):
                 return dual

@@ -3,9 +3,10 @@ reproduce the blocks, and compiled passes that take the Python loop's steps."""
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 from structsvm import StructuredSVM
-from structsvm.solvers import bcfw
+from structsvm.solvers import SolverState, bcfw
 from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
 from tests.references import solve_full_primal
@@ -134,7 +135,8 @@ def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     ],
 )
 def test_compiled_active_sets_keep_labels_in_the_narrowest_type_that_holds_them(Y, dtype):
-    active_sets = ActiveSets.for_compiled_pass(Y)
+    true_rows = scipy.sparse.csr_matrix(np.eye(len(Y), 4))
+    active_sets = ActiveSets.for_compiled_pass(Y, true_rows, np.int32)
     assert active_sets.labels.dtype == dtype
     np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
     active_sets.make_room(np.zeros(3, dtype=np.int64))
@@ -165,3 +167,32 @@ def test_structured_svm_passes_the_pairwise_options_on(full_qp_problem):
     assert model.converged_
     assert objective_star * (1 - 1e-9) <= model.primal_objective_ <= objective_star * (1 + tol)
     assert "evaluated_primal" in model.history_[-1]
+
+
+def assert_the_pool_holds_each_labellings_features(task, X, Y, active_sets):
+    """The compiled active sets keep φ(x_i, y_k) and Δ(y_i, y_k) of every active labelling."""
+    pool = active_sets.features
+    for i, (x, y_true) in enumerate(zip(X, Y)):
+        outputs, _ = active_labellings(active_sets, i)
+        for k, y in enumerate(outputs):
+            y = np.reshape(y, np.shape(y_true)).astype(np.int64)
+            begin, length = pool.starts[i, k], pool.lengths[i, k]
+            phi = np.zeros(task.size_joint_feature)
+            phi[pool.indices[begin : begin + length]] = pool.values[begin : begin + length]
+            np.testing.assert_allclose(phi, joint_feature(task, x, y), rtol=0, atol=1e-12)
+            assert active_sets.losses[i, k] == task.loss(y_true, y)
+
+
+def test_a_compiled_pairwise_run_continues_exactly_and_leaves_the_states_of_the_first_run():
+    task, X, Y = PROBLEMS["sparse multiclass"]()
+    options = {"step": "pairwise", "averaging": False}
+    straight = passes(task, X, Y, True, **options)
+    # The states of passes 2 and 3 share their pool of φ; continue from the first of them.
+    first = [
+        SolverState(state.w, None, list(state.history), dual_state=state.dual_state)
+        for state in bcfw(task, X, Y, 0.5, tol=0.0, max_iter=3, random_state=2, **options)
+    ]
+    later = list(bcfw(task, X, Y, 0.5, tol=0.0, max_iter=4, initial_state=first[2], **options))
+    np.testing.assert_allclose(later[-1].w, straight[-1][0], rtol=0, atol=1e-12)
+    for state in (first[2], first[3], later[-1]):
+        assert_the_pool_holds_each_labellings_features(task, X, Y, state.dual_state.active_sets)
