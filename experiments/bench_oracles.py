@@ -17,10 +17,11 @@ ratio is the C time over the Numba time of the same run, so above 1 the compiled
 faster. The labellings of all three are checked to agree.
 
 It then times one oracle pass of the 1-slack solver on 1 and on more threads (``n_jobs`` of the
-learners), in alternating rounds: the compiled pass that 1-slack runs for the chain task (one
-call of the kernel of ``ChainTask.summed_pass_kernel``, which returns only the sums the solver
-needs) and the generic pass it runs for tasks without one (the loss-augmented oracle, the
-losses and the joint features of its outputs, then their sums). It prints the best time of each
+learners), in alternating rounds: the compiled pass that 1-slack runs for the chain task (the
+solver's one compiled call over the task's compiled oracle, ``ChainTask.compiled_oracle``,
+which returns only the sums the solver needs) and the Python pass it runs for tasks without
+one (the loss-augmented oracle, the losses and the joint features of its outputs, then their
+sums). It prints the best time of each
 thread count, the ratio, and the load average of the machine, which on a shared machine decides
 what threads can gain. Last, the
 Numba compile time of the first call with a cold and with a warm on-disk cache.
@@ -259,10 +260,10 @@ def time_threads(
     """Time the 1-slack oracle pass on each thread count, in alternating rounds; print them.
 
     Two passes, each reduced to the sums 1-slack needs (a ``PassSummary``): the compiled one
-    that 1-slack runs for this task (:meth:`tasks.ChainTask.summed_pass_kernel`, prepared once,
-    one kernel call a pass) and the generic one it runs for tasks without a kernel
-    (``loss_augmented_pass``: the oracle, the losses and the joint features of the outputs,
-    then their sums).
+    that 1-slack runs for this task (:class:`~structsvm.solvers._summed_pass.CompiledSummedPasses`
+    on :meth:`tasks.ChainTask.compiled_oracle`, prepared once, one compiled call a pass) and
+    the generic one it runs for tasks without a compiled oracle (``loss_augmented_pass``: the
+    oracle, the losses and the joint features of the outputs, then their sums).
     """
     true_features = task.batch_joint_feature(X, Y)
     true_sum = column_sums(true_features)

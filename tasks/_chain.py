@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse
 
+from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
@@ -20,9 +20,6 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from structsvm.solvers import bcfw_visit
-from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
-from structsvm.solvers._summed_blocks import example_blocks
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
@@ -31,13 +28,21 @@ from tasks._chain_constraints import (
 )
 from tasks._chain_features import (
     chain_features_csr,
-    chain_weight_tables,
     dense_rows_as_csr,
     parallel_chain_features_csr,
     parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
-from tasks._chain_summed_pass import chain_summed_pass
+from tasks._chain_oracle import (
+    DENSE_FROM,
+    ChainData,
+    chain_decode,
+    chain_features,
+    chain_loss,
+    chain_scores,
+    dense_batch_scores,
+    stored_entry_batch_scores,
+)
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
@@ -45,8 +50,6 @@ from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import (
     add_hamming_loss,
     batch_viterbi,
-    hamming_loss,
-    labelling_score,
     parallel_batch_viterbi,
 )
 from tasks._viterbi_second_order import (
@@ -440,60 +443,60 @@ class ChainTask(Task):
         _, indices, data = self._features_csr([x], [y])
         return indices, data
 
-    def bcfw_pass_kernel(
+    def compiled_oracle(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
-    ) -> tuple[Callable, tuple] | None:
-        """Return the compiled BCFW pass of this task (see :meth:`structsvm.Task.bcfw_pass_kernel`).
+    ) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        For first-order chains without constraints, dense or sparse: each step scores the
-        positions of x_i from their stored entries, decodes by the same Viterbi as
-        :meth:`loss_augmented_argmax` (same ties) and builds φ(x_i, ŷ) as
-        :meth:`sparse_joint_feature` does. None for ``order=2``, for a task with
-        constraints, and for a subclass that overrides an oracle, the loss or the joint feature.
+        For every chain, first or second order, with or without constraints, dense or sparse:
+        the positions are stacked in CSR form (:mod:`tasks._chain_oracle`), scored from their
+        stored entries, decoded by the same Viterbi as :meth:`loss_augmented_argmax` and
+        :meth:`argmax` (same ties, never a forbidden labelling), and φ(x_i, y) is built as
+        :meth:`sparse_joint_feature` builds it. A pass at a fixed w scores all positions at once:
+        from their stored entries, or, for dense positions with more than
+        :data:`tasks._chain_oracle.DENSE_FROM` of their entries non-zero, by a blocked BLAS
+        product. None for a subclass that overrides an oracle, the loss or the
+        joint feature.
         """
-        if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
+        if overrides_any(self, ChainTask, _COMPILED):
             return None
-        return _chain_bcfw_pass, self._kernel_data(X, Y)
-
-    def _kernel_data(self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> tuple:
-        """Return the training set and the task's layout as the compiled passes read them.
-
-        ``(X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
-        layout, flags)``: the positions stacked in CSR form, where each sequence starts, the
-        labels concatenated, where the parts of the joint feature begin (transitions, triples,
-        start, end, bias) and which of transitions, start/end scores and bias are used.
-        """
         X_all, offsets = _concatenate(X)
-        layout = np.array(
-            [self._transitions_at, self._triples_at, self._start_at, self._end_at, self._bias_at]
+        indptr, indices, values = _csr_arrays(X_all, use_threads(len(offsets) - 1))
+        blas = not scipy.sparse.issparse(X_all) and len(values) > DENSE_FROM * X_all.size
+        n_labels = self.n_labels
+        data = ChainData(
+            indptr,
+            indices,
+            values,
+            offsets,
+            _stacked_labels(Y, "Y", n_labels),
+            self.label_weights,
+            n_labels,
+            self.n_features,
+            self._transitions_at,
+            self._triples_at,
+            self._start_at,
+            self._end_at,
+            self._bias_at,
+            self.transitions,
+            self.order == 2,
+            self.start_end,
+            self.bias,
+            self._constrained,
+            self.forbidden_transitions,
+            self.forbidden_first,
+            self.forbidden_last,
+            np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
         )
-        flags = np.array([self.transitions, self.start_end, self.bias])
-        return (
-            *_csr_arrays(X_all), offsets, _stacked_labels(Y, "Y", self.n_labels),
-            self.label_weights, self.n_labels, self.n_features, layout, flags,
+        return CompiledOracle(
+            data,
+            chain_scores,
+            chain_decode,
+            chain_features,
+            chain_loss,
+            n_examples=len(offsets) - 1,
+            batch_scores=dense_batch_scores if blas else stored_entry_batch_scores,
         )
-
-    def summed_pass_kernel(
-        self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
-    ) -> tuple[Callable, tuple] | None:
-        """Return the compiled 1-slack pass (see :meth:`structsvm.Task.summed_pass_kernel`).
-
-        For first-order chains without constraints, dense or sparse: the positions are stacked
-        in CSR form and the true labels concatenated once, here, and every pass is one call of
-        :func:`tasks._chain_summed_pass.chain_summed_pass`, which decodes by the same Viterbi
-        as :meth:`loss_augmented_argmax` (same ties) and sums φ(x_i, ŷ_i) as
-        :meth:`joint_feature` forms it. None for ``order=2``, for a task with constraints, and
-        for a subclass that overrides an oracle, the loss or the joint feature.
-        """
-        if self.order != 1 or self._constrained or overrides_any(self, ChainTask, _COMPILED):
-            return None
-        training_data = self._kernel_data(X, Y)
-        offsets = training_data[3]
-        data = (
-            *training_data, int(np.diff(offsets).max()),
-            example_blocks(len(offsets) - 1, self.size_joint_feature),
-        )
-        return chain_summed_pass, data
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
         """Return the weighted Hamming loss of every sequence, shape (n_sequences,)."""
@@ -725,8 +728,10 @@ class ChainTask(Task):
         )
 
 
-# The methods whose answers the compiled passes (BCFW's, 1-slack's) reproduce.
+# The methods whose answers the compiled oracle reproduces.
 _COMPILED = (
+    "argmax",
+    "batch_argmax",
     "loss_augmented_argmax",
     "batch_loss",
     "is_certified",
@@ -741,74 +746,6 @@ _COMPILED = (
     "_decoding_weights",
     "_decode",
 )
-
-
-@numba.njit(cache=True)
-def _chain_bcfw_pass(data, visits, problem, dual, atoms):
-    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
-
-    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, or with active sets
-    in ``atoms`` the pairwise steps of :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`
-    (the labellings scored from the loss-augmented unary scores Viterbi decodes), compiled in:
-    Numba's cache of this kernel goes stale when that module changes and this file does not.
-    """
-    pairwise = len(atoms[3]) > 0
-    (
-        X_indptr, X_indices, X_data, offsets, labels, label_weights, n_labels, n_features,
-        layout, flags,
-    ) = data
-    transitions_at, triples_at, start_at, end_at, bias_at = layout
-    use_transitions, use_start_end, use_bias = flags
-    for k in range(len(visits)):
-        i = visits[k]
-        w = dual[5]
-        first, stop = offsets[i], offsets[i + 1]
-        length = stop - first
-        emissions = w[:transitions_at].reshape((n_labels, n_features))
-        rows = X_indptr[first : stop + 1]
-        unary = sparse_unary_scores(rows, X_indices, X_data, emissions)
-        if use_bias:
-            for t in range(length):
-                for label in range(n_labels):
-                    unary[t, label] += w[bias_at + label]
-        y_true = labels[first:stop]
-        add_hamming_loss(unary, y_true, label_weights)
-        transitions, start, end = chain_weight_tables(w, n_labels, layout, flags)
-        bounds = np.array([0, length], dtype=np.int64)
-        y_hat = batch_viterbi(unary, bounds, transitions, start, end)
-        loss = hamming_loss(y_true, y_hat, label_weights)
-        _, hat_indices, hat_values = chain_features_csr(
-            rows, X_indices, X_data, n_features, y_hat, bounds, n_labels, transitions_at,
-            triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
-            use_bias,
-        )
-        if not pairwise:
-            dual = bcfw_visit(i, hat_indices, hat_values, loss, problem, dual)
-            continue
-        atom_labels, count = atoms[1], atoms[3][i]
-        scores = np.empty(count)
-        for slot in range(count):
-            scores[slot] = labelling_score(
-                unary, transitions, start, end, atom_labels[slot, first:stop]
-            )
-        away = away_atom(scores, count)
-        y_away = atom_labels[away, first:stop].astype(np.int64)
-        away_loss = hamming_loss(y_true, y_away, label_weights)
-        _, away_indices, away_values = chain_features_csr(
-            rows, X_indices, X_data, n_features, y_away, bounds, n_labels, transitions_at,
-            triples_at, start_at, end_at, bias_at, use_transitions, False, use_start_end,
-            use_bias,
-        )
-        hat_score = labelling_score(unary, transitions, start, end, y_hat)
-        dual = pairwise_visit(
-            i,
-            (y_hat, hat_indices, hat_values, loss, hat_score),
-            (away, away_indices, away_values, away_loss, scores),
-            problem,
-            dual,
-            atoms,
-        )
-    return dual
 
 
 def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
@@ -888,8 +825,9 @@ def _csr_arrays(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of a stack of positions as int64, int, float64.
 
-    The column indices of a sparse stack keep their type (int32 or int64): the kernels take
-    either, and an int64 copy of a large stack's int32 indices would double their memory.
+    The column indices of a sparse stack keep their type (int32 or int64): the compiled
+    functions take either, and an int64 copy of a large stack's int32 indices would double
+    their memory.
     Dense positions are converted on Numba's threads if ``threaded``, with the same result.
     """
     if not scipy.sparse.issparse(X_all):

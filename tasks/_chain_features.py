@@ -22,30 +22,6 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def chain_weight_tables(
-    w: np.ndarray, n_labels: int, layout: np.ndarray, flags: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the transition table and the start and end scores that Viterbi reads from ``w``.
-
-    ``layout`` holds where the transitions, triples, start, end and bias parts begin and
-    ``flags`` whether transitions and start/end scores are used; parts that are off are zeros.
-    The arrays are fresh copies, so that later steps that write into ``w`` leave them alone.
-    """
-    transitions_at, triples_at, start_at, end_at, bias_at = (
-        layout[0], layout[1], layout[2], layout[3], layout[4]
-    )
-    if flags[0]:
-        transitions = w[transitions_at:triples_at].copy().reshape((n_labels, n_labels))
-    else:
-        transitions = np.zeros((n_labels, n_labels))
-    if flags[1]:
-        start, end = w[start_at:end_at].copy(), w[end_at:bias_at].copy()
-    else:
-        start, end = np.zeros(n_labels), np.zeros(n_labels)
-    return transitions, start, end
-
-
-@numba.njit(cache=True)
 def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array."""
     n_rows, n_columns = X.shape
@@ -122,12 +98,12 @@ def chain_features_csr(
     n_sequences = len(offsets) - 1
     bound = 0
     for k in range(n_sequences):
-        bound += _entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
+        bound += entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     indices = np.empty(bound, dtype=np.int64)
     data = np.empty(bound, dtype=np.float64)
     for k in range(n_sequences):
-        indptr[k + 1] = indptr[k] + _sequence_features(
+        indptr[k + 1] = indptr[k] + sequence_features(
             X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
             n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
             use_transitions, use_triples, use_start_end, use_bias,
@@ -167,12 +143,12 @@ def parallel_chain_features_csr(
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
-        slots[k + 1] = slots[k] + _entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
+        slots[k + 1] = slots[k] + entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
     indices = np.empty(slots[-1], dtype=np.int64)
     data = np.empty(slots[-1], dtype=np.float64)
     sizes = np.zeros(n_sequences, dtype=np.int64)
     for k in numba.prange(n_sequences):
-        sizes[k] = _sequence_features(
+        sizes[k] = sequence_features(
             X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
             n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
             use_transitions, use_triples, use_start_end, use_bias,
@@ -189,7 +165,7 @@ def parallel_chain_features_csr(
 
 
 @numba.njit(cache=True)
-def _entries_bound(X_indptr: np.ndarray, first: int, stop: int, n_labels: int) -> int:
+def entries_bound(X_indptr: np.ndarray, first: int, stop: int, n_labels: int) -> int:
     """Return a bound on the entries of the joint feature of the sequence in rows ``first:stop``.
 
     Its emissions take at most the stored entries of its rows; its chain part (transitions,
@@ -200,7 +176,7 @@ def _entries_bound(X_indptr: np.ndarray, first: int, stop: int, n_labels: int) -
 
 
 @numba.njit(cache=True)
-def _sequence_features(
+def sequence_features(
     X_indptr: np.ndarray,
     X_indices: np.ndarray,
     X_data: np.ndarray,
@@ -261,28 +237,67 @@ def _accumulated_emissions(
     """Write the emission sums of rows ``first:stop`` by a dense accumulator per label.
 
     For sequences that store at least ``n_features`` entries: each sum adds its terms in
-    position order, as :func:`_sorted_emissions` does, so both give the same bits.
+    position order, as :func:`_sorted_emissions` does, so both give the same bits. A label at
+    one position only takes that row's entries as they are, when its columns increase.
     """
     totals = np.zeros(n_features)
-    touched = np.zeros(n_features, dtype=np.bool_)
     nnz = 0
     for label in range(len(label_counts)):
         if label_counts[label] == 0:
             continue
+        offset = label * n_features
+        if label_counts[label] == 1:
+            t = first
+            while Y_all[t] != label:
+                t += 1
+            copied = _copy_increasing_row(
+                X_indices, X_data, X_indptr[t], X_indptr[t + 1], offset, indices[nnz:],
+                data[nnz:],
+            )
+            if copied >= 0:
+                nnz += copied
+                continue
         for t in range(first, stop):
             if Y_all[t] != label:
                 continue
             for p in range(X_indptr[t], X_indptr[t + 1]):
                 totals[X_indices[p]] += X_data[p]
-                touched[X_indices[p]] = True
+        # Every column is written and kept if its sum is not zero, without a branch: the
+        # arrays have room past the emissions (the bound counts the chain part too).
         for column in range(n_features):
-            if touched[column]:
-                if totals[column] != 0.0:
-                    indices[nnz] = label * n_features + column
-                    data[nnz] = totals[column]
-                    nnz += 1
-                totals[column] = 0.0
-                touched[column] = False
+            total = totals[column]
+            indices[nnz] = offset + column
+            data[nnz] = total
+            nnz += total != 0.0
+            totals[column] = 0.0
+    return nnz
+
+
+@numba.njit(cache=True)
+def _copy_increasing_row(
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    begin: int,
+    end: int,
+    offset: int,
+    indices: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Write the non-zero entries ``begin:end`` at columns shifted by ``offset``; return how many.
+
+    Returns -1 (what was written is then to be overwritten) if the columns do not increase.
+    """
+    nnz = 0
+    previous = -1
+    for p in range(begin, end):
+        column = X_indices[p]
+        if column <= previous:
+            return -1
+        previous = column
+        if X_data[p] != 0.0:
+            indices[nnz] = offset + column
+            data[nnz] = X_data[p]
+            nnz += 1
     return nnz
 
 
@@ -356,36 +371,19 @@ def _chain_part_features(
     data: np.ndarray,
 ) -> int:
     """Write the transition, triple, start, end and bias entries of rows ``first:stop``."""
+    # The pair and triple codes are written where their entries go, then sorted and counted
+    # in place (the bound leaves room for every code).
     nnz = 0
-    if use_transitions:
-        pair_counts = np.zeros(n_labels * n_labels)
+    if use_transitions and stop - first > 1:
+        codes = indices[nnz:]
         for t in range(first, stop - 1):
-            pair_counts[Y_all[t] * n_labels + Y_all[t + 1]] += 1.0
-        for label in range(n_labels):
-            if label_counts[label] > 0:
-                for following in range(n_labels):
-                    pair = label * n_labels + following
-                    if pair_counts[pair] > 0:
-                        indices[nnz] = transitions_at + pair
-                        data[nnz] = pair_counts[pair]
-                        nnz += 1
+            codes[t - first] = Y_all[t] * n_labels + Y_all[t + 1]
+        nnz += _count_codes(codes, stop - first - 1, transitions_at, data[nnz:])
     if use_triples and stop - first > 2:
-        # Code each triple as one integer, sort, and count the runs of equal codes.
-        n_triples = stop - first - 2
-        triples = np.empty(n_triples, dtype=np.int64)
+        codes = indices[nnz:]
         for t in range(first, stop - 2):
-            triples[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
-        triples.sort()
-        position = 0
-        while position < n_triples:
-            code = triples[position]
-            run = 0
-            while position < n_triples and triples[position] == code:
-                run += 1
-                position += 1
-            indices[nnz] = triples_at + code
-            data[nnz] = run
-            nnz += 1
+            codes[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
+        nnz += _count_codes(codes, stop - first - 2, triples_at, data[nnz:])
     if use_start_end:
         indices[nnz] = start_at + Y_all[first]
         data[nnz] = 1.0
@@ -402,6 +400,51 @@ def _chain_part_features(
 
 
 @numba.njit(cache=True)
+def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -> int:
+    """Turn ``codes[:n_codes]`` into the distinct columns ``at + code``, increasing, in place.
+
+    ``counts`` receives how often each occurs; returns how many distinct codes there are. A
+    short sequence's few codes are sorted by insertion, without the set-up of a quicksort.
+    """
+    if n_codes > 32:
+        codes[:n_codes].sort()
+    else:
+        for k in range(1, n_codes):
+            code, into = codes[k], k
+            while into > 0 and codes[into - 1] > code:
+                codes[into] = codes[into - 1]
+                into -= 1
+            codes[into] = code
+    n_distinct = position = 0
+    while position < n_codes:
+        code = codes[position]
+        run = 0
+        while position < n_codes and codes[position] == code:
+            run += 1
+            position += 1
+        codes[n_distinct] = at + code
+        counts[n_distinct] = run
+        n_distinct += 1
+    return n_distinct
+
+
+@numba.njit(cache=True)
+def add_position_scores(
+    X_indptr: np.ndarray,
+    X_indices: np.ndarray,
+    X_data: np.ndarray,
+    emissions: np.ndarray,
+    t: int,
+    row: np.ndarray,
+) -> None:
+    """Add ``x_t · emissions[l]`` to ``row[l]`` for CSR row t, term by term in entry order."""
+    for p in range(X_indptr[t], X_indptr[t + 1]):
+        j, value = X_indices[p], X_data[p]
+        for label in range(row.shape[0]):
+            row[label] += value * emissions[label, j]
+
+
+@numba.njit(cache=True)
 def sparse_unary_scores(
     X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray
 ) -> np.ndarray:
@@ -410,12 +453,22 @@ def sparse_unary_scores(
     Reads only the columns of ``emissions`` (L, d) that the rows store, so a batch of short
     sparse sequences costs its stored entries times L, not ``L * d``.
     """
-    n_positions = len(X_indptr) - 1
-    n_labels = emissions.shape[0]
-    unary = np.zeros((n_positions, n_labels))
-    for t in range(n_positions):
-        for p in range(X_indptr[t], X_indptr[t + 1]):
-            j, value = X_indices[p], X_data[p]
-            for label in range(n_labels):
-                unary[t, label] += value * emissions[label, j]
+    unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
+    for t in range(unary.shape[0]):
+        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
+    return unary
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_sparse_unary_scores(
+    X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray
+) -> np.ndarray:
+    """Return :func:`sparse_unary_scores`'s result, the positions scored on Numba's threads.
+
+    Every row is summed by the same serial code, so the result does not depend on the number
+    of threads.
+    """
+    unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
+    for t in numba.prange(unary.shape[0]):
+        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
     return unary

@@ -25,9 +25,16 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True)
 def second_order_scores(transitions: np.ndarray, triples: np.ndarray) -> np.ndarray:
     """Return ``triple_scores[a, b, c] = transitions[b, c] + triples[a, b, c]``."""
-    return transitions[np.newaxis, :, :] + triples
+    n_labels = transitions.shape[0]
+    scores = np.empty((n_labels, n_labels, n_labels))
+    for a in range(n_labels):
+        for b in range(n_labels):
+            for c in range(n_labels):
+                scores[a, b, c] = transitions[b, c] + triples[a, b, c]
+    return scores
 
 
 @numba.njit(cache=True)
@@ -125,7 +132,7 @@ def batch_viterbi_second_order(
     best_from = np.empty((longest, n_labels, n_labels))
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
-        _decode_second_order(
+        decode_second_order(
             unary, offsets[k], offsets[k + 1], pair_scores, triple_scores, start, end,
             best_from, labels,
         )
@@ -151,14 +158,14 @@ def parallel_batch_viterbi_second_order(
     for k in numba.prange(offsets.shape[0] - 1):
         begin, stop = offsets[k], offsets[k + 1]
         best_from = np.empty((stop - begin, n_labels, n_labels))
-        _decode_second_order(
+        decode_second_order(
             unary, begin, stop, pair_scores, triple_scores, start, end, best_from, labels
         )
     return labels
 
 
 @numba.njit(cache=True)
-def _decode_second_order(
+def decode_second_order(
     unary: np.ndarray,
     begin: int,
     stop: int,

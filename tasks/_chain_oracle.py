@@ -1,0 +1,217 @@
+"""The compiled oracle of the linear-chain task (:meth:`tasks.ChainTask.compiled_oracle`).
+
+The positions of all sequences are held stacked in CSR form (dense positions by their non-zero
+entries) with the true labels concatenated (:class:`ChainData`); an output's labels are the
+labelling itself. An example's part scores are its unary scores, one row per position, summed
+over the stored entries in their order as :func:`tasks._chain_features.sparse_unary_scores`
+sums them, bias added. The decoder is the task's own Viterbi, first or second order
+(:mod:`tasks._viterbi`, :mod:`tasks._viterbi_second_order`), on the transition, start and end
+weights with ``-inf`` where the constraints forbid (as
+:func:`tasks._chain_constraints.constrained_weights` sets them): the same labellings and ties
+as the task's Python oracles, never a forbidden labelling of a training example (whose true
+labelling keeps the constraints). φ is :func:`tasks._chain_features.chain_features_csr`'s, the
+loss the weighted Hamming loss.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from structsvm._compiled_oracle import ScoreTable
+from tasks._chain_features import (
+    add_position_scores,
+    entries_bound,
+    parallel_sparse_unary_scores,
+    sequence_features,
+)
+from tasks._threads import row_blocks_product
+from tasks._viterbi import add_hamming_loss, decode_sequence, hamming_loss
+from tasks._viterbi_second_order import decode_second_order, second_order_scores
+
+
+class ChainData(NamedTuple):
+    """A chain task's training set and layout, as its compiled oracle reads them.
+
+    Attributes
+    ----------
+    indptr, indices, values : the N positions of all sequences stacked, in CSR form
+    offsets : ndarray (n + 1,), int64
+        Sequence i is positions ``offsets[i]:offsets[i + 1]``.
+    labels : ndarray (N,), int64
+        The true labels, concatenated.
+    label_weights : ndarray (L,)
+    n_labels, n_features : int
+    transitions_at, triples_at, start_at, end_at, bias_at : int
+        Where each block of w begins (:class:`tasks.ChainTask`).
+    use_transitions, use_triples, use_start_end, use_bias : bool
+        Which blocks are on (triples: ``order=2``).
+    constrained : bool
+    forbidden_transitions : ndarray (L, L), bool
+    forbidden_first, forbidden_last : ndarray (L,), bool
+    dense : ndarray (N, n_features)
+        The positions as one dense array for :func:`dense_batch_scores`; (0, 0) when they are
+        scored from their stored entries (:func:`stored_entry_batch_scores`).
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+    labels: np.ndarray
+    label_weights: np.ndarray
+    n_labels: int
+    n_features: int
+    transitions_at: int
+    triples_at: int
+    start_at: int
+    end_at: int
+    bias_at: int
+    use_transitions: bool
+    use_triples: bool
+    use_start_end: bool
+    use_bias: bool
+    constrained: bool
+    forbidden_transitions: np.ndarray
+    forbidden_first: np.ndarray
+    forbidden_last: np.ndarray
+    dense: np.ndarray
+
+
+@numba.njit(cache=True)
+def _add_bias(data, w, scores):
+    """Add the per-label bias to every row of ``scores`` (when the task has one)."""
+    if data.use_bias:
+        bias = w[data.bias_at : data.bias_at + data.n_labels]
+        for t in range(scores.shape[0]):
+            for label in range(data.n_labels):
+                scores[t, label] += bias[label]
+
+
+@numba.njit(cache=True)
+def chain_scores(data, i, w):
+    """Return the unary scores (T_i, L) of sequence i: ``x_t · E[l] + b[l]``."""
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    emissions = w[: data.transitions_at].reshape((data.n_labels, data.n_features))
+    scores = np.zeros((stop - first, data.n_labels))
+    for t in range(stop - first):
+        add_position_scores(data.indptr, data.indices, data.values, emissions, first + t, scores[t])
+    _add_bias(data, w, scores)
+    return scores
+
+
+@numba.njit(cache=True)
+def _fill_chain_weights(data, w, transitions, start, end):
+    """Write the transition (any layout), start and end weights that Viterbi reads.
+
+    Blocks that are off are zeros; what the constraints forbid is ``-inf``, as
+    :func:`tasks._chain_constraints.constrained_weights` sets it.
+    """
+    n_labels = data.n_labels
+    if data.use_start_end:
+        start[:] = w[data.start_at : data.end_at]
+        end[:] = w[data.end_at : data.bias_at]
+    else:
+        start[:] = 0.0
+        end[:] = 0.0
+    if data.use_transitions:
+        for b in range(n_labels):
+            for a in range(n_labels):
+                transitions[a, b] = w[data.transitions_at + a * n_labels + b]
+    else:
+        transitions[:] = 0.0
+    if data.constrained:
+        for a in range(n_labels):
+            if data.forbidden_first[a]:
+                start[a] = -np.inf
+            if data.forbidden_last[a]:
+                end[a] = -np.inf
+            for b in range(n_labels):
+                if data.forbidden_transitions[a, b]:
+                    transitions[a, b] = -np.inf
+
+
+@numba.njit(cache=True)
+def chain_decode(data, i, w, scores, augmented):
+    """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
+
+    ``scores`` are its unary scores, which the loss is added to in place. The weights are
+    written into one workspace per call, the first-order transitions by next label only (the
+    layout the dynamic programme reads; the read-off takes its transpose).
+    """
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    length, n = stop - first, data.n_labels
+    if augmented:
+        add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
+    labels = np.empty(length, dtype=np.int64)
+    if data.use_triples:
+        work = np.empty((n + 2, n))
+        transitions, start, end = work[:n], work[n], work[n + 1]
+        _fill_chain_weights(data, w, transitions, start, end)
+        triples = w[data.triples_at : data.start_at].reshape((n, n, n))
+        decode_second_order(
+            scores, 0, length, transitions, second_order_scores(transitions, triples), start,
+            end, np.empty((length, n, n)), labels,
+        )
+    else:
+        work = np.empty((n + 2 + length, n))
+        by_next, start, end = work[:n], work[n], work[n + 1]
+        _fill_chain_weights(data, w, by_next.T, start, end)
+        decode_sequence(
+            scores, 0, length, by_next.T, by_next, start, end, work[n + 2 :], labels
+        )
+    return labels
+
+
+@numba.njit(cache=True)
+def chain_features(data, i, labels):
+    """Return φ(x_i, y) as :meth:`tasks.ChainTask.sparse_joint_feature` gives it."""
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    rows = data.indptr[first : stop + 1]
+    bound = entries_bound(rows, 0, stop - first, data.n_labels)
+    indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
+    size = sequence_features(
+        rows, data.indices, data.values, data.n_features, labels, 0, stop - first,
+        data.n_labels, data.transitions_at, data.triples_at, data.start_at, data.end_at,
+        data.bias_at, data.use_transitions, data.use_triples, data.use_start_end,
+        data.use_bias, indices, values,
+    )
+    return indices[:size], values[:size]
+
+
+@numba.njit(cache=True)
+def chain_loss(data, i, labels):
+    """Return the weighted Hamming loss of ``labels`` against sequence i's true labels."""
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    return hamming_loss(data.labels[first:stop], labels, data.label_weights)
+
+
+#: Dense positions storing more than this share of non-zero entries are scored by a BLAS product
+#: (:func:`dense_batch_scores`), sparser ones from their stored entries (a product of every
+#: entry costs about three stored entries' loop on a machine's vector units).
+DENSE_FROM = 1 / 3
+
+
+def dense_batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
+    """Score every position of dense sequences at once: a blocked BLAS product, bias added."""
+    emissions = w[: data.transitions_at].reshape(data.n_labels, data.n_features)
+    scores = row_blocks_product(data.dense, emissions.T)
+    _add_bias(data, w, scores)
+    return ScoreTable(scores, data.offsets)
+
+
+def stored_entry_batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
+    """Score every position at once from its stored entries, the emissions laid out by feature.
+
+    The same sums in the same order as :func:`chain_scores`, so the same bits, the positions
+    shared among Numba's threads.
+    """
+    emissions = w[: data.transitions_at].reshape(data.n_labels, data.n_features)
+    # Column-major emissions keep the labels of one feature together for the loop.
+    scores = parallel_sparse_unary_scores(
+        data.indptr, data.indices, data.values, np.asfortranarray(emissions)
+    )
+    _add_bias(data, w, scores)
+    return ScoreTable(scores, data.offsets)
