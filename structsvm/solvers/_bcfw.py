@@ -36,8 +36,8 @@ and of ψ_i(ŷ), not to ``size_joint_feature``.
 
 On a task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) a pass is one
 compiled call (:mod:`structsvm.solvers._bcfw_pass`): it calls the oracle's functions and takes
-the same steps as the Python loop (:func:`~structsvm.solvers._bcfw_kernels.visit_block`,
-:func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`), so the iterates are those of the
+the same steps as the Python loop (:func:`~structsvm.solvers._bcfw_steps.visit_block`,
+:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`), so the iterates are those of the
 Python loop (equal up to the rounding of the oracle's scores). The blocks then live in one pool
 of sparse vectors that a step only appends to. A pass is one call:
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
@@ -108,10 +108,12 @@ from sklearn.utils import check_random_state
 from structsvm._task import Task
 from structsvm._utils.parallel import dask_client
 from structsvm._utils.validation import Interval, check_positive_int, check_value
-from structsvm.solvers import _bcfw_kernels as kernels
+from structsvm.solvers import _bcfw_steps
 from structsvm.solvers._bcfw_active_sets import ActiveSets, Atom
 from structsvm.solvers._bcfw_cache import PlaneCache
-from structsvm.solvers._bcfw_kernels import (
+from structsvm.solvers._bcfw_pass import CompiledPasses
+from structsvm.solvers._bcfw_sampling import pass_visits
+from structsvm.solvers._bcfw_steps import (
     advance_average,
     away_atom,
     block_step,
@@ -120,8 +122,6 @@ from structsvm.solvers._bcfw_kernels import (
     pairwise_step,
     shift_mass,
 )
-from structsvm.solvers._bcfw_pass import CompiledPasses
-from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
@@ -195,7 +195,7 @@ class _BlockPool:
         nothing refers to them.
         """
         capacity = int(self.lengths.sum()) + room
-        self.indices, self.values, used = kernels.pack_blocks(
+        self.indices, self.values, used = _bcfw_steps.pack_blocks(
             self.starts, self.lengths, self.indices, self.values, capacity
         )
         self.used = int(used)
@@ -372,7 +372,7 @@ def _pairwise_python_step(
     """Take the pairwise step (BCPFW) on block i from Python; return the new block and the
     change of ``ℓ_i``.
 
-    The rule of :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`, with the labellings
+    The rule of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
     scored from their stored sparse φ: the same away labelling, step, gap and active set.
     """
     y_hat = task.loss_augmented_argmax(x, y_true, w)
@@ -531,7 +531,7 @@ def bcfw(
         (:mod:`structsvm.solvers._bcfw_active_sets`) and a step moves mass from the active
         labelling of lowest loss-augmented score (the away corner) to the oracle's, by the
         exact line search clipped at the away labelling's mass
-        (:func:`~structsvm.solvers._bcfw_kernels.pairwise_step`). Needs margin rescaling, L1
+        (:func:`~structsvm.solvers._bcfw_steps.pairwise_step`). Needs margin rescaling, L1
         slacks and no cache; runs compiled where the task offers a compiled oracle. A run
         continues only with the ``step`` and ``compiled`` path it was started with.
 
@@ -823,7 +823,7 @@ def bcfw(
                                 average_loss,
                                 average_offset,
                                 average_sum_offset,
-                                kernels.SMALLEST_SCALE,
+                                _bcfw_steps.SMALLEST_SCALE,
                             )
                     if cache is not None:
                         cache.expire(iteration)

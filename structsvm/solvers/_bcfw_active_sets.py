@@ -5,7 +5,7 @@ Each block i of BCFW's dual is a convex combination ``w_i = C Σ_k α_k ψ_i(y_k
 the labellings ``y_k`` with ``α_k > 0`` (the block's active set) and their masses, which sum to
 1. Every block starts with its true labelling, of mass 1 (the block ``w_i = 0``). A step adds at
 most one labelling (the oracle's) and may remove one (the away labelling, when it gives up all
-its mass), see :func:`structsvm.solvers._bcfw_kernels.shift_mass`.
+its mass), see :func:`structsvm.solvers._bcfw_steps.shift_mass`.
 
 Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
 grown (doubled, at least to what the next pass needs) between passes only, so the compiled pass
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._bcfw_kernels import pack_blocks
+from structsvm.solvers._bcfw_steps import pack_blocks
 
 
 @dataclasses.dataclass
@@ -139,7 +139,7 @@ class ActiveSets:
 
         ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
         pool_values, pool_counts)``: the labellings, masses and losses as above, and the
-        feature pool as :func:`~structsvm.solvers._bcfw_kernels.store_block` takes it, slot k of
+        feature pool as :func:`~structsvm.solvers._bcfw_steps.store_block` takes it, slot k of
         block i being its block ``i K + k`` (``starts`` and ``lengths`` are flat views) and
         ``pool_counts = [entries in use]``.
         """
@@ -175,7 +175,7 @@ class FeaturePool:
     Slot k of block i is ``indices[starts[i, k]:starts[i, k] + lengths[i, k]]`` and the same
     slice of ``values`` (length 0 for an empty slot); ``used`` entries are taken. A pass only
     writes after the used entries, or into a new pool when it outgrows this one
-    (:func:`~structsvm.solvers._bcfw_kernels.store_block`), so a copy that shares the arrays
+    (:func:`~structsvm.solvers._bcfw_steps.store_block`), so a copy that shares the arrays
     stays valid while the run goes on; a run continued from a copy takes fresh arrays
     (:meth:`packed`).
     """

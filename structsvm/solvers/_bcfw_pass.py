@@ -3,7 +3,7 @@
 A pass of :func:`structsvm.solvers._bcfw.bcfw` on a task that offers a compiled oracle is one
 call of :func:`bcfw_pass`: for every visit it decodes example i with the loss-augmented oracle
 at the current w, builds φ(x_i, ŷ) and Δ(y_i, ŷ) with the oracle's functions, and takes the
-step of :mod:`structsvm.solvers._bcfw_kernels` that the Python loop takes (a Frank–Wolfe step, or a
+step of :mod:`structsvm.solvers._bcfw_steps` that the Python loop takes (a Frank–Wolfe step, or a
 pairwise step with active sets), so the iterates are the Python loop's up to rounding. The
 duality gap after a pass is evaluated by :func:`bcfw_slacks`, on Numba's threads, one example
 per iteration, so its slacks are the same bits on any number of threads.
@@ -21,9 +21,9 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
-from structsvm.solvers import _bcfw_kernels
+from structsvm.solvers import _bcfw_steps
 from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets
-from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit, visit_block
+from structsvm.solvers._bcfw_steps import away_atom, pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
 
 
@@ -33,8 +33,8 @@ def away_labelling(i, w, atoms):
 
     Every active labelling y_k of block i is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)``, as
     the Python loop scores its labellings, from the loss and sparse φ that ``atoms`` keeps (see
-    :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`); the away labelling is the one
-    :func:`~structsvm.solvers._bcfw_kernels.away_atom` picks, returned with its sparse φ, its
+    :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); the away labelling is the one
+    :func:`~structsvm.solvers._bcfw_steps.away_atom` picks, returned with its sparse φ, its
     loss and the scores of all active labellings.
     """
     _, _, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = atoms
@@ -76,14 +76,14 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
     visits : ndarray of int64
         The blocks to step on, in order.
     problem, dual : tuple
-        As for :func:`~structsvm.solvers._bcfw_kernels.visit_block`; ``dual`` is updated in
+        As for :func:`~structsvm.solvers._bcfw_steps.visit_block`; ``dual`` is updated in
         place.
     atoms : tuple
         The active sets of
         :meth:`structsvm.solvers._bcfw_active_sets.ActiveSets.compiled_arrays` (block i's
         labelling in slot k is ``labels[k, positions[i]:positions[i + 1]]``, its labels
         ``np.ravel(y)``, kept with its loss and sparse φ), for pairwise steps
-        (:func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`); empty arrays
+        (:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); empty arrays
         (:data:`~structsvm.solvers._bcfw_active_sets.NO_ACTIVE_SETS`) for Frank–Wolfe steps.
 
     Returns
@@ -212,13 +212,13 @@ class CompiledPasses:
         """Take the steps of ``visits`` in one call of :func:`bcfw_pass`; return ``dual``.
 
         ``dual`` is the pass's tuple of the dual (see
-        :func:`~structsvm.solvers._bcfw_kernels.visit_block`), returned with the pool arrays
+        :func:`~structsvm.solvers._bcfw_steps.visit_block`), returned with the pool arrays
         the steps ended with; the steps record their block gaps in ``block_gaps`` if given and
         take pairwise steps on ``active_sets`` if given (whose labels are widened, and the pass
         resumed, if the oracle answers a label their type cannot hold).
         """
         problem = (
-            *self.true_rows_and_C, bool(averaging), _bcfw_kernels.SMALLEST_SCALE,
+            *self.true_rows_and_C, bool(averaging), _bcfw_steps.SMALLEST_SCALE,
             np.empty(0) if block_gaps is None else block_gaps,
         )
         taken = 0

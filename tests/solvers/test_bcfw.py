@@ -88,7 +88,7 @@ def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(
 ):
     # σ = 2 / (k (k + 1)) after k steps; the solver folds σ into z when σ gets tiny. Make that
     # happen every few steps: the average must not change.
-    module = importlib.import_module("structsvm.solvers._bcfw_kernels")
+    module = importlib.import_module("structsvm.solvers._bcfw_steps")
     monkeypatch.setattr(module, "SMALLEST_SCALE", 0.05)
     task, X, Y = multiclass_problem(n=10)
     reference = list(dense_bcfw_passes(task, X, Y, 1.0, 5, True, "cyclic", 0))

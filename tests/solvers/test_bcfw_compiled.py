@@ -132,12 +132,22 @@ def test_a_compiled_pass_asked_for_and_not_possible_raises(options):
 
 @pytest.mark.parametrize(
     "options",
-    [{"order": 2}, {"forbidden_transitions": [(0, 1)]}],
+    [{"order": 2}, {"forbidden_transitions": [(0, 1)], "forbidden_first": [2]}],
     ids=["second order", "constrained"],
 )
-def test_chains_the_compiled_oracle_does_not_cover_take_the_python_loop(options):
-    task = ChainTask(3, 5, **options)
-    assert task.compiled_oracle([np.ones((2, 5))], [np.zeros(2, dtype=int)]) is None
+@pytest.mark.parametrize("step", ["fw", "pairwise"])
+def test_every_chain_with_a_compiled_oracle_runs_compiled(options, step):
+    rng = np.random.default_rng(6)
+    Y = [np.array([0, *rng.choice([0, 2], size=rng.integers(0, 5))]) for _ in range(20)]
+    X = [np.eye(3, 4)[y] + rng.normal(size=(len(y), 4)) for y in Y]
+    task = ChainTask(3, 4, **options)
+    X, Y = task.check_data(X, Y)
+    assert task.compiled_oracle(X, Y) is not None
+    compiled = passes(task, X, Y, True, n_passes=4, step=step)
+    python = passes(task, X, Y, False, n_passes=4, step=step)
+    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, python, strict=True):
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-10)
+        assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
 
 
 @pytest.mark.parametrize("problem", PROBLEMS)

@@ -8,7 +8,7 @@ import scipy.sparse
 from structsvm import StructuredSVM
 from structsvm.solvers import SolverState, bcfw
 from structsvm.solvers._bcfw_active_sets import ActiveSets
-from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
+from structsvm.solvers._bcfw_steps import away_atom, shift_mass
 from tests.references import solve_full_primal
 from tests.solvers.bcfw_problems import PROBLEMS, passes
 
