@@ -3,10 +3,11 @@
 A pass of :func:`structsvm.solvers._bcfw.bcfw` on a task that offers a compiled oracle is one
 call of :func:`bcfw_pass`: for every visit it decodes example i with the loss-augmented oracle
 at the current w, builds φ(x_i, ŷ) and Δ(y_i, ŷ) with the oracle's functions, and takes the
-step of :mod:`structsvm.solvers._bcfw_steps` that the Python loop takes (a Frank–Wolfe step, or a
-pairwise step with active sets), so the iterates are the Python loop's up to rounding. The
-duality gap after a pass is evaluated by :func:`bcfw_slacks`, on Numba's threads, one example
-per iteration, so its slacks are the same bits on any number of threads.
+step of :mod:`structsvm.solvers._bcfw_steps` that the Python loop takes (a Frank–Wolfe step,
+or a pairwise step with active sets, whose labellings keep their loss and sparse φ), so the
+iterates are the Python loop's up to rounding. The duality gap after a pass is evaluated by
+:func:`bcfw_slacks`, on Numba's threads, one example per iteration, so its slacks are the same
+bits on any number of threads.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def test_bcfw_trains_a_chain_with_a_million_weights_without_dense_blocks():
         )
         Y.append(columns[:, 0] % n_labels)
     size_bytes = 8 * task.size_joint_feature
-    # Compile the sparse chain's kernels first, on the whole batch so that the kernels for
+    # Compile the sparse chain's passes first, on the whole batch so that the passes for
     # large batches compile too: the time bound is for the training itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
