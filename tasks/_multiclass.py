@@ -16,8 +16,6 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from structsvm.solvers import bcfw_visit
-from structsvm.solvers._bcfw_kernels import away_atom, pairwise_visit
 from tasks._multiclass_oracle import (
     dense_class_scores,
     multiclass_decode,
@@ -299,69 +297,6 @@ _COMPILED_METHODS = (
     "batch_joint_feature",
     "_class_scores",
 )
-
-
-@numba.njit(cache=True)
-def _multiclass_bcfw_pass(data, visits, problem, dual, atoms):
-    """Take the BCFW steps of ``visits`` in turn (the kernel of ``bcfw_pass_kernel``).
-
-    Its steps are :func:`~structsvm.solvers._bcfw_kernels.visit_block`'s, or with active sets
-    in ``atoms`` (a labelling is one class) the pairwise steps of
-    :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`, compiled in: Numba's cache of
-    this kernel goes stale when that module changes and this file does not.
-    """
-    indptr, columns, values, labels, loss_matrix, n_features = data
-    n_classes = loss_matrix.shape[0]
-    pairwise = len(atoms[3]) > 0
-    hat_indices = np.empty(n_features, dtype=np.int64)
-    away_indices = np.empty(n_features, dtype=np.int64)
-    class_values = np.empty(n_classes)
-    for k in range(len(visits)):
-        i = visits[k]
-        w = dual[5]
-        begin, end = indptr[i], indptr[i + 1]
-        truth = labels[i]
-        best, best_value = 0, -np.inf
-        for label in range(n_classes):
-            offset = label * n_features
-            score = 0.0
-            for p in range(begin, end):
-                score += values[p] * w[offset + columns[p]]
-            value = score + loss_matrix[truth, label]
-            class_values[label] = value
-            if value > best_value:
-                best, best_value = label, value
-        size = end - begin
-        for p in range(size):
-            hat_indices[p] = best * n_features + columns[begin + p]
-        if not pairwise:
-            dual = bcfw_visit(
-                i, hat_indices[:size], values[begin:end], loss_matrix[truth, best], problem, dual
-            )
-            continue
-        atom_classes, count = atoms[1], atoms[3][i]
-        scores = np.empty(count)
-        for slot in range(count):
-            scores[slot] = class_values[atom_classes[slot, i]]
-        away = away_atom(scores, count)
-        away_class = atom_classes[away, i]
-        for p in range(size):
-            away_indices[p] = away_class * n_features + columns[begin + p]
-        dual = pairwise_visit(
-            i,
-            (
-                np.array([best], dtype=np.int64), hat_indices[:size], values[begin:end],
-                loss_matrix[truth, best], best_value,
-            ),
-            (
-                away, away_indices[:size], values[begin:end], loss_matrix[truth, away_class],
-                scores,
-            ),
-            problem,
-            dual,
-            atoms,
-        )
-    return dual
 
 
 def _compiled_rows(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,6 @@ through a joint kernel (:func:`joint_kernel_n_slack`).
 """
 
 from structsvm.solvers._bcfw import bcfw
-from structsvm.solvers._bcfw_kernels import visit_block as bcfw_visit
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._dual_cd import dual_coordinate_descent
 from structsvm.solvers._n_slack import joint_kernel_n_slack, n_slack
@@ -28,7 +27,6 @@ __all__ = [
     "SOLVER_DEFAULTS",
     "SolverState",
     "bcfw",
-    "bcfw_visit",
     "dual_coordinate_descent",
     "joint_kernel_n_slack",
     "n_slack",

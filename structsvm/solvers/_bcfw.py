@@ -34,12 +34,12 @@ lazily as ``w̄ = w + σ z``: a step ``w_{k+1} = w_k + γ d`` gives
 and ``σ ← (1 − ρ) σ``. A step thus costs time in proportion to the stored entries of the block
 and of ψ_i(ŷ), not to ``size_joint_feature``.
 
-A task may compile a whole pass (:meth:`structsvm.Task.bcfw_pass_kernel`, offered by
-:class:`~tasks.MulticlassTask` and first-order unconstrained :class:`~tasks.ChainTask`): its
-compiled loop calls the oracle and :func:`~structsvm.solvers._bcfw_kernels.visit_block`, which
-takes the same :func:`~structsvm.solvers._bcfw_kernels.block_step` as the Python loop, so the
-iterates are those of the Python loop (equal up to the rounding of the oracle's scores). The
-blocks then live in one pool of sparse vectors that a step only appends to. A pass is one call:
+On a task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) a pass is one
+compiled call (:mod:`structsvm.solvers._bcfw_pass`): it calls the oracle's functions and takes
+the same steps as the Python loop (:func:`~structsvm.solvers._bcfw_steps.visit_block`,
+:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`), so the iterates are those of the
+Python loop (equal up to the rounding of the oracle's scores). The blocks then live in one pool
+of sparse vectors that a step only appends to. A pass is one call:
 an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
 are copies, so an interrupted fit keeps the last completed pass whose gap was evaluated, as
 with the Python loop.
@@ -52,7 +52,7 @@ the passes it follows (with ``gap_check_every > 1``, the passes between keep the
 steps). The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
 :mod:`structsvm.solvers._bcfw_cache`) steps towards the best corner the oracle returned
 earlier for the block instead of calling the oracle, when that corner's gap is large enough; it
-runs the Python loop, also for a task with a compiled pass.
+runs the Python loop, also for a task with a compiled oracle.
 
 Pairwise steps (``step="pairwise"``, L1 slacks with margin rescaling only; Osokin et al. 2016,
 block-coordinate pairwise Frank–Wolfe) write each block as a convex combination of the corners
@@ -61,7 +61,8 @@ of the labellings it has stepped towards (its active set,
 loss-augmented score to the oracle's, which may empty a labelling and drop it: a corner's weight
 can go to zero at once, where Frank–Wolfe steps only shrink it by a factor each time, so the
 dual (and the certificate) converges in far fewer passes. The compiled passes take them too,
-scoring the active labellings from the same loss-augmented scores the oracle maximises.
+scoring the active labellings as the Python loop does, ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` from
+the oracle's ``loss`` and ``features`` on the labels they keep.
 
 The certificate is the last evaluation's gap ``P(w) − D``. Any primal evaluated bounds the
 optimum from above and any dual from below, so ``keep_best=True`` certifies with the lowest
@@ -105,11 +106,14 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm._utils.parallel import dask_client
 from structsvm._utils.validation import Interval, check_positive_int, check_value
-from structsvm.solvers import _bcfw_kernels as kernels
-from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets, Atom
+from structsvm.solvers import _bcfw_steps
+from structsvm.solvers._bcfw_active_sets import ActiveSets, Atom
 from structsvm.solvers._bcfw_cache import PlaneCache
-from structsvm.solvers._bcfw_kernels import (
+from structsvm.solvers._bcfw_pass import CompiledPasses
+from structsvm.solvers._bcfw_sampling import pass_visits
+from structsvm.solvers._bcfw_steps import (
     advance_average,
     away_atom,
     block_step,
@@ -118,7 +122,6 @@ from structsvm.solvers._bcfw_kernels import (
     pairwise_step,
     shift_mass,
 )
-from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
@@ -192,7 +195,7 @@ class _BlockPool:
         nothing refers to them.
         """
         capacity = int(self.lengths.sum()) + room
-        self.indices, self.values, used = kernels.pack_blocks(
+        self.indices, self.values, used = _bcfw_steps.pack_blocks(
             self.starts, self.lengths, self.indices, self.values, capacity
         )
         self.used = int(used)
@@ -369,7 +372,7 @@ def _pairwise_python_step(
     """Take the pairwise step (BCPFW) on block i from Python; return the new block and the
     change of ``ℓ_i``.
 
-    The rule of :func:`~structsvm.solvers._bcfw_kernels.pairwise_visit`, with the labellings
+    The rule of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
     scored from their stored sparse φ: the same away labelling, step, gap and active set.
     """
     y_hat = task.loss_augmented_argmax(x, y_true, w)
@@ -427,7 +430,7 @@ def bcfw(
     true_features: FeatureMatrix | None = None,
     rescaling: str = "margin",
     slack_norm: int = 1,
-    compiled: bool = True,
+    compiled: bool | None = None,
     gap_sweep_every: int = SOLVER_DEFAULTS["bcfw"]["gap_sweep_every"],
     gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
     cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
@@ -469,12 +472,13 @@ def bcfw(
         meets ``tol`` is yielded back, marked converged, without a new pass.
         ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
-        joblib workers for the duality-gap evaluation after each pass, one chunk of examples
-        each (None: 1 unless a joblib context says otherwise; with a compiled pass, None and 1
-        evaluate it in compiled code, see ``compiled``). Inside
-        ``joblib.parallel_backend("dask")`` the evaluation runs on the cluster's workers, which
-        hold the training set for the whole run (:mod:`structsvm.solvers._cluster`). The steps
-        themselves are sequential; the iterates do not depend on ``n_jobs``.
+        Workers for the duality-gap evaluation after each pass: with a compiled pass, Numba's
+        threads of the compiled evaluation (the slacks are the same bits on any number);
+        otherwise joblib workers, one chunk of examples each (None: 1 unless a joblib context
+        says otherwise). Inside ``joblib.parallel_backend("dask")`` the evaluation runs on the
+        cluster's workers, which hold the training set for the whole run
+        (:mod:`structsvm.solvers._cluster`). The steps themselves are sequential; the iterates
+        do not depend on ``n_jobs``.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
@@ -483,17 +487,17 @@ def bcfw(
     slack_norm : {1, 2}, default=1
         Penalise the slacks by ``C Σ ξ_i`` or by ``(C/2) Σ ξ_i²`` (steps over a cone, see the
         module docstring).
-    compiled : bool, default=True
-        Run each pass as one compiled call when the task offers one
-        (:meth:`~structsvm.Task.bcfw_pass_kernel`) and the options allow it: margin
-        rescaling with L1 slacks (``rescaling="margin"``, ``slack_norm=1``), any ``order``,
-        and ``averaging``. The compiled pass takes the same steps as the Python one, so the
-        iterates agree to rounding. The duality gap after it is then evaluated by the same
-        compiled code in this process, unless ``n_jobs`` is neither None nor 1, which
-        evaluates it with the batch oracle on joblib workers as the Python path does. False
-        always takes the Python path, which calls the task's methods for every step. Gap
-        sampling runs compiled (the compiled pass records the steps' gaps); a cache
-        (``cache_size > 0``) always takes the Python path.
+    compiled : bool or None, default=None
+        Run each pass as one compiled call on the task's compiled oracle
+        (:meth:`~structsvm.Task.compiled_oracle`), which the options must allow: margin
+        rescaling with L1 slacks and no cache (``rescaling="margin"``, ``slack_norm=1``,
+        ``cache_size=0``), any ``order``, ``step`` and ``averaging``. None: compiled when the
+        task offers an oracle and the options allow it, else the Python loop (the
+        ``structsvm`` log says why); True: compiled, and ValueError if that cannot be; False:
+        the Python loop, which calls the task's methods for every step. The compiled pass
+        takes the same steps as the Python loop, so the iterates agree to rounding, and the
+        duality gap after it is evaluated in compiled code too (on ``n_jobs`` threads), unless
+        a Dask cluster holds the training set.
     gap_sweep_every : int, default=10
         With ``order="gap"``: sweep over all blocks on the first pass and every
         ``gap_sweep_every`` passes after it (1: every pass, which gives the iterates of
@@ -527,9 +531,9 @@ def bcfw(
         (:mod:`structsvm.solvers._bcfw_active_sets`) and a step moves mass from the active
         labelling of lowest loss-augmented score (the away corner) to the oracle's, by the
         exact line search clipped at the away labelling's mass
-        (:func:`~structsvm.solvers._bcfw_kernels.pairwise_step`). Needs margin rescaling, L1
-        slacks and no cache; runs compiled where the task offers a pass. A run continues only
-        with the ``step`` and ``compiled`` path it was started with.
+        (:func:`~structsvm.solvers._bcfw_steps.pairwise_step`). Needs margin rescaling, L1
+        slacks and no cache; runs compiled where the task offers a compiled oracle. A run
+        continues only with the ``step`` and ``compiled`` path it was started with.
 
     Yields
     ------
@@ -636,9 +640,13 @@ def bcfw(
         cache.size, cache.timeout = cache_size, cache_timeout
     # The last duality gap evaluated on schedule, for the cache's acceptance rule.
     duality_gap = np.inf if resumed is None else resumed.duality_gap
-    compiled_pass = None
-    if compiled and rescaling == "margin" and slack_norm == 1 and cache is None:
-        compiled_pass = task.bcfw_pass_kernel(X, Y)
+    compiled_pass = CompiledPasses.prepare(
+        task, X, Y, true_rows, C, n_jobs=n_jobs, compiled=compiled,
+        options={
+            "rescaling": rescaling, "slack_norm": slack_norm, "cache_size": cache_size,
+            "step": step,
+        },
+    )
     active_sets = None if resumed is None else resumed.active_sets
     if resumed is not None and (
         (active_sets is not None) != (step == "pairwise")
@@ -648,9 +656,13 @@ def bcfw(
             f"cannot continue this run with step={step!r} and compiled={compiled!r}: continue "
             "it with the step and the compiled path it was started with"
         )
+    if active_sets is not None and active_sets.features is not None:
+        # Fresh arrays for the labellings' φ: the pool of the state continued from is shared
+        # with the states of its run, whose entries this run must not write over.
+        active_sets.features = active_sets.features.packed()
     if step == "pairwise" and active_sets is None:
         if compiled_pass is not None:
-            active_sets = ActiveSets.for_kernel(Y)
+            active_sets = ActiveSets.for_compiled_pass(Y, true_rows, pool_index_type(size))
         else:
             spans = zip(true_indptr[:-1].tolist(), true_indptr[1:].tolist(), strict=True)
             active_sets = ActiveSets.for_python(
@@ -661,14 +673,14 @@ def bcfw(
             )
     if compiled_pass is not None:
         pool = _BlockPool.of(block_indices, block_values, size)
-        true_rows_and_C = (true_indptr.astype(np.int64), true_indices, true_values, float(C))
-    gap_in_compiled_code = compiled_pass is not None and n_jobs in (None, 1)
+    # A cluster's workers evaluate the gap when they hold the training set (see below).
+    gap_in_compiled_code = compiled_pass is not None and dask_client(n_jobs) is None
     # The weights of the last evaluation, from which the next pass rebuilds the lazy average.
     reported_w = state.w
     # Whether the blocks of the state yielded last are the pool's live blocks (see below).
     state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
-    # The compiled evaluation needs none.
+    # The compiled evaluation, on this process's threads, needs none.
     examples_held = (
         contextlib.nullcontext()
         if gap_in_compiled_code
@@ -701,22 +713,17 @@ def bcfw(
                 if active_sets is not None:
                     active_sets.make_room(visits)
                 if compiled_pass is not None:
-                    kernel, data = compiled_pass
-                    step_gaps = np.empty(0) if block_gaps is None else block_gaps
                     sums = np.array([total_loss, average_scale, average_loss])
                     counts = np.array([pool.used, steps], dtype=np.int64)
-                    dual = kernel(
-                        data,
+                    dual = compiled_pass.steps(
                         visits,
-                        (
-                            *true_rows_and_C, bool(averaging), kernels.SMALLEST_SCALE,
-                            np.empty(0), step_gaps,
-                        ),
+                        averaging,
+                        block_gaps,
                         (
                             pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
                             average_offset, average_sum_offset, sums, counts,
                         ),
-                        NO_ACTIVE_SETS if active_sets is None else active_sets.kernel_arrays(),
+                        active_sets,
                     )
                     counters.oracle_calls += n
                     pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
@@ -816,7 +823,7 @@ def bcfw(
                                 average_loss,
                                 average_offset,
                                 average_sum_offset,
-                                kernels.SMALLEST_SCALE,
+                                _bcfw_steps.SMALLEST_SCALE,
                             )
                     if cache is not None:
                         cache.expire(iteration)
@@ -840,20 +847,7 @@ def bcfw(
                 oracle = examples.oracle_pass(reported_w)
                 slacks, certified = oracle.slacks, oracle.certified
             else:
-                # The kernel's evaluation mode: the oracle at the reported w, no steps.
-                kernel, data = compiled_pass
-                slacks, certified = np.zeros(n), True
-                kernel(
-                    data,
-                    np.arange(n),
-                    (*true_rows_and_C, False, kernels.SMALLEST_SCALE, slacks, np.empty(0)),
-                    (
-                        pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                        reported_w, np.empty(0), average_sum_offset, np.zeros(3),
-                        np.zeros(2, dtype=np.int64),
-                    ),
-                    NO_ACTIVE_SETS,
-                )
+                slacks, certified = compiled_pass.slacks(reported_w), True
             counters.oracle_calls += n
             squared_norm = reported_w @ reported_w
             primal = penalty.primal(squared_norm, slacks, C)

@@ -5,17 +5,18 @@ Each block i of BCFW's dual is a convex combination ``w_i = C Σ_k α_k ψ_i(y_k
 the labellings ``y_k`` with ``α_k > 0`` (the block's active set) and their masses, which sum to
 1. Every block starts with its true labelling, of mass 1 (the block ``w_i = 0``). A step adds at
 most one labelling (the oracle's) and may remove one (the away labelling, when it gives up all
-its mass), see :func:`structsvm.solvers._bcfw_kernels.shift_mass`.
+its mass), see :func:`structsvm.solvers._bcfw_steps.shift_mass`.
 
 Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
 grown (doubled, at least to what the next pass needs) between passes only, so the compiled pass
-never allocates. A compiled pass keeps the labellings in one array of shape
-``(K, Σ_i |y_i|)``, of the narrowest integer type that holds the true labels (one byte per
-label for up to 256 labels), (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the
-labels of ``np.ravel(y)``); the Python loop keeps, per block, a list of :class:`Atom` with the
-sparse φ(x_i, y). Memory is thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the
-largest number of slots any block needed before a pass (its active set plus its visits in that
-pass); an active set holds at most one labelling more than the steps taken on its block.
+never grows them. A compiled pass keeps the labellings in one array of shape
+``(K, Σ_i |y_i|)`` (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the labels
+of ``np.ravel(y)``), of the narrowest integer type that holds the true labels (one byte per
+label for up to 256 labels; int64 from the first labelling of the oracle that it cannot hold);
+the Python loop keeps, per block, a list of :class:`Atom` with the sparse φ(x_i, y). Memory is
+thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the largest number of slots any
+block needed before a pass (its active set plus its visits in that pass); an active set holds
+at most one labelling more than the steps taken on its block.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
+
+from structsvm.solvers._bcfw_steps import pack_blocks
 
 
 @dataclasses.dataclass
@@ -52,6 +56,10 @@ class ActiveSets:
     labels : ndarray of shape (K, positions[-1]), integers, or None
         For a compiled pass: the labellings, slot by slot, in the narrowest integer type that
         holds the true labels (the labellings of a block take the labels of its outputs).
+    losses : ndarray of shape (n, K), or None
+        For a compiled pass: ``Δ(y_i, y_k)`` of each slot's labelling.
+    features : FeaturePool or None
+        For a compiled pass: the sparse φ(x_i, y_k) of each slot's labelling.
     atoms : list of lists of Atom, or None
         For the Python loop: each block's active labellings, slot by slot.
     """
@@ -60,19 +68,42 @@ class ActiveSets:
     counts: np.ndarray
     positions: np.ndarray | None = None
     labels: np.ndarray | None = None
+    losses: np.ndarray | None = None
+    features: FeaturePool | None = None
     atoms: list[list[Atom]] | None = None
 
     @classmethod
-    def for_kernel(cls, Y: Sequence[Any]) -> ActiveSets:
-        """Start every block at its true labelling (flat labels), for a compiled pass."""
+    def for_compiled_pass(
+        cls, Y: Sequence[Any], true_rows: sp.csr_matrix, index_type: type[np.signedinteger]
+    ) -> ActiveSets:
+        """Start every block at its true labelling, for a compiled pass.
+
+        ``true_rows`` are the rows φ(x_i, y_i) (sorted, distinct column indices), which the
+        feature pool keeps with indices of ``index_type``.
+        """
         flat = [np.ravel(np.asarray(y)) for y in Y]
-        positions = np.zeros(len(flat) + 1, dtype=np.int64)
+        n = len(flat)
+        positions = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(labels) for labels in flat], out=positions[1:])
         all_labels = np.concatenate(flat).astype(np.int64)
         bounds = (all_labels.min(), all_labels.max()) if len(all_labels) else (0,)
         narrowest = np.result_type(*(np.min_scalar_type(int(bound)) for bound in bounds))
         labels = all_labels.astype(narrowest)[np.newaxis, :]
-        return cls(np.ones((len(flat), 1)), np.ones(len(flat), dtype=np.int64), positions, labels)
+        used = int(true_rows.indptr[-1])
+        indices = np.empty(2 * used + 16, dtype=index_type)
+        values = np.empty(2 * used + 16)
+        indices[:used], values[:used] = true_rows.indices, true_rows.data
+        features = FeaturePool(
+            true_rows.indptr[:-1].astype(np.int64).reshape(n, 1),
+            np.diff(true_rows.indptr).astype(np.int64).reshape(n, 1),
+            indices,
+            values,
+            used,
+        )
+        return cls(
+            np.ones((n, 1)), np.ones(n, dtype=np.int64), positions, labels, np.zeros((n, 1)),
+            features,
+        )
 
     @classmethod
     def for_python(cls, true_atoms: list[Atom]) -> ActiveSets:
@@ -95,10 +126,34 @@ class ActiveSets:
             labels = np.zeros((slots, self.labels.shape[1]), dtype=self.labels.dtype)
             labels[: self.labels.shape[0]] = self.labels
             self.labels = labels
+            self.losses = _wider(self.losses, slots)
+            self.features.starts = _wider(self.features.starts, slots)
+            self.features.lengths = _wider(self.features.lengths, slots)
 
-    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(positions, labels, weights, counts)``, the ``atoms`` of a compiled pass."""
-        return self.positions, self.labels, self.weights, self.counts
+    def widen_labels(self) -> None:
+        """Keep the labellings of a compiled pass as int64, which holds any label."""
+        self.labels = self.labels.astype(np.int64)
+
+    def compiled_arrays(self) -> tuple:
+        """Return the ``atoms`` of a compiled pass.
+
+        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
+        pool_values, pool_counts)``: the labellings, masses and losses as above, and the
+        feature pool as :func:`~structsvm.solvers._bcfw_steps.store_block` takes it, slot k of
+        block i being its block ``i K + k`` (``starts`` and ``lengths`` are flat views) and
+        ``pool_counts = [entries in use]``.
+        """
+        pool = self.features
+        return (
+            self.positions, self.labels, self.weights, self.counts, self.losses,
+            pool.starts.reshape(-1), pool.lengths.reshape(-1), pool.indices, pool.values,
+            np.array([pool.used], dtype=np.int64),
+        )
+
+    def take_pool(self, atoms: tuple) -> None:
+        """Keep the feature pool that a compiled pass ended with (its ``atoms``)."""
+        self.features.indices, self.features.values = atoms[7], atoms[8]
+        self.features.used = int(atoms[9][0])
 
     def copy(self) -> ActiveSets:
         """Return a copy that later passes leave alone (atoms are never written into)."""
@@ -107,8 +162,50 @@ class ActiveSets:
             weights=self.weights.copy(),
             counts=self.counts.copy(),
             labels=None if self.labels is None else self.labels.copy(),
+            losses=None if self.losses is None else self.losses.copy(),
+            features=None if self.features is None else self.features.copy(),
             atoms=None if self.atoms is None else [list(block) for block in self.atoms],
         )
+
+
+@dataclasses.dataclass
+class FeaturePool:
+    """The sparse φ(x_i, y_k) of the active labellings of a compiled pass, in one pool.
+
+    Slot k of block i is ``indices[starts[i, k]:starts[i, k] + lengths[i, k]]`` and the same
+    slice of ``values`` (length 0 for an empty slot); ``used`` entries are taken. A pass only
+    writes after the used entries, or into a new pool when it outgrows this one
+    (:func:`~structsvm.solvers._bcfw_steps.store_block`), so a copy that shares the arrays
+    stays valid while the run goes on; a run continued from a copy takes fresh arrays
+    (:meth:`packed`).
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    used: int
+
+    def copy(self) -> FeaturePool:
+        """Return a copy of the slots that shares the pool's arrays."""
+        return dataclasses.replace(self, starts=self.starts.copy(), lengths=self.lengths.copy())
+
+    def packed(self) -> FeaturePool:
+        """Return the slots packed into fresh arrays, with as much room again after them."""
+        starts = self.starts.copy()
+        live = int(self.lengths.sum())
+        indices, values, used = pack_blocks(
+            starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
+            2 * live + 16,
+        )
+        return FeaturePool(starts, self.lengths.copy(), indices, values, int(used))
+
+
+def _wider(array: np.ndarray, slots: int) -> np.ndarray:
+    """Return an (n, K) array widened to ``slots`` columns, the new ones zero."""
+    wider = np.zeros((array.shape[0], slots), dtype=array.dtype)
+    wider[:, : array.shape[1]] = array
+    return wider
 
 
 NO_ACTIVE_SETS = (
@@ -116,5 +213,11 @@ NO_ACTIVE_SETS = (
     np.zeros((0, 0), dtype=np.int64),
     np.zeros((0, 0)),
     np.zeros(0, dtype=np.int64),
+    np.zeros((0, 0)),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0, dtype=np.int32),
+    np.zeros(0),
+    np.zeros(1, dtype=np.int64),
 )
 """The ``atoms`` argument of a compiled pass that takes Frank–Wolfe steps."""

@@ -88,7 +88,7 @@ def test_the_lazy_average_is_unchanged_by_folding_its_scale_into_the_offset(
 ):
     # σ = 2 / (k (k + 1)) after k steps; the solver folds σ into z when σ gets tiny. Make that
     # happen every few steps: the average must not change.
-    module = importlib.import_module("structsvm.solvers._bcfw_kernels")
+    module = importlib.import_module("structsvm.solvers._bcfw_steps")
     monkeypatch.setattr(module, "SMALLEST_SCALE", 0.05)
     task, X, Y = multiclass_problem(n=10)
     reference = list(dense_bcfw_passes(task, X, Y, 1.0, 5, True, "cyclic", 0))
@@ -114,7 +114,7 @@ def test_bcfw_trains_a_chain_with_a_million_weights_without_dense_blocks():
         )
         Y.append(columns[:, 0] % n_labels)
     size_bytes = 8 * task.size_joint_feature
-    # Compile the sparse chain's kernels first, on the whole batch so that the kernels for
+    # Compile the sparse chain's passes first, on the whole batch so that the passes for
     # large batches compile too: the time bound is for the training itself.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

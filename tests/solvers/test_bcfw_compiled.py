@@ -1,4 +1,5 @@
-"""BCFW's compiled passes take the steps of its Python loop, and only tasks that offer them."""
+"""BCFW's compiled passes take the steps of its Python loop, on every task that offers a
+compiled oracle and on no other."""
 
 import joblib
 import numpy as np
@@ -9,7 +10,7 @@ from structsvm.solvers import bcfw
 from structsvm.solvers._bcfw import pool_index_type
 from tasks import ChainTask, MulticlassTask
 from tests.references import dense_bcfw_passes
-from tests.solvers.bcfw_problems import PROBLEMS, chain, multiclass, passes
+from tests.solvers.bcfw_problems import PROBLEMS, chain, multiclass, passes, tagging
 
 
 @pytest.mark.parametrize("problem", PROBLEMS)
@@ -17,7 +18,7 @@ from tests.solvers.bcfw_problems import PROBLEMS, chain, multiclass, passes
 @pytest.mark.parametrize("order", ["random", "cyclic"])
 def test_compiled_passes_take_the_steps_of_the_python_loop(problem, averaging, order):
     task, X, Y = PROBLEMS[problem]()
-    assert task.bcfw_pass_kernel(X, Y) is not None
+    assert task.compiled_oracle(X, Y) is not None
     options = {"averaging": averaging, "order": order}
     compiled = passes(task, X, Y, True, **options)
     generic = passes(task, X, Y, False, **options)
@@ -69,7 +70,7 @@ def test_the_compiled_pass_calls_no_python_oracle():
 
 
 class CountingMulticlass(MulticlassTask):
-    """A user's subclass that changes an oracle: it must not run its parent's kernel."""
+    """A user's subclass that changes an oracle: it must not run its parent's compiled one."""
 
     calls = 0
 
@@ -95,15 +96,19 @@ class PythonMulticlass(Task):
         return range(3)
 
 
-def test_tasks_without_a_kernel_take_the_python_loop():
+def test_tasks_without_a_compiled_oracle_take_the_python_loop(caplog):
     rng = np.random.default_rng(3)
     Y = rng.integers(0, 3, 20)
     X = rng.normal(size=(20, 4)) + np.eye(3, 4)[Y]
     python_task = PythonMulticlass()
-    assert python_task.bcfw_pass_kernel(X, Y) is None
-    states = list(bcfw(python_task, X, Y, 1.0, tol=0.0, max_iter=2, random_state=0))
+    assert python_task.compiled_oracle(X, Y) is None
+    with caplog.at_level("INFO", logger="structsvm"):
+        states = list(bcfw(python_task, X, Y, 1.0, tol=0.0, max_iter=2, random_state=0))
+    assert "PythonMulticlass offers no compiled oracle" in caplog.text
+    with pytest.raises(ValueError, match="compiled=True cannot be met"):
+        next(bcfw(python_task, X, Y, 1.0, compiled=True))
     subclass = CountingMulticlass(3, 4)
-    assert subclass.bcfw_pass_kernel(X, Y) is None
+    assert subclass.compiled_oracle(X, Y) is None
     list(bcfw(subclass, X, Y, 1.0, tol=0.0, max_iter=2, random_state=0))
     assert CountingMulticlass.calls == 2 * len(X)
     np.testing.assert_allclose(states[-1].w, passes(MulticlassTask(3, 4), X, Y, True,
@@ -112,30 +117,79 @@ def test_tasks_without_a_kernel_take_the_python_loop():
 
 @pytest.mark.parametrize(
     "options",
-    [{"order": 2}, {"forbidden_transitions": [(0, 1)]}],
+    [{"rescaling": "slack"}, {"slack_norm": 2}, {"cache_size": 2}],
+    ids=["slack rescaling", "L2 slacks", "cache"],
+)
+def test_a_compiled_pass_asked_for_and_not_possible_raises(options):
+    task, X, Y = multiclass(False)
+    with pytest.raises(ValueError, match="compiled=True cannot be met"):
+        next(bcfw(task, X, Y, 1.0, compiled=True, **options))
+    # Not asked for: the Python loop, as with compiled=False.
+    auto = passes(task, X, Y, None, n_passes=2, **options)
+    python = passes(task, X, Y, False, n_passes=2, **options)
+    np.testing.assert_array_equal(auto[-1][0], python[-1][0])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"order": 2}, {"forbidden_transitions": [(0, 1)], "forbidden_first": [2]}],
     ids=["second order", "constrained"],
 )
-def test_chains_the_kernel_does_not_cover_take_the_python_loop(options):
-    task = ChainTask(3, 5, **options)
-    assert task.bcfw_pass_kernel([np.ones((2, 5))], [np.zeros(2, dtype=int)]) is None
-
-
-def test_workers_evaluate_the_gap_of_compiled_passes_as_the_python_path_does():
-    task, X, Y = chain(False)
-    compiled = passes(task, X, Y, True, n_passes=3)
-    batch_oracle, chunks = task.batch_loss_augmented_argmax, []
-
-    def counting_batch_oracle(X_chunk, Y_chunk, w):
-        chunks.append(len(X_chunk))
-        return batch_oracle(X_chunk, Y_chunk, w)
-
-    task.batch_loss_augmented_argmax = counting_batch_oracle
-    with joblib.parallel_backend("threading"):
-        with_workers = passes(task, X, Y, True, n_passes=3, n_jobs=2)
-    assert sum(chunks) == 4 * len(X) and len(chunks) == 8
-    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, with_workers, strict=True):
-        np.testing.assert_array_equal(w, w_ref)
+@pytest.mark.parametrize("step", ["fw", "pairwise"])
+def test_every_chain_with_a_compiled_oracle_runs_compiled(options, step):
+    rng = np.random.default_rng(6)
+    Y = [np.array([0, *rng.choice([0, 2], size=rng.integers(0, 5))]) for _ in range(20)]
+    X = [np.eye(3, 4)[y] + rng.normal(size=(len(y), 4)) for y in Y]
+    task = ChainTask(3, 4, **options)
+    X, Y = task.check_data(X, Y)
+    assert task.compiled_oracle(X, Y) is not None
+    compiled = passes(task, X, Y, True, n_passes=4, step=step)
+    python = passes(task, X, Y, False, n_passes=4, step=step)
+    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, python, strict=True):
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-10)
         assert record["primal"] == pytest.approx(record_ref["primal"], rel=1e-10)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_the_compiled_gap_evaluation_is_the_same_on_any_number_of_threads(problem):
+    task, X, Y = PROBLEMS[problem]()
+    one = passes(task, X, Y, True, n_passes=3)
+    batch_calls = []
+    task.batch_loss_augmented_argmax = lambda *args: batch_calls.append(args)
+    with joblib.parallel_backend("threading"):
+        two = passes(task, X, Y, True, n_passes=3, n_jobs=2)
+    assert batch_calls == []
+    for (w, record, _), (w_ref, record_ref, _) in zip(one, two, strict=True):
+        np.testing.assert_array_equal(w, w_ref)
+        assert record["primal"] == record_ref["primal"]
+
+
+def test_a_users_task_with_its_own_compiled_oracle_runs_compiled():
+    task, X, Y = tagging()
+    calls = []
+    task.loss_augmented_argmax = lambda *args: calls.append(args)
+    states = list(bcfw(task, X, Y, 1.0, tol=0.0, max_iter=3, compiled=True, step="pairwise"))
+    assert calls == []
+    assert states[-1].dual_state.active_sets.atoms is None
+
+
+def test_active_labels_widen_when_the_oracle_answers_a_label_their_type_cannot_hold():
+    # The true classes fit in one byte; the oracle's first answer, class 299, does not.
+    rng = np.random.default_rng(5)
+    Y = rng.integers(0, 2, 20)
+    X = rng.normal(size=(20, 3)) + np.eye(2, 3)[Y]
+    loss_matrix = 1.0 - np.eye(300)
+    loss_matrix[:, 299] = 2.0
+    loss_matrix[299, 299] = 0.0
+    task = MulticlassTask(300, 3, loss_matrix=loss_matrix)
+    options = {"step": "pairwise", "n_passes": 3, "C": 1.0}
+    compiled = passes(task, X, Y, True, **options)
+    python = passes(task, X, Y, False, **options)
+    assert compiled[-1][2].active_sets.labels.dtype == np.int64
+    assert 299 in compiled[-1][2].active_sets.labels
+    for (w, record, _), (w_ref, record_ref, _) in zip(compiled, python, strict=True):
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-10)
+        assert record["dual"] == pytest.approx(record_ref["dual"], rel=1e-10)
 
 
 def test_the_blocks_of_a_state_yielded_stay_as_they_were_while_the_pool_is_packed():

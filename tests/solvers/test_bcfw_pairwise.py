@@ -3,12 +3,12 @@ reproduce the blocks, and compiled passes that take the Python loop's steps."""
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 from structsvm import StructuredSVM
-from structsvm.solvers import bcfw
+from structsvm.solvers import SolverState, bcfw
 from structsvm.solvers._bcfw_active_sets import ActiveSets
-from structsvm.solvers._bcfw_kernels import away_atom, shift_mass
-from tasks._viterbi import add_hamming_loss, labelling_score
+from structsvm.solvers._bcfw_steps import away_atom, shift_mass
 from tests.references import solve_full_primal
 from tests.solvers.bcfw_problems import PROBLEMS, passes
 
@@ -116,24 +116,6 @@ def test_compiled_pairwise_passes_take_the_steps_of_the_python_loop(
         assert_active_sets_reproduce_the_blocks(task, X, Y, 0.5, w, dual)
 
 
-def test_the_compiled_chain_scores_labellings_as_loss_plus_joint_feature():
-    # The compiled pass picks the away labelling by labelling_score on the loss-augmented
-    # unary scores; the Python loop by Δ + w · φ.
-    task, X, Y = PROBLEMS["dense chain"]()
-    rng = np.random.default_rng(3)
-    w = rng.normal(size=task.size_joint_feature)
-    for x, y_true in zip(X[:10], Y[:10]):
-        y = rng.integers(0, task.n_labels, size=len(y_true))
-        unary, _ = task._unary_scores([x], w)
-        transitions, start, end = task._chain_weights(w)
-        add_hamming_loss(unary, np.asarray(y_true), task.label_weights)
-        np.testing.assert_allclose(
-            labelling_score(unary, transitions, start, end, y),
-            task.loss(y_true, y) + w @ task.joint_feature(x, y),
-            rtol=1e-12,
-        )
-
-
 def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     weights = np.array([0.25, 0.75, 0.0, 0.0])
     assert shift_mass(weights, 2, 2, 0, 0.25) == (2, True)  # ŷ joins, the away one leaves
@@ -153,7 +135,8 @@ def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
     ],
 )
 def test_compiled_active_sets_keep_labels_in_the_narrowest_type_that_holds_them(Y, dtype):
-    active_sets = ActiveSets.for_kernel(Y)
+    true_rows = scipy.sparse.csr_matrix(np.eye(len(Y), 4))
+    active_sets = ActiveSets.for_compiled_pass(Y, true_rows, np.int32)
     assert active_sets.labels.dtype == dtype
     np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
     active_sets.make_room(np.zeros(3, dtype=np.int64))
@@ -184,3 +167,32 @@ def test_structured_svm_passes_the_pairwise_options_on(full_qp_problem):
     assert model.converged_
     assert objective_star * (1 - 1e-9) <= model.primal_objective_ <= objective_star * (1 + tol)
     assert "evaluated_primal" in model.history_[-1]
+
+
+def assert_the_pool_holds_each_labellings_features(task, X, Y, active_sets):
+    """The compiled active sets keep φ(x_i, y_k) and Δ(y_i, y_k) of every active labelling."""
+    pool = active_sets.features
+    for i, (x, y_true) in enumerate(zip(X, Y)):
+        outputs, _ = active_labellings(active_sets, i)
+        for k, y in enumerate(outputs):
+            y = np.reshape(y, np.shape(y_true)).astype(np.int64)
+            begin, length = pool.starts[i, k], pool.lengths[i, k]
+            phi = np.zeros(task.size_joint_feature)
+            phi[pool.indices[begin : begin + length]] = pool.values[begin : begin + length]
+            np.testing.assert_allclose(phi, joint_feature(task, x, y), rtol=0, atol=1e-12)
+            assert active_sets.losses[i, k] == task.loss(y_true, y)
+
+
+def test_a_compiled_pairwise_run_continues_exactly_and_leaves_the_states_of_the_first_run():
+    task, X, Y = PROBLEMS["sparse multiclass"]()
+    options = {"step": "pairwise", "averaging": False}
+    straight = passes(task, X, Y, True, **options)
+    # The states of passes 2 and 3 share their pool of φ; continue from the first of them.
+    first = [
+        SolverState(state.w, None, list(state.history), dual_state=state.dual_state)
+        for state in bcfw(task, X, Y, 0.5, tol=0.0, max_iter=3, random_state=2, **options)
+    ]
+    later = list(bcfw(task, X, Y, 0.5, tol=0.0, max_iter=4, initial_state=first[2], **options))
+    np.testing.assert_allclose(later[-1].w, straight[-1][0], rtol=0, atol=1e-12)
+    for state in (first[2], first[3], later[-1]):
+        assert_the_pool_holds_each_labellings_features(task, X, Y, state.dual_state.active_sets)

@@ -1,8 +1,8 @@
 """The compiled steps of block-coordinate Frank–Wolfe, shared by every way of running a pass.
 
-:func:`structsvm.solvers._bcfw.bcfw` takes its steps here one at a time from Python; a task
-that compiles a whole pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls
-:func:`visit_block` from its own compiled loop, so both take exactly the same steps. The dual
+:func:`structsvm.solvers._bcfw.bcfw` takes its steps here one at a time from Python; its
+compiled pass (:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls :func:`visit_block` and
+:func:`pairwise_visit`, so both take exactly the same steps. The dual
 blocks of a compiled pass live in one pool of sorted sparse vectors (:func:`store_block`).
 """
 
@@ -148,7 +148,7 @@ def away_atom(scores: np.ndarray, count: int) -> int:
     subproblem (Osokin et al. 2016, the away corner). Scores within :data:`AWAY_TIES` (relative)
     of the lowest count as tied and the first of them wins: the exact line search of a pairwise
     step leaves its two labellings with equal scores, and the rounding of the way they are
-    scored (a task's compiled pass or the Python loop) must not decide between them.
+    scored (the compiled pass or the Python loop) must not decide between them.
     """
     lowest = scores[0]
     for k in range(1, count):
@@ -508,16 +508,14 @@ def record_step(i, indices, values, loss_change, dual, averaging, smallest_scale
 
 @numba.njit(cache=True)
 def visit_block(i, hat_indices, hat_values, loss, problem, dual):
-    """Take the BCFW step on block i towards the oracle's ŷ, or record example i's slack.
+    """Take the BCFW step on block i towards the oracle's ŷ; return ``dual``.
 
-    A task's compiled pass (see :meth:`structsvm.Task.bcfw_pass_kernel`) calls it once per
-    example with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
+    A compiled pass (:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls it once per visit
+    with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
     ``loss = Δ(y_i, ŷ)``, ŷ being the loss-augmented oracle's answer at ``w = dual[5]``. It
-    takes the step of :func:`structsvm.solvers._bcfw.bcfw` (margin rescaling, L1 slacks), bit
-    for bit, recording the block's duality gap before the step in ``block_gaps[i]`` when
-    ``block_gaps`` is not empty (for gap sampling); or, to evaluate the duality gap, it sets
-    ``slacks[i]`` to the exact slack
-    ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))`` and leaves the dual alone.
+    takes the step of the Python loop of :func:`structsvm.solvers._bcfw.bcfw` (margin
+    rescaling, L1 slacks), bit for bit, recording the block's duality gap before the step in
+    ``block_gaps[i]`` when ``block_gaps`` is not empty (for gap sampling).
 
     Parameters
     ----------
@@ -526,12 +524,11 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     hat_values : ndarray of float64
     loss : float
     problem : tuple
-        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks,
+        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale,
         block_gaps)``: the rows φ(x_i, y_i) in CSR form with sorted column indices, the weight
         C of the slacks, whether the iterates are averaged, the scale below which the average
-        is folded (see :func:`advance_average`), an empty array to take steps or an array of
-        shape (n,) to record slacks in, and an empty array or an array of shape (n,) to record
-        the steps' block gaps in.
+        is folded (see :func:`advance_average`), and an empty array or an array of shape (n,)
+        to record the steps' block gaps in.
     dual : tuple
         ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
         average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
@@ -543,20 +540,9 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
     tuple
         ``dual`` with the pool arrays that :func:`store_block` returned.
     """
-    true_indptr, true_indices, true_values, C, averaging, smallest_scale, slacks, block_gaps = (
-        problem
-    )
+    true_indptr, true_indices, true_values, C, averaging, smallest_scale, block_gaps = problem
     starts, lengths, pool_indices, pool_values, block_losses, w, average_offset, _, sums, _ = dual
     begin, end = true_indptr[i], true_indptr[i + 1]
-    if len(slacks) > 0:
-        true_score = 0.0
-        for p in range(begin, end):
-            true_score += true_values[p] * w[true_indices[p]]
-        hat_score = 0.0
-        for p in range(len(hat_indices)):
-            hat_score += hat_values[p] * w[hat_indices[p]]
-        slacks[i] = max(loss - (true_score - hat_score), 0.0)
-        return dual
     block_begin, block_end = starts[i], starts[i] + lengths[i]
     loss_gain = C * loss - block_losses[i]
     indices, values, step, gap = block_step(
@@ -580,13 +566,16 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
 
 @numba.njit(cache=True)
 def pairwise_visit(i, hat, away, problem, dual, atoms):
-    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual``.
+    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual, atoms``.
 
-    A task's compiled pass calls it instead of :func:`visit_block` when ``atoms`` holds active
+    The compiled pass calls it instead of :func:`visit_block` when ``atoms`` holds active
     sets, once per visit, after it has scored the block's active labellings at w and found the
-    away labelling with :func:`away_atom`. It takes the step of the Python loop of
-    :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``: :func:`pairwise_step`, the
-    gap of :func:`frank_wolfe_gap` for gap sampling and :func:`shift_mass` for the active set.
+    away labelling with :func:`away_atom`
+    (:func:`~structsvm.solvers._bcfw_pass.away_labelling`). It takes the step of the Python
+    loop of :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``:
+    :func:`pairwise_step`, the gap of :func:`frank_wolfe_gap` for gap sampling and
+    :func:`shift_mass` for the active set, whose labellings keep their labels, losses and
+    sparse φ.
 
     Parameters
     ----------
@@ -599,17 +588,28 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         ``(slot, indices, values, loss, scores)``: the away labelling's slot, its sparse φ and
         loss, and the scores of all the block's active labellings.
     problem, dual : tuple
-        As for :func:`visit_block` (``problem``'s slacks empty).
+        As for :func:`visit_block`.
     atoms : tuple
-        ``(positions, labels, weights, counts)``: block j's labellings occupy
-        ``labels[k, positions[j]:positions[j + 1]]`` for its slots ``k < counts[j]``, with
-        masses ``weights[j, k]``; the caller has made room for one more slot.
+        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
+        pool_values, pool_counts)``: block i's labellings occupy
+        ``labels[k, positions[i]:positions[i + 1]]`` for its slots ``k < counts[i]``, with
+        masses ``weights[i, k]`` and losses ``losses[i, k]``, and their φ are the blocks
+        ``i K + k`` of a pool as :func:`store_block` keeps it (K = ``weights.shape[1]``); the
+        caller has made room for one more slot.
+
+    Returns
+    -------
+    dual, atoms : tuple
+        As given, with the pool arrays that :func:`store_block` returned.
     """
     hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
     away_slot, away_indices, away_values, away_loss, scores = away
-    _, _, _, C, averaging, smallest_scale, _, block_gaps = problem
+    _, _, _, C, averaging, smallest_scale, block_gaps = problem
     starts, lengths, pool_indices, pool_values, _, w, average_offset, _, sums, _ = dual
-    positions, labels, weights, atom_counts = atoms
+    (
+        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
+        feature_indices, feature_values, feature_counts,
+    ) = atoms
     first, stop = positions[i], positions[i + 1]
     count = atom_counts[i]
     hat_slot = count
@@ -641,12 +641,26 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         sums[1],
         averaging,
     )
+    slots = weights.shape[1]
     if step > 0.0 and hat_slot == count:
         for t in range(first, stop):
             labels[count, t] = hat_labels[t - first]
+        losses[i, count] = hat_loss
+        feature_indices, feature_values = store_block(
+            i * slots + count, hat_indices, hat_values, feature_starts, feature_lengths,
+            feature_indices, feature_values, feature_counts,
+        )
     new_count, left = shift_mass(weights[i], count, hat_slot, away_slot, step)
     if left:
         for t in range(first, stop):
             labels[away_slot, t] = labels[new_count, t]
+        losses[i, away_slot] = losses[i, new_count]
+        feature_starts[i * slots + away_slot] = feature_starts[i * slots + new_count]
+        feature_lengths[i * slots + away_slot] = feature_lengths[i * slots + new_count]
+        feature_lengths[i * slots + new_count] = 0
     atom_counts[i] = new_count
-    return record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
+    dual = record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
+    return dual, (
+        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
+        feature_indices, feature_values, feature_counts,
+    )
