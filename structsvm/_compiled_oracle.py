@@ -81,6 +81,10 @@ class CompiledOracle(NamedTuple):
     to_output : callable or None
         Turns the labels of example i back into the task's output, ``to_output(labels)``
         (None: the labels array is the output).
+    n_outputs : int or None
+        Set by a task whose every example has the same few outputs, the single labels
+        ``0, …, n_outputs − 1`` (the classes of a multiclass task): solvers that work on every
+        output of an example at once (exact dual coordinate descent) need it. None otherwise.
     """
 
     data: tuple
@@ -91,6 +95,7 @@ class CompiledOracle(NamedTuple):
     n_examples: int
     batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
     to_output: Callable[[np.ndarray], Any] | None = None
+    n_outputs: int | None = None
 
     def functions(self) -> tuple[Any, Any, Any, Any]:
         """Return ``(scores, decode, features, loss)``, each made cacheable across processes.
