@@ -1,17 +1,20 @@
-"""User tasks that bring their own compiled oracle, as a user of the framework writes one.
+"""Problems for the solvers' compiled passes: user tasks that bring their own compiled oracle.
 
-Each task has plain Python methods (the base class enumerates their outputs) and a
-``compiled_oracle`` of four Numba functions over data prepared once, so that the solvers'
-compiled passes can be checked against their Python paths on tasks the framework does not ship.
+Each user task has plain Python methods (the base class enumerates their outputs) and a
+``compiled_oracle`` of four Numba functions over data prepared once, as a user of the framework
+writes one, so that the solvers' compiled passes can be checked against their Python paths on
+tasks the framework does not ship; and the multiclass task's problems, with its own oracle.
 """
 
 import itertools
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm import Task
 from structsvm._compiled_oracle import CompiledOracle
+from tasks import MulticlassTask
 
 # ------------------------------------------------------------------ two binary labels
 
@@ -248,3 +251,12 @@ def interleaved_problem(n, signs=(1.0, -1.0, 1.0, -1.0), seed=0):
     X[rng.random(X.shape) < 0.2] = 0.0
     task = InterleavedClasses(ASYMMETRIC_LOSS, 5, signs)
     return (task, *task.check_data(X, Y))
+
+
+def multiclass_problem(sparse, n, seed=0):
+    """Return a MulticlassTask of 4 classes (random costs), 5 features, and n examples."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5)) * (rng.random((n, 5)) < 0.7)
+    losses = rng.random((4, 4)) * (1 - np.eye(4))
+    task = MulticlassTask(4, 5, loss_matrix=losses)
+    return task, *task.check_data(sp.csr_matrix(X) if sparse else X, rng.integers(0, 4, n))

@@ -1,0 +1,180 @@
+"""The compiled per-example pass: every example's output, loss, slack and φ in compiled calls.
+
+The n-slack solver (and BCFW's gap evaluation) needs from an oracle pass every example's
+result (:class:`~structsvm.solvers._oracle.OraclePass`), not only their sums. A task that offers
+a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) prepares its data once per fit,
+here, and a pass at ``w`` is then two parallel compiled calls on ``n_jobs`` of Numba's threads:
+
+1. :func:`decode_examples` decodes every example (loss-augmented), writes its labels into the
+   example's slots of one preallocated array (an output has as many labels as the example's
+   true output), its loss and slack, and counts the entries of its φ(x_i, ŷ_i);
+2. :func:`write_features` writes each φ(x_i, ŷ_i) into its rows of a CSR matrix whose row
+   pointers are the running sums of those counts.
+
+Each example is computed by itself into storage of its own, so the results are the same bits on
+any number of threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle, labels_of
+from structsvm._task import Task
+from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass, loss_augmented_pass
+from structsvm.solvers._working_set import FeatureSpace
+
+
+@numba.njit(cache=True, parallel=True)
+def decode_examples(
+    fns, data, w, true_scores, label_offsets, table, offsets, labels, losses, slacks, entries
+):
+    """Decode every example at ``w`` (loss-augmented); fill the per-example arrays.
+
+    Example i's labels go to ``labels[label_offsets[i]:label_offsets[i + 1]]``, Δ(y_i, ŷ_i) to
+    ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))`` to ``slacks[i]`` and the
+    number of entries of φ(x_i, ŷ_i) to ``entries[i]``.
+    """
+    for i in numba.prange(len(true_scores)):
+        found = decode_example(fns, data, i, w, table, offsets, True)
+        labels[label_offsets[i] : label_offsets[i + 1]] = found
+        indices, values = fns[2](data, i, found)
+        loss = fns[3](data, i, found)
+        losses[i] = loss
+        slacks[i] = max(loss - (true_scores[i] - sparse_dot(w, indices, values)), 0.0)
+        entries[i] = len(indices)
+
+
+@numba.njit(cache=True, parallel=True)
+def write_features(fns, data, labels, label_offsets, indptr, indices, values):
+    """Write φ(x_i, y) of the labels of every example into CSR rows ``indptr[i]:indptr[i + 1]``."""
+    for i in numba.prange(len(indptr) - 1):
+        row_indices, row_values = fns[2](data, i, labels[label_offsets[i] : label_offsets[i + 1]])
+        indices[indptr[i] : indptr[i + 1]] = row_indices
+        values[indptr[i] : indptr[i + 1]] = row_values
+
+
+class CompiledExamplePasses:
+    """A training set whose per-example oracle passes are made by the task's compiled oracle.
+
+    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose :meth:`oracle_pass`
+    returns an :class:`~structsvm.solvers._oracle.OraclePass` for margin rescaling. Build it with
+    :meth:`prepare`, which returns None when the task has no compiled oracle.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    oracle : CompiledOracle
+        What :meth:`structsvm.Task.compiled_oracle` returned for (X, Y).
+    true_features : ndarray or sparse matrix
+        The rows φ(x_i, y_i).
+    n_jobs : int or None, default=None
+        Numba's threads of every pass (:func:`~structsvm._utils.parallel.compiled_threads`);
+        the results do not depend on it.
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        oracle: CompiledOracle,
+        true_features: FeatureMatrix,
+        *,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.task, self.X, self.Y = task, X, Y
+        self.oracle, self.functions = oracle, oracle.functions()
+        self.true_features = true_features
+        self.n_jobs = n_jobs
+        self.n_examples = len(X)
+        self.space = FeatureSpace(task.size_joint_feature)
+        label_counts = [len(labels_of(y)) for y in Y]
+        self.label_offsets = np.zeros(self.n_examples + 1, dtype=np.int64)
+        np.cumsum(label_counts, out=self.label_offsets[1:])
+
+    @classmethod
+    def prepare(
+        cls,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        *,
+        n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None,
+        compiled: bool | None = None,
+    ) -> CompiledExamplePasses | None:
+        """Return the training set with the task's compiled oracle, or None.
+
+        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
+        otherwise); ``compiled`` is read as by
+        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
+        """
+        oracle = find_compiled_oracle(
+            task, X, Y, compiled=compiled, purpose="per-example passes (margin rescaling)"
+        )
+        if oracle is None:
+            return None
+        if true_features is None:
+            true_features = task.batch_joint_feature(X, Y)
+        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
+
+    def zero_weights(self) -> np.ndarray:
+        """Return ``w = 0``."""
+        return self.space.zero_weights()
+
+    def oracle_pass(self, w: np.ndarray) -> OraclePass:
+        """Make the pass at ``w`` in two compiled calls; return every example's results.
+
+        The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels;
+        the pass is certified (the compiled decoding is exact). Scores that overflow make the
+        results not finite: the pass is then made again by
+        :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
+        """
+        oracle, n = self.oracle, self.n_examples
+        true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
+        labels = np.empty(self.label_offsets[-1], dtype=np.int64)
+        losses, slacks = np.empty(n), np.empty(n)
+        entries = np.empty(n, dtype=np.int64)
+        with compiled_threads(self.n_jobs):
+            table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
+            decode_examples(
+                self.functions, oracle.data, w, true_scores, self.label_offsets, *table,
+                labels, losses, slacks, entries,
+            )
+            finite = np.isfinite(losses.sum() + slacks.sum())
+            if finite:
+                indptr = np.zeros(n + 1, dtype=np.int64)
+                np.cumsum(entries, out=indptr[1:])
+                indices, values = np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
+                write_features(
+                    self.functions, oracle.data, labels, self.label_offsets, indptr, indices,
+                    values,
+                )
+        if not finite:
+            return loss_augmented_pass(
+                self.task, self.X, self.Y, self.true_features, w, n_jobs=self.n_jobs
+            )
+        features: FeatureMatrix = sp.csr_matrix(
+            (values, indices, indptr), shape=(n, self.task.size_joint_feature)
+        )
+        if not sp.issparse(self.true_features):
+            features = features.toarray()
+        offsets = self.label_offsets
+        return OraclePass(
+            outputs=[oracle.output(labels[offsets[i] : offsets[i + 1]]) for i in range(n)],
+            losses=losses,
+            slacks=slacks,
+            true_features=self.true_features,
+            features=features,
+            certified=True,
+            key_of=self.task.output_key,
+        )
