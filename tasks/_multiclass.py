@@ -253,9 +253,11 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-# The methods whose answers the compiled passes (BCFW's, 1-slack's, the dual solver's)
-# reproduce.
+# The methods whose answers the compiled passes (BCFW's, 1-slack's, n-slack's, the
+# perceptron's, the dual solver's) reproduce.
 _COMPILED_METHODS = (
+    "argmax",
+    "batch_argmax",
     "loss_augmented_argmax",
     "batch_loss",
     "is_certified",
