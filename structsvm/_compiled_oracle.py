@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 LOGGER = logging.getLogger("structsvm")
 
 # The passes take the oracle's functions as arguments, which Numba compiles as first-class
-# functions and warns about once per compilation; the protocol relies on it by design.
+# functions and warns about once per compilation; the protocol relies on it by design. The
+# message may begin with terminal colour codes.
 warnings.filterwarnings(
-    "ignore", message="First-class function type", category=NumbaExperimentalFeatureWarning
+    "ignore", message=".*First-class function type", category=NumbaExperimentalFeatureWarning
 )
 
 
