@@ -61,6 +61,38 @@ def write_features(fns, data, labels, label_offsets, indptr, indices, values):
         values[indptr[i] : indptr[i + 1]] = row_values
 
 
+class DecodedOutputs(Sequence):
+    """The outputs of a compiled pass, each made from its labels when it is read.
+
+    A solver reads few of them (n-slack, the keys of the examples it adds constraints for), so
+    none is made before it is needed; a pickled sequence is the list of the outputs.
+
+    Parameters
+    ----------
+    oracle : CompiledOracle
+        Whose :meth:`~structsvm.CompiledOracle.output` makes an output of its labels.
+    labels, offsets : ndarray of int64
+        Example i's labels are ``labels[offsets[i]:offsets[i + 1]]``.
+    """
+
+    def __init__(self, oracle: CompiledOracle, labels: np.ndarray, offsets: np.ndarray) -> None:
+        self.to_output, self.labels, self.offsets = oracle.output, labels, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"output {i} of a pass over {len(self)} examples")
+        i %= len(self)
+        return self.to_output(self.labels[self.offsets[i] : self.offsets[i + 1]])
+
+    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
+        return list, (list(self),)
+
+
 class CompiledExamplePasses:
     """A training set whose per-example oracle passes are made by the task's compiled oracle.
 
@@ -134,9 +166,9 @@ class CompiledExamplePasses:
     def oracle_pass(self, w: np.ndarray) -> OraclePass:
         """Make the pass at ``w`` in two compiled calls; return every example's results.
 
-        The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels;
-        the pass is certified (the compiled decoding is exact). Scores that overflow make the
-        results not finite: the pass is then made again by
+        The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels
+        (:class:`DecodedOutputs`); the pass is certified (the compiled decoding is exact).
+        Scores that overflow make the results not finite: the pass is then made again by
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
         """
         oracle, n = self.oracle, self.n_examples
@@ -168,9 +200,8 @@ class CompiledExamplePasses:
         )
         if not sp.issparse(self.true_features):
             features = features.toarray()
-        offsets = self.label_offsets
         return OraclePass(
-            outputs=[oracle.output(labels[offsets[i] : offsets[i + 1]]) for i in range(n)],
+            outputs=DecodedOutputs(oracle, labels, self.label_offsets),
             losses=losses,
             slacks=slacks,
             true_features=self.true_features,

@@ -1,6 +1,7 @@
 """The compiled per-example pass against the Python pass, and itself on more threads."""
 
 import logging
+import pickle
 
 import numpy as np
 import pytest
@@ -49,10 +50,15 @@ def test_every_example_is_as_the_python_pass_finds_it_and_the_same_bits_on_two_t
     np.testing.assert_array_equal(dense(threaded.features), dense(compiled.features))
 
 
-def test_outputs_are_the_tasks_outputs():
+def test_outputs_are_the_tasks_outputs_and_pickle_as_their_list():
     task, X, Y = multiclass_problem(False, 20)
     oracle_pass = CompiledExamplePasses.prepare(task, X, Y).oracle_pass(np.zeros(20))
-    assert all(isinstance(y, int) for y in oracle_pass.outputs)
+    outputs = oracle_pass.outputs
+    assert len(outputs) == 20 and all(isinstance(y, int) for y in outputs)
+    assert outputs[-1] == outputs[19] and outputs[2:4] == [outputs[2], outputs[3]]
+    with pytest.raises(IndexError):
+        outputs[20]
+    assert pickle.loads(pickle.dumps(outputs)) == list(outputs)
     pair, pair_X, pair_Y = pair_problem(5)
     pair_pass = CompiledExamplePasses.prepare(pair, pair_X, pair_Y).oracle_pass(np.ones(10))
     assert all(y.dtype == np.int64 and y.shape == (2,) for y in pair_pass.outputs)
