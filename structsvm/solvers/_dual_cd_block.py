@@ -49,15 +49,15 @@ class DualBlocks(NamedTuple):
     ----------
     data : tuple
         What :func:`dual_block_pass` reads: ``(examples, squared_norms, patterns, loss_table,
-        row_starts, indices, values)``. Example i is ``examples[i] = (base, pattern, loss_row,
-        y_i)`` and ``squared_norms[i]`` its a_i. φ(x_i, y), without its zero entries, is the
-        stored row ``r = base + patterns[pattern, y]`` moved by ``patterns[pattern, K + y]``
-        columns: the columns ``patterns[pattern, K + y] + indices[row_starts[r]:row_starts[r +
-        1]]`` hold the values ``values[row_starts[r]:row_starts[r + 1]]``; Δ(y_i, y) is
-        ``loss_table[loss_row, y]``. An output whose φ is the true output's moved to other
-        columns (e_y ⊗ x) shares its row, so the data are held once per example, and examples
-        share their patterns and rows of losses (one per true class for multiclass): what a
-        step reads besides the rows stays in the cache.
+        row_starts, indices, values)``. Example i is ``examples[i] = (base, kind, y_i)`` and
+        ``squared_norms[i]`` its a_i. φ(x_i, y), without its zero entries, is the stored row
+        ``r = base + patterns[kind, y]`` moved by ``patterns[kind, K + y]`` columns: the
+        columns ``patterns[kind, K + y] + indices[row_starts[r]:row_starts[r + 1]]`` hold the
+        values ``values[row_starts[r]:row_starts[r + 1]]``; the true output's row is ``base``,
+        unmoved. Δ(y_i, y) is ``loss_table[kind, y]``. An output whose φ is the true output's
+        moved to other columns (e_y ⊗ x) shares its row, so the data are held once per
+        example, and examples of the same kind share their rows of the tables (one kind per
+        true class for multiclass): what a step reads besides the rows stays in the cache.
     losses : ndarray of shape (n, K)
         Δ(y_i, y).
     truths : ndarray of shape (n,), int64
@@ -98,9 +98,14 @@ def prepare_blocks(task: Task, oracle: CompiledOracle, Y: Sequence[Any]) -> Dual
     n, n_outputs = losses.shape
     rows, shifts = rows.reshape(n, n_outputs), shifts.reshape(n, n_outputs)
     bases = rows.min(axis=1)
-    patterns, pattern_of = _tabled(np.concatenate([rows - bases[:, None], shifts], axis=1), truths)
-    loss_table, loss_row_of = _tabled(losses, truths)
-    examples = np.stack([bases, pattern_of, loss_row_of, truths], axis=1)
+    # An example's kind: its outputs' rows relative to its first, their shifts and its losses
+    # (as bits), tabled once for the examples of the same kind.
+    kinds, kind_of = _tabled(
+        np.concatenate([rows - bases[:, None], shifts, losses.view(np.int64)], axis=1), truths
+    )
+    patterns = np.ascontiguousarray(kinds[:, : 2 * n_outputs])
+    loss_table = np.ascontiguousarray(kinds[:, 2 * n_outputs :]).view(np.float64)
+    examples = np.stack([bases, kind_of, truths], axis=1)
     data = (examples, squared_norms, patterns, loss_table, row_starts, indices, values)
     return DualBlocks(data, losses, truths)
 
@@ -293,14 +298,13 @@ def dual_block_pass(data, visits, C, beta, w, gaps, free):
     order = np.empty(n_outputs, dtype=np.int64)
     for k in range(len(visits)):
         i = visits[k]
-        base, pattern = examples[i, 0], examples[i, 1]
-        loss_row, truth = examples[i, 2], examples[i, 3]
+        base, kind, truth = examples[i, 0], examples[i, 1], examples[i, 2]
         a = squared_norms[i]
         # The row the true output's φ is stored in, which most outputs share.
         true_span = (row_starts[base], row_starts[base + 1])
         if a <= 0.0:
             # φ(x_i, y) = 0 for every y: the slack is the largest loss at any w.
-            losses = loss_table[loss_row]
+            losses = loss_table[kind]
             gaps[k] = C * np.max(losses) - np.sum(beta[i] * losses)
             beta[i, :] = 0.0
             beta[i, np.argmax(losses)] = C
@@ -315,12 +319,12 @@ def dual_block_pass(data, visits, C, beta, w, gaps, free):
         largest, weighted = -np.inf, 0.0
         for j in range(m):
             label = moving[j]
-            begin, end = _span(row_starts, base, patterns[pattern, label], true_span)
-            shift = patterns[pattern, n_outputs + label]
+            begin, end = _span(row_starts, base, patterns[kind, label], true_span)
+            shift = patterns[kind, n_outputs + label]
             score = 0.0
             for p in range(begin, end):
                 score += values[p] * w[shift + indices[p]]
-            gain = score + loss_table[loss_row, label]
+            gain = score + loss_table[kind, label]
             largest = max(largest, gain)
             weighted += beta[i, label] * gain
             alpha = (C if label == truth else 0.0) - beta[i, label]
@@ -354,10 +358,9 @@ def dual_block_pass(data, visits, C, beta, w, gaps, free):
             if label != truth:
                 # w = Σ β_i(y) (φ(x_i, y_i) − φ(x_i, y)): w loses change · φ(x_i, y) and gains
                 # change · φ(x_i, y_i) (ψ_i(y_i) = 0).
-                begin, end = _span(row_starts, base, patterns[pattern, label], true_span)
-                shift = patterns[pattern, n_outputs + label]
+                begin, end = _span(row_starts, base, patterns[kind, label], true_span)
+                shift = patterns[kind, n_outputs + label]
                 for p in range(begin, end):
                     w[shift + indices[p]] -= change * values[p]
-                shift = patterns[pattern, n_outputs + truth]
                 for p in range(true_span[0], true_span[1]):
-                    w[shift + indices[p]] += change * values[p]
+                    w[indices[p]] += change * values[p]
