@@ -87,7 +87,7 @@ def _visit(data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarra
         np.int64, copy=False
     )
     gaps = np.empty(len(visits))
-    dual_block_pass(data, visits, C, beta, w, gaps, free)
+    dual_block_pass(*data, visits, C, beta, w, gaps, free)
     return visits, gaps
 
 

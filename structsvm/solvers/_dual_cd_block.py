@@ -282,15 +282,18 @@ def _span(row_starts, base, relative_row, true_span):
 
 
 @numba.njit(cache=True)
-def dual_block_pass(data, visits, C, beta, w, gaps, free):
+def dual_block_pass(
+    examples, squared_norms, patterns, loss_table, row_starts, indices, values,
+    visits, C, beta, w, gaps, free,
+):
     """Solve the block subproblems of ``visits`` in turn, exactly.
 
-    ``data`` is :attr:`DualBlocks.data`; ``beta`` (n, K) and ``w`` are updated in place;
+    The first arguments are :attr:`DualBlocks.data` (as arrays, which Numba's dispatcher
+    types faster than a tuple of them); ``beta`` (n, K) and ``w`` are updated in place;
     ``gaps[k]`` receives the duality gap of block ``visits[k]`` before its step, over the
     outputs its step may move: those that ``free`` marks, the true output and those with
     β_i(y) > 0.
     """
-    examples, squared_norms, patterns, loss_table, row_starts, indices, values = data
     n_outputs = loss_table.shape[1]
     moving = np.empty(n_outputs, dtype=np.int64)
     linear = np.empty(n_outputs)
