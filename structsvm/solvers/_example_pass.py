@@ -1,15 +1,16 @@
-"""The compiled per-example pass: every example's output, loss, slack and φ in compiled calls.
+"""The compiled per-example pass: every example's output, loss, slack and φ in one compiled call.
 
 The n-slack solver (and BCFW's gap evaluation) needs from an oracle pass every example's
 result (:class:`~structsvm.solvers._oracle.OraclePass`), not only their sums. A task that offers
 a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) prepares its data once per fit,
-here, and a pass at ``w`` is then two parallel compiled calls on ``n_jobs`` of Numba's threads:
+here, and a pass at ``w`` is then one call of :func:`example_pass` on ``n_jobs`` of Numba's
+threads, in two parallel loops:
 
-1. :func:`decode_examples` decodes every example (loss-augmented), writes its labels into the
-   example's slots of one preallocated array (an output has as many labels as the example's
-   true output), its loss and slack, and counts the entries of its φ(x_i, ŷ_i);
-2. :func:`write_features` writes each φ(x_i, ŷ_i) into its rows of a CSR matrix whose row
-   pointers are the running sums of those counts.
+1. decode every example (loss-augmented), write its labels into the example's slots of one
+   array (an output has as many labels as the example's true output), its loss and slack, and
+   count the entries of its φ(x_i, ŷ_i);
+2. write each φ(x_i, ŷ_i) into its rows of a CSR matrix whose row pointers are the running
+   sums of those counts.
 
 Each example is computed by itself into storage of its own, so the results are the same bits on
 any number of threads.
@@ -32,33 +33,50 @@ from structsvm.solvers._oracle import FeatureMatrix, OraclePass, loss_augmented_
 from structsvm.solvers._working_set import FeatureSpace
 
 
-@numba.njit(cache=True, parallel=True)
-def decode_examples(
-    fns, data, w, true_scores, label_offsets, table, offsets, labels, losses, slacks, entries
-):
-    """Decode every example at ``w`` (loss-augmented); fill the per-example arrays.
+@numba.njit(cache=True)
+def _example_arrays(n_labels, n):
+    """Return the pass's labels (n_labels,), losses, slacks and entry counts (n,), unset."""
+    return (
+        np.empty(n_labels, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    )
 
-    Example i's labels go to ``labels[label_offsets[i]:label_offsets[i + 1]]``, Δ(y_i, ŷ_i) to
-    ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))`` to ``slacks[i]`` and the
-    number of entries of φ(x_i, ŷ_i) to ``entries[i]``.
+
+@numba.njit(cache=True)
+def _feature_rows(entries):
+    """Return CSR row pointers for rows of ``entries`` entries, and their unset arrays."""
+    indptr = np.zeros(len(entries) + 1, dtype=np.int64)
+    for i in range(len(entries)):
+        indptr[i + 1] = indptr[i] + entries[i]
+    return indptr, np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
+
+
+@numba.njit(cache=True, parallel=True)
+def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
+    """Return every example's results at ``w``: ``(labels, losses, slacks, indptr, indices,
+    values)``.
+
+    Example i's loss-augmented output has the labels ``labels[label_offsets[i]:label_offsets[i
+    + 1]]``, Δ(y_i, ŷ_i) is ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))``
+    is ``slacks[i]``, and φ(x_i, ŷ_i) is the CSR row ``indptr[i]:indptr[i + 1]``. The first
+    loop decodes and counts the entries of each φ, the second writes them (the arrays are made
+    by serial helpers: an array expression here would be a parallel loop of its own).
     """
-    for i in numba.prange(len(true_scores)):
+    n = len(true_scores)
+    labels, losses, slacks, entries = _example_arrays(label_offsets[-1], n)
+    for i in numba.prange(n):
         found = decode_example(fns, data, i, w, table, offsets, True)
         labels[label_offsets[i] : label_offsets[i + 1]] = found
-        indices, values = fns[2](data, i, found)
+        row_indices, row_values = fns[2](data, i, found)
         loss = fns[3](data, i, found)
         losses[i] = loss
-        slacks[i] = max(loss - (true_scores[i] - sparse_dot(w, indices, values)), 0.0)
-        entries[i] = len(indices)
-
-
-@numba.njit(cache=True, parallel=True)
-def write_features(fns, data, labels, label_offsets, indptr, indices, values):
-    """Write φ(x_i, y) of the labels of every example into CSR rows ``indptr[i]:indptr[i + 1]``."""
-    for i in numba.prange(len(indptr) - 1):
+        slacks[i] = max(loss - (true_scores[i] - sparse_dot(w, row_indices, row_values)), 0.0)
+        entries[i] = len(row_indices)
+    indptr, indices, values = _feature_rows(entries)
+    for i in numba.prange(n):
         row_indices, row_values = fns[2](data, i, labels[label_offsets[i] : label_offsets[i + 1]])
         indices[indptr[i] : indptr[i + 1]] = row_indices
         values[indptr[i] : indptr[i + 1]] = row_values
+    return labels, losses, slacks, indptr, indices, values
 
 
 class DecodedOutputs(Sequence):
@@ -164,7 +182,7 @@ class CompiledExamplePasses:
         return self.space.zero_weights()
 
     def oracle_pass(self, w: np.ndarray) -> OraclePass:
-        """Make the pass at ``w`` in two compiled calls; return every example's results.
+        """Make the pass at ``w`` in one compiled call; return every example's results.
 
         The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels
         (:class:`DecodedOutputs`); the pass is certified (the compiled decoding is exact).
@@ -173,25 +191,12 @@ class CompiledExamplePasses:
         """
         oracle, n = self.oracle, self.n_examples
         true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
-        labels = np.empty(self.label_offsets[-1], dtype=np.int64)
-        losses, slacks = np.empty(n), np.empty(n)
-        entries = np.empty(n, dtype=np.int64)
         with compiled_threads(self.n_jobs):
             table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
-            decode_examples(
-                self.functions, oracle.data, w, true_scores, self.label_offsets, *table,
-                labels, losses, slacks, entries,
+            labels, losses, slacks, indptr, indices, values = example_pass(
+                self.functions, oracle.data, w, true_scores, self.label_offsets, *table
             )
-            finite = np.isfinite(losses.sum() + slacks.sum())
-            if finite:
-                indptr = np.zeros(n + 1, dtype=np.int64)
-                np.cumsum(entries, out=indptr[1:])
-                indices, values = np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
-                write_features(
-                    self.functions, oracle.data, labels, self.label_offsets, indptr, indices,
-                    values,
-                )
-        if not finite:
+        if not np.isfinite(losses.sum() + slacks.sum()):
             return loss_augmented_pass(
                 self.task, self.X, self.Y, self.true_features, w, n_jobs=self.n_jobs
             )
