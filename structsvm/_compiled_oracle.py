@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 LOGGER = logging.getLogger("structsvm")
 
 # The passes take the oracle's functions as arguments, which Numba compiles as first-class
-# functions and warns about once per compilation; the protocol relies on it by design.
+# functions and warns about once per compilation; the protocol relies on it by design. The
+# message may begin with terminal colour codes.
 warnings.filterwarnings(
     "ignore", message=".*First-class function type", category=NumbaExperimentalFeatureWarning
 )
@@ -81,6 +82,10 @@ class CompiledOracle(NamedTuple):
     to_output : callable or None
         Turns the labels of example i back into the task's output, ``to_output(labels)``
         (None: the labels array is the output).
+    n_outputs : int or None
+        Set by a task whose every example has the same few outputs, the single labels
+        ``0, …, n_outputs − 1`` (the classes of a multiclass task): solvers that work on every
+        output of an example at once (exact dual coordinate descent) need it. None otherwise.
     """
 
     data: tuple
@@ -91,6 +96,7 @@ class CompiledOracle(NamedTuple):
     n_examples: int
     batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
     to_output: Callable[[np.ndarray], Any] | None = None
+    n_outputs: int | None = None
 
     def functions(self) -> tuple[Any, Any, Any, Any]:
         """Return ``(scores, decode, features, loss)``, each made cacheable across processes.

@@ -169,41 +169,8 @@ class MulticlassTask(Task):
             n_examples=len(labels),
             batch_scores=None if sparse else dense_class_scores,
             to_output=_class_of,
+            n_outputs=self.n_classes,
         )
-
-    def dual_coordinate_kernel(self, X, Y):
-        """Return the exact Crammer–Singer block solver of this task.
-
-        See :meth:`structsvm.Task.dual_coordinate_kernel`; the outputs are the classes. With
-        α_i = C e_{y_i} − β_i the subproblem of example i is Crammer & Singer's: minimise
-        ``½ ‖x_i‖² Σ_y α_i(y)² + Σ_y b_y α_i(y)`` over ``α_i(y) <= C [y = y_i]``,
-        ``Σ_y α_i(y) = 0``, where ``b_y = W[y] · x_i + Δ(y_i, y) − ‖x_i‖² α_i(y)`` at the
-        current weights. Its solution is ``α_i(y) = min(C [y = y_i], (θ − b_y) / ‖x_i‖²)``
-        with the threshold θ found by sorting (Keerthi et al., KDD 2008, section 3; Crammer &
-        Singer, JMLR 2001, section 6). An example with x_i = 0 puts all of C on the class of
-        largest loss, which is its slack at any w. None for a subclass that overrides the loss
-        or the joint feature.
-
-        References
-        ----------
-        K. Crammer and Y. Singer, "On the algorithmic implementation of multiclass kernel-based
-        vector machines", JMLR 2 (2001).
-        S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential
-        dual method for large scale multi-class linear SVMs", KDD 2008.
-        """
-        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
-            return None
-        indptr, columns, values = _compiled_rows(X)
-        labels = np.asarray(Y, dtype=np.int64)
-        # Zero entries change neither the scores nor the weights: the steps skip them.
-        rows = np.repeat(np.arange(len(labels)), np.diff(indptr))
-        stored = values != 0.0
-        rows, columns, values = rows[stored], columns[stored], values[stored]
-        indptr = np.zeros(len(labels) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(labels)), out=indptr[1:])
-        squared_norms = np.bincount(rows, weights=values**2, minlength=len(labels))
-        data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, squared_norms)
-        return _multiclass_dual_pass, data, self.loss_matrix[labels], labels
 
     # ----------------------------------------------------------------- vectorised batches
     def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
@@ -284,9 +251,11 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-# The methods whose answers the compiled passes (BCFW's, 1-slack's, the dual solver's)
-# reproduce.
+# The methods whose answers the compiled passes (BCFW's, 1-slack's, n-slack's, the
+# perceptron's, the dual solver's) reproduce.
 _COMPILED_METHODS = (
+    "argmax",
+    "batch_argmax",
     "loss_augmented_argmax",
     "batch_loss",
     "is_certified",
@@ -314,86 +283,6 @@ def _compiled_rows(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inputs = _as_csr(X)
     inputs.sum_duplicates()
     return inputs.indptr.astype(np.int64), inputs.indices.astype(np.int64), inputs.data
-
-
-@numba.njit(cache=True)
-def _multiclass_dual_pass(data, visits, C, beta, w, gaps, free):
-    """Solve the Crammer–Singer subproblems of ``visits`` in turn (``dual_coordinate_kernel``).
-
-    ``beta`` (n, n_classes) and ``w`` are updated in place; ``gaps[k]`` receives the duality gap
-    of block ``visits[k]`` before its step, over the classes its step may move: those that
-    ``free`` marks, the true class and those with β_i(y) > 0.
-    """
-    indptr, columns, values, labels, loss_matrix, n_features, squared_norms = data
-    n_classes = loss_matrix.shape[0]
-    moving = np.empty(n_classes, dtype=np.int64)
-    linear = np.empty(n_classes)
-    thresholds = np.empty(n_classes)
-    order = np.empty(n_classes, dtype=np.int64)
-    for k in range(len(visits)):
-        i = visits[k]
-        truth = labels[i]
-        begin, end = indptr[i], indptr[i + 1]
-        a = squared_norms[i]
-        if a <= 0.0:
-            # φ(x_i, y) = 0 for every y: the slack is the largest loss at any w.
-            gaps[k] = C * np.max(loss_matrix[truth]) - np.sum(beta[i] * loss_matrix[truth])
-            beta[i, :] = 0.0
-            beta[i, np.argmax(loss_matrix[truth])] = C
-            continue
-        m = 0
-        for label in range(n_classes):
-            if free[i, label] or label == truth or beta[i, label] > 0.0:
-                moving[m] = label
-                m += 1
-        # With g_y = Δ(y_i, y) + W[y] · x_i, the block's gap is C max_y g_y − Σ_y β_i(y) g_y.
-        # α_i(y) = C [y = y_i] − β_i(y); b_y is the linear term of the subproblem in α_i.
-        largest, weighted = -np.inf, 0.0
-        for j in range(m):
-            label = moving[j]
-            offset = label * n_features
-            score = 0.0
-            for p in range(begin, end):
-                score += values[p] * w[offset + columns[p]]
-            gain = score + loss_matrix[truth, label]
-            largest = max(largest, gain)
-            weighted += beta[i, label] * gain
-            alpha = (C if label == truth else 0.0) - beta[i, label]
-            linear[j] = gain - a * alpha
-            thresholds[j] = linear[j] + (a * C if label == truth else 0.0)
-            # Insertion sort by decreasing threshold (no allocation for a few classes).
-            position = j
-            while position > 0 and thresholds[order[position - 1]] < thresholds[j]:
-                order[position] = order[position - 1]
-                position -= 1
-            order[position] = j
-        gaps[k] = max(C * largest - weighted, 0.0)
-        # θ solves Σ_y min(C [y = y_i], (θ − b_y) / a) = 0 over the moving classes (the others
-        # have α_i(y) = 0): with the thresholds d_y = b_y + a C [y = y_i] in decreasing order,
-        # the top r classes are below their bound at θ = (Σ_top d − a C) / r.
-        total = thresholds[order[0]]
-        theta = total - a * C
-        r = 1
-        while r < m and theta < thresholds[order[r]]:
-            total += thresholds[order[r]]
-            r += 1
-            theta = (total - a * C) / r
-        true_offset = truth * n_features
-        for j in range(m):
-            label = moving[j]
-            bound = C if label == truth else 0.0
-            alpha_new = min(bound, (theta - linear[j]) / a)
-            change = (bound - alpha_new) - beta[i, label]
-            if change == 0.0:
-                continue
-            beta[i, label] = bound - alpha_new
-            if label != truth:
-                # w = Σ β_i(y) (φ(x_i, y_i) − φ(x_i, y)): block y loses change · x_i and
-                # block y_i gains it (ψ_i(y_i) = 0).
-                offset = label * n_features
-                for p in range(begin, end):
-                    w[offset + columns[p]] -= change * values[p]
-                    w[true_offset + columns[p]] += change * values[p]
 
 
 def _class_of(labels: np.ndarray) -> int:

@@ -35,6 +35,10 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
     updates is at most ``(R / δ)²`` (Collins 2002, after Novikoff 1962); see
     :func:`structsvm.mistake_bound`.
 
+    A task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) has each
+    epoch made by one compiled call, with the same iterates as the Python loop, which runs
+    for any other task.
+
     Parameters
     ----------
     task : structsvm.Task

@@ -106,8 +106,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         per step and no QP; an iteration is a pass over the data (for L2 slacks each step
         maximises the dual over a two-dimensional cone, see :mod:`structsvm.solvers._bcfw`).
         "dual-cd": exact dual coordinate descent with shrinking (Keerthi et al. 2008), for
-        tasks that solve one example's dual subproblem in compiled code
-        (:meth:`~structsvm.Task.dual_coordinate_kernel`, as :class:`~tasks.MulticlassTask`);
+        tasks whose compiled oracle gives every example the same few outputs
+        (:attr:`structsvm.CompiledOracle.n_outputs`, as :class:`~tasks.MulticlassTask`);
         margin rescaling and L1 slacks only. An iteration is a pass over the data followed by
         passes over the examples still active (see :mod:`structsvm.solvers._dual_cd`).
     tol : float, default=1e-3

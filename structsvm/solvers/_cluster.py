@@ -36,6 +36,7 @@ from joblib import effective_n_jobs
 from structsvm._task import Task
 from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
 from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
+from structsvm.solvers._example_pass import CompiledExamplePasses
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     OraclePass,
@@ -212,19 +213,19 @@ def training_set(
 
     On a Dask cluster (joblib's "dask" backend active and ``n_jobs`` not 1) that is the
     cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot,
-    ``summed`` as given. Anywhere else it is this process: if ``summed``, for margin
-    rescaling, and if the task offers a compiled oracle (:meth:`~structsvm.Task.compiled_oracle`),
-    a :class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` whose passes are each one
-    compiled call on ``n_jobs`` threads; otherwise a
+    ``summed`` as given. Anywhere else it is this process: for margin rescaling, if the task
+    offers a compiled oracle (:meth:`~structsvm.Task.compiled_oracle`), a
+    :class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` if ``summed``, a
+    :class:`~structsvm.solvers._example_pass.CompiledExamplePasses` if not, whose passes are
+    compiled calls on ``n_jobs`` threads; otherwise a
     :class:`~structsvm.solvers._cutting_plane.TaskConstraints` whose passes run through
     :func:`~structsvm._utils.parallel.map_chunks` on ``n_jobs`` joblib workers or threads.
     """
     client = dask_client(n_jobs)
-    compiled = (
-        CompiledSummedPasses.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
-        if client is None and summed and rescaling == "margin"
-        else None
-    )
+    compiled: ConstraintSource | None = None
+    if client is None and rescaling == "margin":
+        passes = CompiledSummedPasses if summed else CompiledExamplePasses
+        compiled = passes.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
     if compiled is not None:
         yield compiled
         return

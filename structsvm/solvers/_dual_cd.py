@@ -11,9 +11,10 @@ whose constraints are one simplex per example. Block-coordinate ascent that maxi
 *exactly* over one example's simplex at a time, the other blocks fixed, converges linearly for
 this problem (Keerthi et al., section 3, after Luo & Tseng); BCFW
 (:mod:`structsvm.solvers._bcfw`) takes only a Frank–Wolfe step towards one corner per visit. The
-exact step needs the whole subproblem of an example, which a task offers in compiled form when
-its outputs are few (:meth:`structsvm.Task.dual_coordinate_kernel`; for
-:class:`~tasks.MulticlassTask` it is the Crammer–Singer subproblem, solved by sorting).
+exact step needs every output of an example, which a task's compiled oracle gives when its
+examples all have the same few outputs (:attr:`structsvm.CompiledOracle.n_outputs`); the step
+is :mod:`structsvm.solvers._dual_cd_block`'s (for :class:`~tasks.MulticlassTask`, the
+Crammer–Singer subproblem, solved by sorting).
 
 Each iteration is one pass over the examples, in a fresh random order or in index order. After
 it the primal objective ``P(w)`` is evaluated with the task's own batch oracle at the
@@ -33,6 +34,7 @@ from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
+from structsvm.solvers._dual_cd_block import PURPOSE, dual_block_pass, prepare_blocks
 from structsvm.solvers._objective import L1_SLACKS, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
 from structsvm.solvers._state import (
@@ -76,18 +78,20 @@ class DualCoordinateState:
         return DualCoordinateState(self.beta.copy(), self.w.copy(), copy.deepcopy(self.rng))
 
 
-def _visit(kernel, data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarray]:
+def _visit(data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarray]:
     """Solve the subproblems of ``examples`` (in a random order unless ``rng`` is None).
 
     Return the examples in the order visited and each one's block gap before its step.
     """
-    visits = (rng.permutation(examples) if rng is not None else examples).astype(np.int64)
+    visits = (rng.permutation(examples) if rng is not None else examples).astype(
+        np.int64, copy=False
+    )
     gaps = np.empty(len(visits))
-    kernel(data, visits, C, beta, w, gaps, free)
+    dual_block_pass(*data, visits, C, beta, w, gaps, free)
     return visits, gaps
 
 
-def _sweep(kernel, data, C, beta, w, rng, enough: float) -> None:
+def _sweep(data, C, beta, w, rng, enough: float) -> None:
     """Make one iteration's passes: one over every block, then over the shrunk active set.
 
     The full pass may move every output. After it, a block whose gap was 0 when visited is
@@ -103,14 +107,14 @@ def _sweep(kernel, data, C, beta, w, rng, enough: float) -> None:
     """
     n = beta.shape[0]
     free = np.ones(beta.shape, dtype=bool)
-    visits, gaps = _visit(kernel, data, np.arange(n), C, beta, w, free, rng)
+    visits, gaps = _visit(data, np.arange(n), C, beta, w, free, rng)
     target = max(SHRUNK_GAP_FRACTION * gaps.sum(), enough)
     np.greater(beta, 0.0, out=free)
     active = np.sort(visits[gaps > 0.0])
     for _ in range(MAX_SHRUNK_PASSES):
         if not len(active):
             return
-        visits, gaps = _visit(kernel, data, active, C, beta, w, free, rng)
+        visits, gaps = _visit(data, active, C, beta, w, free, rng)
         if gaps.sum() <= target:
             return
         active = np.sort(visits[gaps > 0.0])
@@ -134,14 +138,16 @@ def dual_coordinate_descent(
 ) -> Iterator[SolverState]:
     """Train a structural SVM by exact dual coordinate descent over the examples.
 
-    For tasks that offer an exact solver of one example's dual subproblem
-    (:meth:`structsvm.Task.dual_coordinate_kernel`), such as :class:`~tasks.MulticlassTask`,
-    where this is the sequential dual method of Keerthi et al. for the Crammer–Singer SVM.
+    For tasks whose compiled oracle gives every example the same few outputs
+    (:attr:`structsvm.CompiledOracle.n_outputs`) with mutually orthogonal joint features of
+    equal norms, such as :class:`~tasks.MulticlassTask`, where this is the sequential dual
+    method of Keerthi et al. for the Crammer–Singer SVM (see
+    :mod:`structsvm.solvers._dual_cd_block`).
 
     Parameters
     ----------
     task : Task
-        A task whose ``dual_coordinate_kernel`` is not None.
+        A task whose compiled oracle sets ``n_outputs``.
     X, Y : sequences of training inputs and outputs (already validated by the task)
     C : float
         Weight of the slacks in ``½‖w‖² + C Σ ξ_i``.
@@ -178,8 +184,9 @@ def dual_coordinate_descent(
     Raises
     ------
     ValueError
-        If the task offers no ``dual_coordinate_kernel``, for slack rescaling or L2 slacks,
-        or for an unknown ``order``.
+        If the task offers no compiled oracle with ``n_outputs``, or outputs without a
+        closed-form exact step (:func:`~structsvm.solvers._dual_cd_block.prepare_blocks`), for
+        slack rescaling or L2 slacks, or for an unknown ``order``.
 
     References
     ----------
@@ -196,13 +203,13 @@ def dual_coordinate_descent(
         )
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
-    offered = task.dual_coordinate_kernel(X, Y)
-    if offered is None:
+    oracle = task.compiled_oracle(X, Y)
+    if oracle is None:
         raise ValueError(
-            f"task must offer an exact dual block solver for the dual-cd solver: "
-            f"{type(task).__name__}.dual_coordinate_kernel returned None"
+            f"{PURPOSE} runs on the task's compiled oracle: {type(task).__name__}"
+            ".compiled_oracle returned None"
         )
-    kernel, data, losses, truths = offered
+    data, losses, truths = prepare_blocks(task, oracle, Y)
     n = len(X)
     if true_features is None:
         true_features = task.batch_joint_feature(X, Y)
@@ -225,14 +232,14 @@ def dual_coordinate_descent(
         if iteration > 0:
             # Half the gap that would stop the run: the rest is left for the weights' moves.
             enough = 0.5 * tol * counters.history[-1]["primal"]
-            _sweep(kernel, data, C, beta, w, rng if order == "random" else None, enough)
-        oracle = loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n_jobs)
+            _sweep(data, C, beta, w, rng if order == "random" else None, enough)
+        oracle_pass = loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n_jobs)
         counters.oracle_calls += n
         squared_norm = w @ w
-        primal = L1_SLACKS.primal(squared_norm, oracle.slacks, C)
+        primal = L1_SLACKS.primal(squared_norm, oracle_pass.slacks, C)
         dual = L1_SLACKS.dual(float(np.sum(beta * losses)), squared_norm, beta.sum(axis=1), C)
         state.w = w.copy()
-        counters.record(iteration, primal, dual, certified=oracle.certified)
+        counters.record(iteration, primal, dual, certified=oracle_pass.certified)
         state.converged = meets_tolerance(primal, dual, tol)
         # The state's weights are a copy no pass writes into: the dual state shares them.
         state.dual_state = DualCoordinateState(beta.copy(), state.w, copy.deepcopy(rng))

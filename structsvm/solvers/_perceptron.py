@@ -5,6 +5,9 @@ current weights and, when ``ŷ`` differs from the true output, updates ``w += φ
 The averaged perceptron (Freund & Schapire 1999; Collins 2002) reports the average of the
 weights over all steps, kept without storing them: ``w_avg = w − Σ_t t·Δ_t / T`` (Daumé III,
 "A course in machine learning", 2012).
+
+A task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) has each epoch
+made by one compiled call (:mod:`structsvm.solvers._perceptron_epoch`), with the same iterates.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
+from structsvm.solvers._perceptron_epoch import CompiledEpochs
 from structsvm.solvers._state import RunCounters, SolverState
 
 
@@ -66,6 +71,7 @@ def perceptron(
     shuffle: bool = True,
     random_state: int | np.random.RandomState | None = None,
     initial_state: SolverState | None = None,
+    compiled: bool | None = None,
 ) -> Iterator[SolverState]:
     """Train the structured perceptron, yielding the state after every epoch.
 
@@ -85,6 +91,10 @@ def perceptron(
         A state yielded by an earlier run on the same task and data: continue from its
         weights, sums and generator for up to ``max_iter`` further epochs. A state whose last
         epoch made no update is yielded back as it is.
+    compiled : bool or None, default=None
+        Make each epoch one compiled call through the task's compiled oracle: None where the
+        task offers one, True to require it, False for the Python loop (see
+        :func:`~structsvm._compiled_oracle.find_compiled_oracle`). The iterates are the same.
 
     Yields
     ------
@@ -107,20 +117,15 @@ def perceptron(
     state = SolverState(
         w=run.reported_weights(averaged), working_set=None, history=counters.history
     )
+    oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose="perceptron epochs")
+    epochs = None if oracle is None else CompiledEpochs.of(oracle, Y)
     n = len(X)
     for epoch in counters.iterations:
         order = run.rng.permutation(n) if shuffle else np.arange(n)
-        mistakes = 0
-        for i in order:
-            y_hat = task.argmax(X[i], run.w)
-            if not task.outputs_equal(y_hat, Y[i]):
-                update = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], y_hat)
-                if sp.issparse(update):  # a task may return φ as one sparse row
-                    update = update.toarray().ravel()
-                run.w += update
-                run.weighted_updates += run.step * update
-                mistakes += 1
-            run.step += 1
+        if epochs is None:
+            mistakes = _python_epoch(task, X, Y, order, run)
+        else:
+            mistakes, run.step = epochs.epoch(order, run.w, run.weighted_updates, run.step)
         run.n_updates += mistakes
         counters.history.append(
             {
@@ -136,3 +141,21 @@ def perceptron(
         yield state
         if state.converged:
             return
+
+
+def _python_epoch(
+    task: Task, X: Sequence[Any], Y: Sequence[Any], order: np.ndarray, run: PerceptronState
+) -> int:
+    """Make the steps of ``order`` with the task's Python methods; return the mistakes."""
+    mistakes = 0
+    for i in order:
+        y_hat = task.argmax(X[i], run.w)
+        if not task.outputs_equal(y_hat, Y[i]):
+            update = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], y_hat)
+            if sp.issparse(update):  # a task may return φ as one sparse row
+                update = update.toarray().ravel()
+            run.w += update
+            run.weighted_updates += run.step * update
+            mistakes += 1
+        run.step += 1
+    return mistakes

@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from structsvm import StructuredPerceptron, margin, mistake_bound, radius
 from structsvm.datasets import make_separable
+from structsvm.solvers._perceptron import perceptron
 from tasks import MulticlassTask
 from tests.references import perceptron_iterates
 
@@ -141,3 +142,15 @@ def test_a_checkpoint_resumes_the_perceptron(tmp_path):
     assert loaded.warm_start and loaded.converged_
     np.testing.assert_array_equal(loaded.w_, model.w_)
     assert loaded.fit(X, Y).n_iter_ == model.n_iter_  # converged: nothing more to do
+
+
+def test_the_learner_runs_compiled_epochs_with_the_python_loops_weights(caplog):
+    task = MulticlassTask(n_classes=10, n_features=64)
+    digits = load_digits()
+    X, Y = task.check_data(digits.data[:300] / 16, digits.target[:300])
+    model = StructuredPerceptron(task, max_epochs=3, averaged=True, random_state=0).fit(X, Y)
+    *_, python = perceptron(
+        task, X, Y, max_iter=3, averaged=True, random_state=0, compiled=False
+    )
+    np.testing.assert_array_equal(model.w_, python.w)
+    assert model.n_updates_ == python.history[-1]["n_updates"]

@@ -8,6 +8,12 @@ from sklearn.svm import LinearSVC
 from structsvm import StructuredSVM
 from structsvm.solvers import dual_coordinate_descent, n_slack
 from tasks import ChainTask, MulticlassTask
+from tests.compiled_tasks import (
+    ASYMMETRIC_LOSS,
+    SharedInputClasses,
+    interleaved_problem,
+    pair_problem,
+)
 from tests.references import solve_full_primal
 
 
@@ -34,11 +40,6 @@ def primal_by_hand(X, Y, w, C, loss_matrix):
     scores = X @ W.T
     margins = loss_matrix[Y] + scores - scores[np.arange(len(Y)), Y][:, None]
     return 0.5 * w @ w + C * margins.max(axis=1).sum()
-
-
-ASYMMETRIC_LOSS = np.array(
-    [[0.0, 1.0, 2.0, 0.5], [1.0, 0.0, 1.0, 3.0], [0.5, 2.0, 0.0, 1.0], [1.0, 1.0, 1.0, 0.0]]
-)
 
 
 @pytest.mark.parametrize("loss_matrix", [None, ASYMMETRIC_LOSS])
@@ -134,9 +135,31 @@ def test_refuses_tasks_and_options_it_cannot_solve():
         def loss(self, y_true, y):
             return 2.0 * float(y_true != y)
 
-    with pytest.raises(ValueError, match="dual_coordinate_kernel returned None"):
+    with pytest.raises(ValueError, match=r"OwnLoss\.compiled_oracle returned None"):
         run(OwnLoss(4, 5), X, Y, 1.0)
     chain = ChainTask(2, 3)
     chain_X, chain_Y = chain.check_data([np.ones((2, 3))], [np.array([0, 1])])
-    with pytest.raises(ValueError, match=r"ChainTask\.dual_coordinate_kernel returned None"):
+    chain_refusal = r"ChainTask\.compiled_oracle (returned None|does not set n_outputs)"
+    with pytest.raises(ValueError, match=chain_refusal):
         run(chain, chain_X, chain_Y, 1.0)
+    pair, pair_X, pair_Y = pair_problem(5)
+    with pytest.raises(ValueError, match=r"PairTask\.compiled_oracle does not set n_outputs"):
+        run(pair, pair_X, pair_Y, 1.0)
+
+
+def test_refuses_outputs_without_a_closed_form_step():
+    _, X, Y = interleaved_problem(10)
+    task = SharedInputClasses(ASYMMETRIC_LOSS, 5)
+    with pytest.raises(ValueError, match="mutually orthogonal with equal norms"):
+        run(task, X, Y, 1.0)
+
+
+@pytest.mark.parametrize("signs", [(1.0, 1.0, 1.0, 1.0), (1.0, -1.0, 1.0, -1.0)])
+def test_a_user_task_with_orthogonal_outputs_reaches_the_optimum_of_the_full_qp(signs):
+    """Classes laid out by the task (φ(x, y)[j K + y] = s_y x[j]), some of other values."""
+    task, X, Y = interleaved_problem(30, signs=signs)
+    state = run(task, X, Y, 0.5)
+    w_ref, _, objective = solve_full_primal(task, list(X), list(Y), 0.5)
+    assert state.converged and state.history[-1]["certified"]
+    np.testing.assert_allclose(state.history[-1]["primal"], objective, rtol=1e-8)
+    np.testing.assert_allclose(state.w, w_ref, atol=1e-5)

@@ -1,0 +1,216 @@
+"""The compiled per-example pass: every example's output, loss, slack and φ in one compiled call.
+
+The n-slack solver (and BCFW's gap evaluation) needs from an oracle pass every example's
+result (:class:`~structsvm.solvers._oracle.OraclePass`), not only their sums. A task that offers
+a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) prepares its data once per fit,
+here, and a pass at ``w`` is then one call of :func:`example_pass` on ``n_jobs`` of Numba's
+threads, in two parallel loops:
+
+1. decode every example (loss-augmented), write its labels into the example's slots of one
+   array (an output has as many labels as the example's true output), its loss and slack, and
+   count the entries of its φ(x_i, ŷ_i);
+2. write each φ(x_i, ŷ_i) into its rows of a CSR matrix whose row pointers are the running
+   sums of those counts.
+
+Each example is computed by itself into storage of its own, so the results are the same bits on
+any number of threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle, labels_of
+from structsvm._task import Task
+from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass, loss_augmented_pass
+from structsvm.solvers._working_set import FeatureSpace
+
+
+@numba.njit(cache=True)
+def _example_arrays(n_labels, n):
+    """Return the pass's labels (n_labels,), losses, slacks and entry counts (n,), unset."""
+    return (
+        np.empty(n_labels, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    )
+
+
+@numba.njit(cache=True)
+def _feature_rows(entries):
+    """Return CSR row pointers for rows of ``entries`` entries, and their unset arrays."""
+    indptr = np.zeros(len(entries) + 1, dtype=np.int64)
+    for i in range(len(entries)):
+        indptr[i + 1] = indptr[i] + entries[i]
+    return indptr, np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
+
+
+@numba.njit(cache=True, parallel=True)
+def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
+    """Return every example's results at ``w``: ``(labels, losses, slacks, indptr, indices,
+    values)``.
+
+    Example i's loss-augmented output has the labels ``labels[label_offsets[i]:label_offsets[i
+    + 1]]``, Δ(y_i, ŷ_i) is ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))``
+    is ``slacks[i]``, and φ(x_i, ŷ_i) is the CSR row ``indptr[i]:indptr[i + 1]``. The first
+    loop decodes and counts the entries of each φ, the second writes them (the arrays are made
+    by serial helpers: an array expression here would be a parallel loop of its own).
+    """
+    n = len(true_scores)
+    labels, losses, slacks, entries = _example_arrays(label_offsets[-1], n)
+    for i in numba.prange(n):
+        found = decode_example(fns, data, i, w, table, offsets, True)
+        labels[label_offsets[i] : label_offsets[i + 1]] = found
+        row_indices, row_values = fns[2](data, i, found)
+        loss = fns[3](data, i, found)
+        losses[i] = loss
+        slacks[i] = max(loss - (true_scores[i] - sparse_dot(w, row_indices, row_values)), 0.0)
+        entries[i] = len(row_indices)
+    indptr, indices, values = _feature_rows(entries)
+    for i in numba.prange(n):
+        row_indices, row_values = fns[2](data, i, labels[label_offsets[i] : label_offsets[i + 1]])
+        indices[indptr[i] : indptr[i + 1]] = row_indices
+        values[indptr[i] : indptr[i + 1]] = row_values
+    return labels, losses, slacks, indptr, indices, values
+
+
+class DecodedOutputs(Sequence):
+    """The outputs of a compiled pass, each made from its labels when it is read.
+
+    A solver reads few of them (n-slack, the keys of the examples it adds constraints for), so
+    none is made before it is needed; a pickled sequence is the list of the outputs.
+
+    Parameters
+    ----------
+    oracle : CompiledOracle
+        Whose :meth:`~structsvm.CompiledOracle.output` makes an output of its labels.
+    labels, offsets : ndarray of int64
+        Example i's labels are ``labels[offsets[i]:offsets[i + 1]]``.
+    """
+
+    def __init__(self, oracle: CompiledOracle, labels: np.ndarray, offsets: np.ndarray) -> None:
+        self.to_output, self.labels, self.offsets = oracle.output, labels, offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"output {i} of a pass over {len(self)} examples")
+        i %= len(self)
+        return self.to_output(self.labels[self.offsets[i] : self.offsets[i + 1]])
+
+    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
+        return list, (list(self),)
+
+
+class CompiledExamplePasses:
+    """A training set whose per-example oracle passes are made by the task's compiled oracle.
+
+    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose :meth:`oracle_pass`
+    returns an :class:`~structsvm.solvers._oracle.OraclePass` for margin rescaling. Build it with
+    :meth:`prepare`, which returns None when the task has no compiled oracle.
+
+    Parameters
+    ----------
+    task : Task
+    X, Y : sequences of training inputs and outputs (already validated by the task)
+    oracle : CompiledOracle
+        What :meth:`structsvm.Task.compiled_oracle` returned for (X, Y).
+    true_features : ndarray or sparse matrix
+        The rows φ(x_i, y_i).
+    n_jobs : int or None, default=None
+        Numba's threads of every pass (:func:`~structsvm._utils.parallel.compiled_threads`);
+        the results do not depend on it.
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        oracle: CompiledOracle,
+        true_features: FeatureMatrix,
+        *,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.task, self.X, self.Y = task, X, Y
+        self.oracle, self.functions = oracle, oracle.functions()
+        self.true_features = true_features
+        self.n_jobs = n_jobs
+        self.n_examples = len(X)
+        self.space = FeatureSpace(task.size_joint_feature)
+        label_counts = [len(labels_of(y)) for y in Y]
+        self.label_offsets = np.zeros(self.n_examples + 1, dtype=np.int64)
+        np.cumsum(label_counts, out=self.label_offsets[1:])
+
+    @classmethod
+    def prepare(
+        cls,
+        task: Task,
+        X: Sequence[Any],
+        Y: Sequence[Any],
+        *,
+        n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None,
+        compiled: bool | None = None,
+    ) -> CompiledExamplePasses | None:
+        """Return the training set with the task's compiled oracle, or None.
+
+        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
+        otherwise); ``compiled`` is read as by
+        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
+        """
+        oracle = find_compiled_oracle(
+            task, X, Y, compiled=compiled, purpose="per-example passes (margin rescaling)"
+        )
+        if oracle is None:
+            return None
+        if true_features is None:
+            true_features = task.batch_joint_feature(X, Y)
+        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
+
+    def zero_weights(self) -> np.ndarray:
+        """Return ``w = 0``."""
+        return self.space.zero_weights()
+
+    def oracle_pass(self, w: np.ndarray) -> OraclePass:
+        """Make the pass at ``w`` in one compiled call; return every example's results.
+
+        The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels
+        (:class:`DecodedOutputs`); the pass is certified (the compiled decoding is exact).
+        Scores that overflow make the results not finite: the pass is then made again by
+        :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
+        """
+        oracle, n = self.oracle, self.n_examples
+        true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
+        with compiled_threads(self.n_jobs):
+            table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
+            labels, losses, slacks, indptr, indices, values = example_pass(
+                self.functions, oracle.data, w, true_scores, self.label_offsets, *table
+            )
+        if not np.isfinite(losses.sum() + slacks.sum()):
+            return loss_augmented_pass(
+                self.task, self.X, self.Y, self.true_features, w, n_jobs=self.n_jobs
+            )
+        features: FeatureMatrix = sp.csr_matrix(
+            (values, indices, indptr), shape=(n, self.task.size_joint_feature)
+        )
+        if not sp.issparse(self.true_features):
+            features = features.toarray()
+        return OraclePass(
+            outputs=DecodedOutputs(oracle, labels, self.label_offsets),
+            losses=losses,
+            slacks=slacks,
+            true_features=self.true_features,
+            features=features,
+            certified=True,
+            key_of=self.task.output_key,
+        )
