@@ -61,7 +61,7 @@ def fit_interrupted_after(model, X, Y, delay):
 # rest of it and end exactly where one uninterrupted fit does, converged or not.
 CASES = {
     "n-slack on multiclass": lambda p: (
-        StructuredSVM(p["multiclass"][0], tol=1e-5, max_iter=200),
+        StructuredSVM(p["multiclass"][0], solver="n-slack", tol=1e-5, max_iter=200),
         "multiclass",
     ),
     "1-slack on chains": lambda p: (
@@ -69,7 +69,7 @@ CASES = {
         "chain",
     ),
     "n-slack on chains, two worker processes": lambda p: (
-        StructuredSVM(p["chain"][0], tol=1e-5, max_iter=200, n_jobs=2),
+        StructuredSVM(p["chain"][0], solver="n-slack", tol=1e-5, max_iter=200, n_jobs=2),
         "chain",
     ),
     "bcfw on chains": lambda p: (
