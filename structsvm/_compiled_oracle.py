@@ -81,6 +81,11 @@ class CompiledOracle(NamedTuple):
     to_output : callable or None
         Turns the labels of example i back into the task's output, ``to_output(labels)``
         (None: the labels array is the output).
+    exact : bool, default=True
+        False when ``decode`` may miss the maximum (approximate inference, as loopy
+        max-product on graphs with cycles): the passes then report their duality gaps as not
+        certified, as for outputs the task does not certify
+        (:meth:`~structsvm.Task.is_certified`).
     """
 
     data: tuple
@@ -91,6 +96,7 @@ class CompiledOracle(NamedTuple):
     n_examples: int
     batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
     to_output: Callable[[np.ndarray], Any] | None = None
+    exact: bool = True
 
     def functions(self) -> tuple[Any, Any, Any, Any]:
         """Return ``(scores, decode, features, loss)``, each made cacheable across processes.

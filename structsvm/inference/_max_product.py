@@ -16,6 +16,7 @@ reaches that bound.
 from __future__ import annotations
 
 import numbers
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -32,14 +33,34 @@ from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._result import InferenceResult, closes_gap
 
+MAX_ITER, DAMPING, TOL = 100, 0.5, 1e-6
+"""The defaults of the loopy options ``max_iter``, ``damping`` and ``tol``."""
+
+
+class LoopyOptions(NamedTuple):
+    """The checked options of loopy max-product (unused on forests)."""
+
+    max_iter: int
+    damping: float
+    tol: float
+
+
+def loopy_options(
+    *, max_iter: int = MAX_ITER, damping: float = DAMPING, tol: float = TOL
+) -> LoopyOptions:
+    """Return the options of :func:`solve_max_product`, checked; raise ValueError if bad."""
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
+    return LoopyOptions(max_iter, float(damping), check_positive_float(tol, "tol"))
+
 
 def solve_max_product(
     model: PairwiseModel,
     relaxed: bool,
     *,
-    max_iter: int = 100,
-    damping: float = 0.5,
-    tol: float = 1e-6,
+    max_iter: int = MAX_ITER,
+    damping: float = DAMPING,
+    tol: float = TOL,
 ) -> InferenceResult:
     """Run max-product; exact on forests, loopy and damped on graphs with cycles.
 
@@ -47,11 +68,11 @@ def solve_max_product(
     ``damping`` in [0, 1) (the weight kept from the previous message) and ``tol`` (stop when
     no message entry changes by more than it).
     """
-    max_iter, tol = _check_options(max_iter, damping, tol)
+    options = loopy_options(max_iter=max_iter, damping=damping, tol=tol)
     if model.is_forest():
         return _solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
-        model.unary, model.tables, model.per_edge, model.edges, max_iter, float(damping), tol
+        model.unary, model.tables, model.per_edge, model.edges, *options
     )
     score = model.score(labels)
     # The share of each end of an edge is minus the message into it (messages[2 e + 1] into
@@ -77,20 +98,13 @@ def _solve_forest(model: PairwiseModel) -> InferenceResult:
     return InferenceResult(labels, score, score, True, None, None, "max-product", 1)
 
 
-def _check_options(max_iter: int, damping: float, tol: float) -> tuple[int, float]:
-    """Check the options of max-product; return ``max_iter`` and ``tol``."""
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
-    return max_iter, check_positive_float(tol, "tol")
-
-
 def forest_labellings(
     model: PairwiseModel,
     unaries: np.ndarray,
     *,
-    max_iter: int = 100,
-    damping: float = 0.5,
-    tol: float = 1e-6,
+    max_iter: int = MAX_ITER,
+    damping: float = DAMPING,
+    tol: float = TOL,
 ) -> np.ndarray:
     """Return a best labelling of the forest ``model`` under each of many unary score arrays.
 
@@ -99,7 +113,7 @@ def forest_labellings(
     compiled call. The labellings are those :func:`solve_max_product` returns model by model.
     The options of :func:`solve_max_product` are checked alike, and unused on a forest.
     """
-    _check_options(max_iter, damping, tol)
+    loopy_options(max_iter=max_iter, damping=damping, tol=tol)
     order, parent, parent_edge, child_is_second = _forest_schedule(model)
     return _forest_max_product_many(
         np.ascontiguousarray(unaries, dtype=np.float64),
@@ -110,6 +124,65 @@ def forest_labellings(
         parent_edge,
         child_is_second,
     )
+
+
+class GraphSchedule(NamedTuple):
+    """How max-product visits a graph: on a forest, its breadth-first schedule.
+
+    Attributes
+    ----------
+    forest : bool
+        Whether the graph has no cycle (max-product is then exact).
+    order, parent, parent_edge : ndarray of shape (n_nodes,), int64
+    child_is_second : ndarray of shape (n_nodes,), bool
+        The schedule of the forest passes (see :func:`_forest_schedule`); on a graph with
+        cycles, every node a root in the order of the nodes (unused by the loopy updates).
+    """
+
+    forest: bool
+    order: np.ndarray
+    parent: np.ndarray
+    parent_edge: np.ndarray
+    child_is_second: np.ndarray
+
+
+def graph_schedule(n_nodes: int, edges: np.ndarray) -> GraphSchedule:
+    """Return the schedule of max-product on the graph of ``n_nodes`` nodes and ``edges``.
+
+    ``edges`` is an (n_edges, 2) int64 array of distinct node pairs, as :func:`check_model`
+    returns it.
+    """
+    model = PairwiseModel(np.zeros((n_nodes, 1)), edges, np.zeros((1, 1, 1)), False)
+    if model.is_forest():
+        return GraphSchedule(True, *_forest_schedule(model))
+    roots = np.full(n_nodes, -1, dtype=np.int64)
+    return GraphSchedule(
+        False, np.arange(n_nodes, dtype=np.int64), roots, roots, np.zeros(n_nodes, dtype=np.bool_)
+    )
+
+
+@numba.njit(cache=True)
+def max_product_labels(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    edges: np.ndarray,
+    forest: bool,
+    order: np.ndarray,
+    parent: np.ndarray,
+    parent_edge: np.ndarray,
+    child_is_second: np.ndarray,
+    max_iter: int,
+    damping: float,
+    tol: float,
+) -> np.ndarray:
+    """Return the labelling :func:`solve_max_product` finds, in compiled code.
+
+    ``tables`` holds one (n_states, n_states) table per edge; ``forest`` and the schedule are
+    those of :func:`graph_schedule`, the last three arguments the :class:`LoopyOptions`.
+    """
+    if forest:
+        return _forest_max_product(unary, tables, True, order, parent, parent_edge, child_is_second)
+    return _loopy_max_product(unary, tables, True, edges, max_iter, damping, tol)[0]
 
 
 def _forest_schedule(model: PairwiseModel) -> tuple[np.ndarray, ...]:
