@@ -103,11 +103,17 @@ MODELS: dict[str, tuple[Callable[[np.ndarray], tuple[np.ndarray, ...]], int]] = 
 """Each model's input builder and its number of edge features."""
 
 
-def make_task(model: str, inference_method: str) -> EdgeFeatureGraphTask:
+def make_task(
+    model: str, inference_method: str, inference_options: dict[str, float] | None = None
+) -> EdgeFeatureGraphTask:
     """Return the task of a model (free pairwise blocks), inferring with the given method."""
     _, n_edge_features = MODELS[model]
     return EdgeFeatureGraphTask(
-        N_STATES, N_NODE_FEATURES, n_edge_features, inference_method=inference_method
+        N_STATES,
+        N_NODE_FEATURES,
+        n_edge_features,
+        inference_method=inference_method,
+        inference_options=inference_options,
     )
 
 
@@ -121,7 +127,7 @@ def evaluate(
     model: str, train: ImageDataset, test: ImageDataset, args: argparse.Namespace
 ) -> dict[str, object]:
     """Train one model on ``train``; return its test accuracy per pixel and its timings."""
-    task = make_task(model, args.inference)
+    task = make_task(model, args.inference, args.inference_options)
     X_train, Y_train = model_data(model, train)
     X_test, Y_test = model_data(model, test)
     learner = StructuredSVM(
@@ -207,6 +213,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
     parser.add_argument("--inference", default="max-product", help="inference method")
+    parser.add_argument(
+        "--inference-option",
+        dest="inference_options",
+        action="append",
+        type=_option,
+        metavar="NAME=VALUE",
+        help="an option of the inference method, e.g. max_iter=20 (repeatable)",
+    )
     parser.add_argument("--solver", default="bcfw", choices=["n-slack", "1-slack", "bcfw"])
     parser.add_argument("--C", type=float, default=0.1)
     parser.add_argument("--tol", type=float, default=1e-2)
@@ -220,7 +234,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where to save the figure of test snakes (needs matplotlib)",
     )
     parser.add_argument("--no-plot", dest="plot", action="store_const", const=None)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.inference_options = dict(args.inference_options or [])
+    return args
+
+
+def _option(text: str) -> tuple[str, float]:
+    """Return a ``NAME=VALUE`` option of the inference method as a pair, VALUE a number."""
+    name, _, value = text.partition("=")
+    number = float(value)
+    return name, int(number) if number.is_integer() and "." not in value else number
 
 
 if __name__ == "__main__":
