@@ -415,6 +415,7 @@ class GraphTask(RelaxedOutputsTask):
             max_iter=options.max_iter,
             damping=options.damping,
             tol=options.tol,
+            serial=options.serial,
         )
         return CompiledOracle(
             data,

@@ -51,6 +51,7 @@ class GraphOracleData(NamedTuple):
     max_iter: int
     damping: float
     tol: float
+    serial: bool
 
 
 @numba.njit(cache=True)
@@ -110,6 +111,7 @@ def graph_decode(data, i, w, scores, augmented):
         data.max_iter,
         data.damping,
         data.tol,
+        data.serial,
     )
 
 

@@ -366,6 +366,7 @@ class MultiLabelTask(RelaxedOutputsTask):
             max_iter=options.max_iter,
             damping=options.damping,
             tol=options.tol,
+            serial=options.serial,
         )
         return CompiledOracle(
             data,

@@ -41,6 +41,7 @@ class MultiLabelOracleData(NamedTuple):
     max_iter: int
     damping: float
     tol: float
+    serial: bool
 
 
 @numba.njit(cache=True)
@@ -78,6 +79,7 @@ def multilabel_decode(data, i, w, scores, augmented):
         data.max_iter,
         data.damping,
         data.tol,
+        data.serial,
     )
 
 

@@ -95,11 +95,15 @@ def test_decode_on_forests_is_the_python_oracle_and_the_enumerated_maximum(kind,
             assert value == pytest.approx(best_augmented)
 
 
+LOOPY_OPTIONS = [{"max_iter": 20, "damping": 0.3}, {"schedule": "serial", "damping": 0.0}]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("graph", list(CYCLIC))
-def test_decode_on_cycles_is_loopy_max_product_and_not_exact(kind, graph):
+@pytest.mark.parametrize("options", LOOPY_OPTIONS)
+def test_decode_on_cycles_is_loopy_max_product_and_not_exact(kind, graph, options):
     rng = np.random.default_rng(1)
-    task = make_task(kind, inference_options={"max_iter": 20, "damping": 0.3})
+    task = make_task(kind, inference_options=options)
     X, Y = training_set(task, CYCLIC[graph], rng)
     oracle = task.compiled_oracle(X, Y)
     assert not oracle.exact

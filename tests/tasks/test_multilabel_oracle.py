@@ -55,9 +55,12 @@ def test_exact_decode_is_the_python_oracle_and_the_enumerated_maximum(edges, met
             assert task.score(x, labels, w) + task.loss(y, labels) == pytest.approx(best)
 
 
-def test_max_product_on_a_cyclic_label_graph_is_loopy_and_not_exact():
+@pytest.mark.parametrize("schedule", ["parallel", "serial"])
+def test_max_product_on_a_cyclic_label_graph_is_loopy_and_not_exact(schedule):
     rng = np.random.default_rng(1)
-    task = MultiLabelTask(K, D, edges=CYCLE, inference_method="max-product")
+    task = MultiLabelTask(
+        K, D, edges=CYCLE, inference_method="max-product", inference_options={"schedule": schedule}
+    )
     X, Y = training_set(task, rng)
     oracle = task.compiled_oracle(X, Y)
     assert not oracle.exact
