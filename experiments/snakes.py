@@ -103,8 +103,14 @@ MODELS: dict[str, tuple[Callable[[np.ndarray], tuple[np.ndarray, ...]], int]] = 
 """Each model's input builder and its number of edge features."""
 
 
+MAX_PRODUCT_OPTIONS: dict[str, float | str] = {"schedule": "serial", "damping": 0.0, "max_iter": 10}
+"""The options of max-product unless told otherwise: at most 10 undamped serial sweeps, which on
+the snakes' grids find labellings about as good as 100 damped parallel sweeps, in a quarter of
+the time, and train models as accurate."""
+
+
 def make_task(
-    model: str, inference_method: str, inference_options: dict[str, float] | None = None
+    model: str, inference_method: str, inference_options: dict[str, float | str] | None = None
 ) -> EdgeFeatureGraphTask:
     """Return the task of a model (free pairwise blocks), inferring with the given method."""
     _, n_edge_features = MODELS[model]
@@ -222,7 +228,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         type=_option,
         metavar="NAME=VALUE",
-        help="an option of the inference method, e.g. schedule=serial (repeatable)",
+        help="an option of the inference method, e.g. max_iter=20 (repeatable; max-product's "
+        "default to MAX_PRODUCT_OPTIONS)",
     )
     parser.add_argument("--solver", default="bcfw", choices=["n-slack", "1-slack", "bcfw"])
     parser.add_argument("--C", type=float, default=0.1)
@@ -238,7 +245,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-plot", dest="plot", action="store_const", const=None)
     args = parser.parse_args(argv)
-    args.inference_options = dict(args.inference_options or [])
+    defaults = MAX_PRODUCT_OPTIONS if args.inference == "max-product" else {}
+    args.inference_options = {**defaults, **dict(args.inference_options or [])}
     return args
 
 
