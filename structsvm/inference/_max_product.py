@@ -352,6 +352,7 @@ def _serial_max_product(
             filled[node] += 1
     messages = np.zeros((2 * n_edges, n_states))
     belief = np.empty(n_states)
+    cavity = np.empty(n_states)
     sent = np.empty(n_states)
     labels = np.empty(n_nodes, dtype=np.int64)
     best_labels = np.zeros(n_nodes, dtype=np.int64)
@@ -377,12 +378,20 @@ def _serial_max_product(
                 # Received on end k: message 2 e + 1 at the first node, 2 e at the second.
                 received = messages[2 * e + 1 - k]
                 table = tables[e] if per_edge else tables[0]
-                for b in range(n_states):
-                    best = -np.inf
+                for a in range(n_states):
+                    cavity[a] = belief[a] - received[a]
+                # sent[b] = max over a of cavity[a] + the table at (a, b), row by row.
+                if k == 0:
+                    sent[:] = -np.inf
                     for a in range(n_states):
-                        pair = table[a, b] if k == 0 else table[b, a]
-                        best = max(best, belief[a] - received[a] + pair)
-                    sent[b] = best
+                        for b in range(n_states):
+                            sent[b] = max(sent[b], cavity[a] + table[a, b])
+                else:
+                    for b in range(n_states):
+                        best = -np.inf
+                        for a in range(n_states):
+                            best = max(best, cavity[a] + table[b, a])
+                        sent[b] = best
                 change = max(change, _damp(sent, messages[2 * e + k], damping))
                 messages[2 * e + k] = sent
         if change < tol:
