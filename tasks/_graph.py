@@ -90,7 +90,8 @@ class GraphTask(RelaxedOutputsTask):
     marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
     2008); it also returns one (with one-hot marginals) for a labelling that approximate
     inference could not certify, so that :meth:`is_certified` tells the solvers which duality
-    gaps are certified. ``argmax`` (prediction) always returns a labelling.
+    gaps are certified. ``argmax`` (prediction) always returns a labelling. With
+    ``"max-product"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
     ----------

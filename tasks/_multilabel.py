@@ -78,6 +78,8 @@ class MultiLabelTask(RelaxedOutputsTask):
     (fractional ones with ``relaxed=True``), whose joint feature and loss are those of their
     marginals, as for :class:`~tasks.GraphTask`. Ties follow the method: an independent label
     is off when its score is 0, brute force takes the lexicographically smallest labelling.
+    With ``"max-product"`` or ``"brute"`` the solvers' compiled passes decode in Numba
+    (:meth:`compiled_oracle`).
 
     Parameters
     ----------
