@@ -103,11 +103,23 @@ MODELS: dict[str, tuple[Callable[[np.ndarray], tuple[np.ndarray, ...]], int]] = 
 """Each model's input builder and its number of edge features."""
 
 
-def make_task(model: str, inference_method: str) -> EdgeFeatureGraphTask:
+MAX_PRODUCT_OPTIONS: dict[str, float | str] = {"schedule": "serial", "damping": 0.0, "max_iter": 10}
+"""The options of max-product unless told otherwise: at most 10 undamped serial sweeps, which on
+the snakes' grids find labellings about as good as 100 damped parallel sweeps, in a quarter of
+the time, and train models as accurate."""
+
+
+def make_task(
+    model: str, inference_method: str, inference_options: dict[str, float | str] | None = None
+) -> EdgeFeatureGraphTask:
     """Return the task of a model (free pairwise blocks), inferring with the given method."""
     _, n_edge_features = MODELS[model]
     return EdgeFeatureGraphTask(
-        N_STATES, N_NODE_FEATURES, n_edge_features, inference_method=inference_method
+        N_STATES,
+        N_NODE_FEATURES,
+        n_edge_features,
+        inference_method=inference_method,
+        inference_options=inference_options,
     )
 
 
@@ -121,17 +133,18 @@ def evaluate(
     model: str, train: ImageDataset, test: ImageDataset, args: argparse.Namespace
 ) -> dict[str, object]:
     """Train one model on ``train``; return its test accuracy per pixel and its timings."""
-    task = make_task(model, args.inference)
+    task = make_task(model, args.inference, args.inference_options)
     X_train, Y_train = model_data(model, train)
     X_test, Y_test = model_data(model, test)
     learner = StructuredSVM(
         task, C=args.C, solver=args.solver, tol=args.tol, max_iter=args.max_iter, n_jobs=args.n_jobs
     )
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         learner.fit(X_train, Y_train)
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - start_cpu
     predictions = learner.predict(X_test)
     correct = sum(int(np.sum(p == y)) for p, y in zip(predictions, Y_test, strict=True))
     last = learner.history_[-1]
@@ -139,6 +152,7 @@ def evaluate(
         "model": model,
         "accuracy": correct / sum(len(y) for y in Y_test),
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "iterations": learner.n_iter_,
         "relative_gap": last["relative_gap"],
         "certified": last["certified"],
@@ -186,7 +200,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
     )
     print(
         f"{'model':<14} {'inference':<12} {'test accuracy':>13} {'train time':>11} "
-        f"{'iterations':>10} {'relative gap':>13}"
+        f"{'(CPU)':>8} {'iterations':>10} {'relative gap':>13}"
     )
     rows = []
     for model in args.models:
@@ -195,7 +209,8 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         gap = f"{row['relative_gap']:.2e}" + ("" if row["certified"] else " (est.)")
         print(
             f"{model:<14} {row['inference']:<12} {row['accuracy']:>13.3f} "
-            f"{row['seconds']:>10.1f}s {row['iterations']:>10} {gap:>13}"
+            f"{row['seconds']:>10.1f}s {row['cpu_seconds']:>7.1f}s {row['iterations']:>10} "
+            f"{gap:>13}"
         )
     if args.plot is not None:
         plot_snakes(test, {row["model"]: row["predictions"] for row in rows}, args.plot)
@@ -207,6 +222,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
     parser.add_argument("--inference", default="max-product", help="inference method")
+    parser.add_argument(
+        "--inference-option",
+        dest="inference_options",
+        action="append",
+        type=_option,
+        metavar="NAME=VALUE",
+        help="an option of the inference method, e.g. max_iter=20 (repeatable; max-product's "
+        "default to MAX_PRODUCT_OPTIONS)",
+    )
     parser.add_argument("--solver", default="bcfw", choices=["n-slack", "1-slack", "bcfw"])
     parser.add_argument("--C", type=float, default=0.1)
     parser.add_argument("--tol", type=float, default=1e-2)
@@ -220,7 +244,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where to save the figure of test snakes (needs matplotlib)",
     )
     parser.add_argument("--no-plot", dest="plot", action="store_const", const=None)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    defaults = MAX_PRODUCT_OPTIONS if args.inference == "max-product" else {}
+    args.inference_options = {**defaults, **dict(args.inference_options or [])}
+    return args
+
+
+def _option(text: str) -> tuple[str, float | str]:
+    """Return a ``NAME=VALUE`` option of the inference method as a pair (VALUE a number if it
+    reads as one)."""
+    name, _, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        return name, value
+    return name, int(number) if number.is_integer() and "." not in value else number
 
 
 if __name__ == "__main__":

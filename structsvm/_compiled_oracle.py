@@ -86,6 +86,11 @@ class CompiledOracle(NamedTuple):
         Set by a task whose every example has the same few outputs, the single labels
         ``0, …, n_outputs − 1`` (the classes of a multiclass task): solvers that work on every
         output of an example at once (exact dual coordinate descent) need it. None otherwise.
+    exact : bool, default=True
+        False when ``decode`` may miss the maximum (approximate inference, as loopy
+        max-product on graphs with cycles): the passes then report their duality gaps as not
+        certified, as for outputs the task does not certify
+        (:meth:`~structsvm.Task.is_certified`).
     """
 
     data: tuple
@@ -97,6 +102,7 @@ class CompiledOracle(NamedTuple):
     batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
     to_output: Callable[[np.ndarray], Any] | None = None
     n_outputs: int | None = None
+    exact: bool = True
 
     def functions(self) -> tuple[Any, Any, Any, Any]:
         """Return ``(scores, decode, features, loss)``, each made cacheable across processes.

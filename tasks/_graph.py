@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
     check_feature_array,
@@ -19,10 +21,30 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
+from structsvm.inference._max_product import graph_schedule, loopy_options
+from tasks._graph_oracle import (
+    GraphOracleData,
+    graph_decode,
+    graph_features,
+    graph_loss,
+    graph_scores,
+)
 from tasks._pairwise_blocks import pairwise_block_map
 from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, WeightedLabels
 
 NodeFeatures = np.ndarray | sp.csr_matrix
+
+
+_COMPILED_METHODS = (
+    "argmax",
+    "loss_augmented_argmax",
+    "potentials",
+    "loss",
+    "joint_feature",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+)
+"""The methods whose answers the compiled oracle stands for."""
 
 
 class GraphInput(NamedTuple):
@@ -68,7 +90,8 @@ class GraphTask(RelaxedOutputsTask):
     marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
     2008); it also returns one (with one-hot marginals) for a labelling that approximate
     inference could not certify, so that :meth:`is_certified` tells the solvers which duality
-    gaps are certified. ``argmax`` (prediction) always returns a labelling.
+    gaps are certified. ``argmax`` (prediction) always returns a labelling. With
+    ``"max-product"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
     ----------
@@ -339,6 +362,76 @@ class GraphTask(RelaxedOutputsTask):
         if result.node_marginals is not None and result.edge_marginals is not None:
             return RelaxedLabelling(result.node_marginals, result.edge_marginals)
         return RelaxedLabelling.from_labels(result.labels, edges, self.n_states)
+
+    def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
+
+        Offered with ``inference_method="max-product"`` (None with any other method, whose
+        oracles stay in Python, and for a subclass that overrides an oracle, the loss or the
+        joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly on forests;
+        on a graph with cycles, the labelling of loopy max-product, which the Python oracle
+        returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot certify it, with
+        the same joint feature and loss. The compiled oracle of a training set with a cycle is
+        therefore marked not exact (``CompiledOracle.exact``): the passes made with it report
+        their duality gaps as uncertified, as the Python passes do when some output is.
+        """
+        if self.inference_method != "max-product" or overrides_any(
+            self, GraphTask, _COMPILED_METHODS
+        ):
+            return None
+        options = loopy_options(**self.inference_options)
+        graphs = [self._parts(x) for x in X]
+        nodes = sp.vstack([sp.csr_matrix(graph.nodes) for graph in graphs], format="csr")
+        edge_features = sp.vstack(
+            [sp.csr_matrix(self._edge_features(graph)) for graph in graphs], format="csr"
+        )
+        blocks = sp.csr_matrix(self._pairwise_map.T)
+        truths = [self._true_labels(y) for y in Y]
+        schedules = [graph_schedule(graph.nodes.shape[0], graph.edges) for graph in graphs]
+        data = GraphOracleData(
+            node_offsets=_offsets([graph.nodes.shape[0] for graph in graphs]),
+            node_indptr=nodes.indptr.astype(np.int64),
+            node_columns=nodes.indices.astype(np.int64),
+            node_values=nodes.data.astype(np.float64),
+            edge_offsets=_offsets([len(graph.edges) for graph in graphs]),
+            edges=np.concatenate([graph.edges for graph in graphs]).reshape(-1, 2),
+            edge_indptr=edge_features.indptr.astype(np.int64),
+            edge_columns=edge_features.indices.astype(np.int64),
+            edge_values=edge_features.data.astype(np.float64),
+            block_indptr=blocks.indptr.astype(np.int64),
+            block_weights=blocks.indices.astype(np.int64),
+            block_values=blocks.data.astype(np.float64),
+            truth=np.concatenate([labels for labels, _ in truths]).astype(np.int64),
+            costs=np.concatenate(
+                [weights * self.class_weights[labels] for labels, weights in truths]
+            ).astype(np.float64),
+            forest=np.array([schedule.forest for schedule in schedules], dtype=np.bool_),
+            order=np.concatenate([schedule.order for schedule in schedules]),
+            parent=np.concatenate([schedule.parent for schedule in schedules]),
+            parent_edge=np.concatenate([schedule.parent_edge for schedule in schedules]),
+            child_is_second=np.concatenate([schedule.child_is_second for schedule in schedules]),
+            n_states=self.n_states,
+            n_features=self.n_features,
+            pairwise_at=self._pairwise_at,
+            max_iter=options.max_iter,
+            damping=options.damping,
+            tol=options.tol,
+            serial=options.serial,
+        )
+        return CompiledOracle(
+            data,
+            graph_scores,
+            graph_decode,
+            graph_features,
+            graph_loss,
+            n_examples=len(graphs),
+            exact=bool(data.forest.all()),
+        )
+
+
+def _offsets(counts: Sequence[int]) -> np.ndarray:
+    """Return where each of consecutive parts of the given sizes begins, and the end."""
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
 def _one_hot(indices: np.ndarray, width: int) -> sp.csr_matrix:

@@ -8,7 +8,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
+from structsvm._compiled_oracle import CompiledOracle
+from structsvm._task import overrides_any
 from structsvm._utils.validation import (
     check_feature_array,
     check_flag,
@@ -17,8 +20,20 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer_many
+from structsvm.inference._brute import labelling_count
 from structsvm.inference._graph import check_model
+from structsvm.inference._max_product import graph_schedule, loopy_options
 from tasks._chow_liu import chow_liu_tree
+from tasks._multilabel_oracle import (
+    BRUTE,
+    MAX_PRODUCT,
+    MultiLabelOracleData,
+    dense_label_scores,
+    multilabel_decode,
+    multilabel_features,
+    multilabel_loss,
+    multilabel_scores,
+)
 from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask
 
 LABEL_GRAPHS = ("independent", "tree", "full")
@@ -63,6 +78,8 @@ class MultiLabelTask(RelaxedOutputsTask):
     (fractional ones with ``relaxed=True``), whose joint feature and loss are those of their
     marginals, as for :class:`~tasks.GraphTask`. Ties follow the method: an independent label
     is off when its score is 0, brute force takes the lexicographically smallest labelling.
+    With ``"max-product"`` or ``"brute"`` the solvers' compiled passes decode in Numba
+    (:meth:`compiled_oracle`).
 
     Parameters
     ----------
@@ -308,6 +325,76 @@ class MultiLabelTask(RelaxedOutputsTask):
             else:
                 outputs.append(RelaxedLabelling.from_labels(result.labels, edges, 2))
         return outputs
+
+    def compiled_oracle(self, X: Any, Y: Any) -> CompiledOracle | None:
+        """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
+
+        Offered with ``inference_method`` ``"max-product"`` or ``"brute"`` (None with the
+        others, whose oracles stay in Python, when brute force would exceed its
+        ``max_labellings``, and for a subclass that overrides an oracle, the loss or the joint
+        feature); it decodes as the Python oracles do, ties included. Max-product on a label
+        graph with cycles is loopy: the oracle is then marked not exact
+        (``CompiledOracle.exact``), so that the passes report their gaps as uncertified.
+        """
+        if self.inference_method not in ("max-product", "brute") or overrides_any(
+            self, MultiLabelTask, _COMPILED_METHODS
+        ):
+            return None
+        edges = self._edges()
+        if self.inference_method == "brute":
+            if labelling_count(2, self.n_labels, **self.inference_options) is None:
+                return None
+            options = loopy_options()
+        else:
+            options = loopy_options(**self.inference_options)
+        schedule = graph_schedule(self.n_labels, edges)
+        dense = np.ascontiguousarray(X, dtype=np.float64)
+        rows = sp.csr_matrix(dense)
+        data = MultiLabelOracleData(
+            indptr=rows.indptr.astype(np.int64),
+            columns=rows.indices.astype(np.int64),
+            values=rows.data.astype(np.float64),
+            dense=dense,
+            truth=np.ascontiguousarray(Y, dtype=np.int64).reshape(len(dense), self.n_labels),
+            edges=np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2),
+            forest=schedule.forest,
+            order=schedule.order,
+            parent=schedule.parent,
+            parent_edge=schedule.parent_edge,
+            child_is_second=schedule.child_is_second,
+            method=BRUTE if self.inference_method == "brute" else MAX_PRODUCT,
+            n_features=self.n_features,
+            pairwise_at=self._pairwise_at,
+            max_iter=options.max_iter,
+            damping=options.damping,
+            tol=options.tol,
+            serial=options.serial,
+        )
+        return CompiledOracle(
+            data,
+            multilabel_scores,
+            multilabel_decode,
+            multilabel_features,
+            multilabel_loss,
+            n_examples=len(dense),
+            batch_scores=dense_label_scores,
+            exact=self.inference_method == "brute" or schedule.forest,
+        )
+
+
+_COMPILED_METHODS = (
+    "argmax",
+    "loss_augmented_argmax",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+    "unary_scores",
+    "pairwise_scores",
+    "loss",
+    "joint_feature",
+    "batch_joint_feature",
+    "sparse_joint_feature",
+)
+"""The methods whose answers the compiled oracle stands for."""
 
 
 def _edge_array(pairs: Sequence[Any]) -> np.ndarray:

@@ -119,7 +119,7 @@ class RelaxedOutputsTask(Task):
     def outputs_equal(self, y: Any, other: Any) -> bool:
         """Tell whether two outputs are the same labelling, or the same relaxed output."""
         if isinstance(y, RelaxedLabelling) or isinstance(other, RelaxedLabelling):
-            return y == other
+            return isinstance(y, RelaxedLabelling) and y == other
         return super().outputs_equal(y, other)
 
     def output_key(self, y: Any) -> bytes:

@@ -10,9 +10,12 @@ from structsvm.inference._result import InferenceResult
 
 _CHUNK = 1 << 16
 
+MAX_LABELLINGS = 1_000_000
+"""The default of the option ``max_labellings``."""
+
 
 def solve_brute(
-    model: PairwiseModel, relaxed: bool, *, max_labellings: int = 1_000_000
+    model: PairwiseModel, relaxed: bool, *, max_labellings: int = MAX_LABELLINGS
 ) -> InferenceResult:
     """Score all n_states ** n_nodes labellings and return the first best one.
 
@@ -35,7 +38,7 @@ def solve_brute(
 
 
 def brute_labellings(
-    model: PairwiseModel, unaries: np.ndarray, max_labellings: int = 1_000_000
+    model: PairwiseModel, unaries: np.ndarray, max_labellings: int = MAX_LABELLINGS
 ) -> np.ndarray:
     """Return the labelling :func:`solve_brute` finds for each of many unary score arrays.
 
@@ -55,10 +58,21 @@ def brute_labellings(
     return labellings[best]
 
 
+def labelling_count(
+    n_states: int, n_nodes: int, *, max_labellings: int = MAX_LABELLINGS
+) -> int | None:
+    """Return ``n_states ** n_nodes``, the labellings brute force visits; None beyond the limit.
+
+    Raises ValueError if ``max_labellings`` is not a positive integer.
+    """
+    count = n_states**n_nodes
+    return count if count <= check_positive_int(max_labellings, "max_labellings") else None
+
+
 def _labelling_count(model: PairwiseModel, max_labellings: int) -> int:
-    limit = check_positive_int(max_labellings, "max_labellings")
-    count = model.n_states**model.n_nodes
-    if count > limit:
+    count = labelling_count(model.n_states, model.n_nodes, max_labellings=max_labellings)
+    if count is None:
+        limit = check_positive_int(max_labellings, "max_labellings")
         raise ValueError(
             f"brute force would enumerate n_states ** n_nodes = {model.n_states}**"
             f"{model.n_nodes} labellings, more than max_labellings={limit}; use another method "

@@ -66,7 +66,8 @@ def infer(
           ``time_limit``.
         - ``"max-product"``: exact on trees and forests; damped loopy max-product on graphs
           with cycles, certified only when its score meets its bound; options ``max_iter``,
-          ``damping``, ``tol``.
+          ``damping``, ``tol`` and ``schedule`` (``"parallel"`` sweeps, or ``"serial"``
+          ones that visit the nodes in order and back).
         - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
           with exact active-set edge subproblems, rounded, with its dual bound; options
           ``max_iter``, ``eta``, ``tol``.

@@ -5,17 +5,21 @@ downward pass of back-pointers find a best labelling exactly. The schedule — a
 order of all components, each node's parent and the edge to it — is built with SciPy's graph
 routines; the passes run in one compiled call.
 
-On a graph with cycles, loopy max-product (Weiss & Freeman, 2001) updates all messages in
-parallel with damping, decodes the argmax of the node beliefs after every sweep and keeps the
-best labelling seen. It comes with no guarantee; the bound it reports is the split bound
-(``_evaluate.split_bound``) of the reparametrisation by its final messages or of the even split
-of the unary scores, whichever is smaller, and the labelling is certified only if its score
-reaches that bound.
+On a graph with cycles, loopy max-product (Weiss & Freeman, 2001) updates the messages with
+damping, decodes the argmax of the node beliefs after every sweep and keeps the best labelling
+seen. A sweep updates all messages in parallel from those of the previous sweep, or, with
+``schedule="serial"``, visits the nodes in their order and back, each sending on all its edges
+from the messages it has just received, which carries information across the graph in one
+sweep and usually needs far fewer sweeps. It comes with no guarantee; the bound it reports is
+the split bound (``_evaluate.split_bound``) of the reparametrisation by its final messages or
+of the even split of the unary scores, whichever is smaller, and the labelling is certified
+only if its score reaches that bound.
 """
 
 from __future__ import annotations
 
 import numbers
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -32,26 +36,58 @@ from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._result import InferenceResult, closes_gap
 
+MAX_ITER, DAMPING, TOL, SCHEDULE = 100, 0.5, 1e-6, "parallel"
+"""The defaults of the loopy options ``max_iter``, ``damping``, ``tol`` and ``schedule``."""
+
+SCHEDULES = ("parallel", "serial")
+
+
+class LoopyOptions(NamedTuple):
+    """The checked options of loopy max-product (unused on forests)."""
+
+    max_iter: int
+    damping: float
+    tol: float
+    serial: bool
+
+
+def loopy_options(
+    *,
+    max_iter: int = MAX_ITER,
+    damping: float = DAMPING,
+    tol: float = TOL,
+    schedule: str = SCHEDULE,
+) -> LoopyOptions:
+    """Return the options of :func:`solve_max_product`, checked; raise ValueError if bad."""
+    max_iter = check_positive_int(max_iter, "max_iter")
+    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    return LoopyOptions(
+        max_iter, float(damping), check_positive_float(tol, "tol"), schedule == "serial"
+    )
+
 
 def solve_max_product(
     model: PairwiseModel,
     relaxed: bool,
     *,
-    max_iter: int = 100,
-    damping: float = 0.5,
-    tol: float = 1e-6,
+    max_iter: int = MAX_ITER,
+    damping: float = DAMPING,
+    tol: float = TOL,
+    schedule: str = SCHEDULE,
 ) -> InferenceResult:
     """Run max-product; exact on forests, loopy and damped on graphs with cycles.
 
-    Options (used on graphs with cycles only): ``max_iter`` parallel sweeps at most,
-    ``damping`` in [0, 1) (the weight kept from the previous message) and ``tol`` (stop when
-    no message entry changes by more than it).
+    Options (used on graphs with cycles only): ``max_iter`` sweeps at most, ``damping`` in
+    [0, 1) (the weight kept from the previous message), ``tol`` (stop when no message entry
+    changes by more than it in a sweep) and ``schedule``, ``"parallel"`` or ``"serial"``.
     """
-    max_iter, tol = _check_options(max_iter, damping, tol)
+    options = loopy_options(max_iter=max_iter, damping=damping, tol=tol, schedule=schedule)
     if model.is_forest():
         return _solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
-        model.unary, model.tables, model.per_edge, model.edges, max_iter, float(damping), tol
+        model.unary, model.tables, model.per_edge, model.edges, *options
     )
     score = model.score(labels)
     # The share of each end of an edge is minus the message into it (messages[2 e + 1] into
@@ -77,20 +113,14 @@ def _solve_forest(model: PairwiseModel) -> InferenceResult:
     return InferenceResult(labels, score, score, True, None, None, "max-product", 1)
 
 
-def _check_options(max_iter: int, damping: float, tol: float) -> tuple[int, float]:
-    """Check the options of max-product; return ``max_iter`` and ``tol``."""
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_value(damping, "damping", [Interval(numbers.Real, 0, 1, closed="left")])
-    return max_iter, check_positive_float(tol, "tol")
-
-
 def forest_labellings(
     model: PairwiseModel,
     unaries: np.ndarray,
     *,
-    max_iter: int = 100,
-    damping: float = 0.5,
-    tol: float = 1e-6,
+    max_iter: int = MAX_ITER,
+    damping: float = DAMPING,
+    tol: float = TOL,
+    schedule: str = SCHEDULE,
 ) -> np.ndarray:
     """Return a best labelling of the forest ``model`` under each of many unary score arrays.
 
@@ -99,7 +129,7 @@ def forest_labellings(
     compiled call. The labellings are those :func:`solve_max_product` returns model by model.
     The options of :func:`solve_max_product` are checked alike, and unused on a forest.
     """
-    _check_options(max_iter, damping, tol)
+    loopy_options(max_iter=max_iter, damping=damping, tol=tol, schedule=schedule)
     order, parent, parent_edge, child_is_second = _forest_schedule(model)
     return _forest_max_product_many(
         np.ascontiguousarray(unaries, dtype=np.float64),
@@ -110,6 +140,66 @@ def forest_labellings(
         parent_edge,
         child_is_second,
     )
+
+
+class GraphSchedule(NamedTuple):
+    """How max-product visits a graph: on a forest, its breadth-first schedule.
+
+    Attributes
+    ----------
+    forest : bool
+        Whether the graph has no cycle (max-product is then exact).
+    order, parent, parent_edge : ndarray of shape (n_nodes,), int64
+    child_is_second : ndarray of shape (n_nodes,), bool
+        The schedule of the forest passes (see :func:`_forest_schedule`); on a graph with
+        cycles, every node a root in the order of the nodes (unused by the loopy updates).
+    """
+
+    forest: bool
+    order: np.ndarray
+    parent: np.ndarray
+    parent_edge: np.ndarray
+    child_is_second: np.ndarray
+
+
+def graph_schedule(n_nodes: int, edges: np.ndarray) -> GraphSchedule:
+    """Return the schedule of max-product on the graph of ``n_nodes`` nodes and ``edges``.
+
+    ``edges`` is an (n_edges, 2) int64 array of distinct node pairs, as :func:`check_model`
+    returns it.
+    """
+    model = PairwiseModel(np.zeros((n_nodes, 1)), edges, np.zeros((1, 1, 1)), False)
+    if model.is_forest():
+        return GraphSchedule(True, *_forest_schedule(model))
+    roots = np.full(n_nodes, -1, dtype=np.int64)
+    return GraphSchedule(
+        False, np.arange(n_nodes, dtype=np.int64), roots, roots, np.zeros(n_nodes, dtype=np.bool_)
+    )
+
+
+@numba.njit(cache=True)
+def max_product_labels(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    edges: np.ndarray,
+    forest: bool,
+    order: np.ndarray,
+    parent: np.ndarray,
+    parent_edge: np.ndarray,
+    child_is_second: np.ndarray,
+    max_iter: int,
+    damping: float,
+    tol: float,
+    serial: bool,
+) -> np.ndarray:
+    """Return the labelling :func:`solve_max_product` finds, in compiled code.
+
+    ``tables`` holds one (n_states, n_states) table per edge; ``forest`` and the schedule are
+    those of :func:`graph_schedule`, the last four arguments the :class:`LoopyOptions`.
+    """
+    if forest:
+        return _forest_max_product(unary, tables, True, order, parent, parent_edge, child_is_second)
+    return _loopy_max_product(unary, tables, True, edges, max_iter, damping, tol, serial)[0]
 
 
 def _forest_schedule(model: PairwiseModel) -> tuple[np.ndarray, ...]:
@@ -217,11 +307,119 @@ def _loopy_max_product(
     max_iter: int,
     damping: float,
     tol: float,
+    serial: bool,
 ) -> tuple[np.ndarray, int, np.ndarray]:
-    """Run damped parallel max-product; return the best labelling seen, sweeps and messages.
+    """Run damped loopy max-product; return the best labelling seen, sweeps and messages.
 
     ``messages[2 e]`` is the message from edge e's first node into its second node,
     ``messages[2 e + 1]`` from the second into the first; both are normalised to a maximum of 0.
+    """
+    if serial:
+        return _serial_max_product(unary, tables, per_edge, edges, max_iter, damping, tol)
+    return _parallel_max_product(unary, tables, per_edge, edges, max_iter, damping, tol)
+
+
+@numba.njit(cache=True)
+def _serial_max_product(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    max_iter: int,
+    damping: float,
+    tol: float,
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """Run serial max-product, as :func:`_loopy_max_product`.
+
+    A sweep visits the nodes 0, 1, …, n − 1 and back; a visited node sums its unary scores
+    and the messages it receives, and sends on each of its edges the maximum over its states
+    of that belief minus the message received on the edge, plus the edge's table.
+    """
+    n_nodes, n_states = unary.shape
+    n_edges = edges.shape[0]
+    # The ends of the edges at every node: end 2 e + k is node edges[e, k] of edge e.
+    starts = np.zeros(n_nodes + 1, dtype=np.int64)
+    for e in range(n_edges):
+        starts[edges[e, 0] + 1] += 1
+        starts[edges[e, 1] + 1] += 1
+    starts = np.cumsum(starts)
+    ends = np.empty(2 * n_edges, dtype=np.int64)
+    filled = starts[:-1].copy()
+    for e in range(n_edges):
+        for k in range(2):
+            node = edges[e, k]
+            ends[filled[node]] = 2 * e + k
+            filled[node] += 1
+    messages = np.zeros((2 * n_edges, n_states))
+    belief = np.empty(n_states)
+    cavity = np.empty(n_states)
+    sent = np.empty(n_states)
+    labels = np.empty(n_nodes, dtype=np.int64)
+    best_labels = np.zeros(n_nodes, dtype=np.int64)
+    best_score = -np.inf
+    n_iter = 0
+    for sweep in range(max_iter + 1):
+        for node in range(n_nodes):
+            _node_belief(unary, messages, ends, starts, node, belief)
+            labels[node] = np.argmax(belief)
+        score = labelling_score(unary, tables, per_edge, edges, labels)
+        if score > best_score:
+            best_score = score
+            best_labels[:] = labels
+        if sweep == max_iter:
+            break
+        n_iter = sweep + 1
+        change = 0.0
+        for step in range(2 * n_nodes):
+            node = step if step < n_nodes else 2 * n_nodes - 1 - step
+            _node_belief(unary, messages, ends, starts, node, belief)
+            for p in range(starts[node], starts[node + 1]):
+                e, k = ends[p] // 2, ends[p] % 2
+                # Received on end k: message 2 e + 1 at the first node, 2 e at the second.
+                received = messages[2 * e + 1 - k]
+                table = tables[e] if per_edge else tables[0]
+                for a in range(n_states):
+                    cavity[a] = belief[a] - received[a]
+                # sent[b] = max over a of cavity[a] + the table at (a, b), row by row.
+                if k == 0:
+                    sent[:] = -np.inf
+                    for a in range(n_states):
+                        for b in range(n_states):
+                            sent[b] = max(sent[b], cavity[a] + table[a, b])
+                else:
+                    for b in range(n_states):
+                        best = -np.inf
+                        for a in range(n_states):
+                            best = max(best, cavity[a] + table[b, a])
+                        sent[b] = best
+                change = max(change, _damp(sent, messages[2 * e + k], damping))
+                messages[2 * e + k] = sent
+        if change < tol:
+            break
+    return best_labels, n_iter, messages
+
+
+@numba.njit(cache=True)
+def _node_belief(unary, messages, ends, starts, node, belief):
+    """Write the unary scores of ``node`` plus the messages it receives into ``belief``."""
+    belief[:] = unary[node]
+    for p in range(starts[node], starts[node + 1]):
+        e, k = ends[p] // 2, ends[p] % 2
+        belief += messages[2 * e + 1 - k]
+
+
+@numba.njit(cache=True)
+def _parallel_max_product(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    max_iter: int,
+    damping: float,
+    tol: float,
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """Run damped parallel max-product, as :func:`_loopy_max_product`.
+
     Every sweep computes all messages from the beliefs and messages of the previous sweep.
     """
     n_nodes, n_states = unary.shape

@@ -847,7 +847,8 @@ def bcfw(
                 oracle = examples.oracle_pass(reported_w)
                 slacks, certified = oracle.slacks, oracle.certified
             else:
-                slacks, certified = compiled_pass.slacks(reported_w), True
+                slacks = compiled_pass.slacks(reported_w)
+                certified = compiled_pass.oracle.exact
             counters.oracle_calls += n
             squared_norm = reported_w @ reported_w
             primal = penalty.primal(squared_norm, slacks, C)

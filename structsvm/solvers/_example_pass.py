@@ -185,7 +185,7 @@ class CompiledExamplePasses:
         """Make the pass at ``w`` in one compiled call; return every example's results.
 
         The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels
-        (:class:`DecodedOutputs`); the pass is certified (the compiled decoding is exact).
+        (:class:`DecodedOutputs`); the pass is certified when the compiled decoding is exact.
         Scores that overflow make the results not finite: the pass is then made again by
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
         """
@@ -211,6 +211,6 @@ class CompiledExamplePasses:
             slacks=slacks,
             true_features=self.true_features,
             features=features,
-            certified=True,
+            certified=oracle.exact,
             key_of=self.task.output_key,
         )

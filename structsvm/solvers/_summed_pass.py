@@ -154,4 +154,6 @@ class CompiledSummedPasses:
             return PassSummary.of(
                 loss_augmented_pass(self.task, self.X, self.Y, self.true_features, w)
             )
-        return PassSummary(self.true_feature_sum - feature_sum, loss_sum, slack_sum, True)
+        return PassSummary(
+            self.true_feature_sum - feature_sum, loss_sum, slack_sum, oracle.exact
+        )

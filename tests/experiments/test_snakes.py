@@ -56,3 +56,11 @@ def test_tiny_run_learns_more_than_the_background(tmp_path, capsys):
     assert row["inference"] == "max-product" and row["seconds"] > 0
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "edge features" in capsys.readouterr().out
+
+
+def test_inference_options_are_read_as_numbers_where_they_are_numbers():
+    options = ["schedule=serial", "max_iter=10", "damping=0.0"]
+    args = parse_args([part for option in options for part in ("--inference-option", option)])
+    assert args.inference_options == {"schedule": "serial", "max_iter": 10, "damping": 0.0}
+    task = make_task("edge features", args.inference, args.inference_options)
+    assert task.inference_options == args.inference_options

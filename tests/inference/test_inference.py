@@ -149,6 +149,16 @@ def test_relaxations_and_max_product_are_exact_on_trees_and_forests(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("damping", [0.0, 0.5])
+def test_serial_max_product_bounds_the_maximum_and_certifies_only_it(case, damping):
+    maximum = reference_maximum(case)
+    result = infer(*make_model(case), "max-product", schedule="serial", damping=damping)
+    assert result.score <= maximum + TIGHT and result.bound >= maximum - TIGHT
+    if result.certified or case in FOREST_CASES:
+        assert result.score == pytest.approx(maximum, abs=TIGHT)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_ad3_bound_is_close_to_the_lp_bound(case):
     model = make_model(case)
     assert infer(*model, "ad3").bound == pytest.approx(infer(*model, "lp").bound, abs=1e-3)
@@ -194,6 +204,7 @@ def test_hamming_augmented_unary_adds_the_weighted_hamming_loss():
 
 
 # ------------------------------------------------------------------------ particular graphs
+SERIAL = {"schedule": "serial", "damping": 0.0}
 FRUSTRATED_TRIANGLE = (np.zeros((3, 2)), [[0, 1], [1, 2], [2, 0]], np.array([[0.0, 1], [1, 0]]))
 
 
@@ -203,8 +214,8 @@ def test_a_frustrated_cycle_is_never_certified_by_a_relaxation():
     lp = infer(*FRUSTRATED_TRIANGLE, "lp", relaxed=True)
     assert lp.bound == pytest.approx(3.0) and not lp.certified
     assert np.allclose(lp.node_marginals, 0.5)
-    for method in ("ad3", "max-product"):
-        result = infer(*FRUSTRATED_TRIANGLE, method)
+    for method, options in [("ad3", {}), ("max-product", {}), ("max-product", SERIAL)]:
+        result = infer(*FRUSTRATED_TRIANGLE, method, **options)
         assert not result.certified and result.bound >= 3.0 - 1e-4, method
 
 
@@ -260,6 +271,7 @@ UNARY, EDGES, PAIRWISE = np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), np.zeros(
         ((UNARY, EDGES, PAIRWISE), {"method": "gibbs"}, "method must be one of 'brute', 'ilp'"),
         ((UNARY, EDGES, PAIRWISE), {"method": "lp", "max_iter": 3}, "'lp' takes no option"),
         ((UNARY, EDGES, PAIRWISE), {"damping": 1.0}, "damping must be"),
+        ((UNARY, EDGES, PAIRWISE), {"schedule": "random"}, "schedule must be one of"),
         ((UNARY, EDGES, PAIRWISE), {"method": "ad3", "eta": 0}, "eta must be > 0"),
         ((UNARY, EDGES, PAIRWISE), {"method": "ilp", "time_limit": -1}, "time_limit must be"),
         (

@@ -178,6 +178,15 @@ def test_one_hot_marginals_give_the_labels_features_and_loss():
         assert task.loss(y_true, relaxed) == task.loss(y_true, y)
 
 
+def test_a_labelling_and_a_relaxed_output_are_different_outputs_in_either_order():
+    task = make_task("undirected")
+    labels = np.array([0, 1, 2, 1])
+    relaxed = RelaxedLabelling.from_labels(labels, TRIANGLE_AND_TAIL, task.n_states)
+    assert task.outputs_equal(labels, relaxed) is False
+    assert task.outputs_equal(relaxed, labels) is False
+    assert task.outputs_equal(relaxed, RelaxedLabelling.from_labels(labels, TRIANGLE_AND_TAIL, 3))
+
+
 def test_fractional_output_of_the_relaxation_has_the_value_of_the_lp():
     task = GraphTask(2, 1, inference_method="lp", relaxed=True)
     x = (np.zeros((3, 1)), np.array([[0, 1], [1, 2], [2, 0]]))

@@ -1,0 +1,185 @@
+"""The compiled oracle of the graph labelling tasks (:meth:`tasks.GraphTask.compiled_oracle`).
+
+The training graphs are stacked once per fit: the node features as CSR rows, the edges (node
+numbers local to their graph), the edge features as CSR rows, the map of the pairwise blocks
+(``pairwise_block_map`` of every edge feature, transposed, as CSR) and every graph's
+max-product schedule (:func:`~structsvm.inference._max_product.graph_schedule`). An output's
+labels are its states, node by node. Decoding is max-product on the unary scores (plus the
+weighted Hamming loss) and the edge tables made from ``w``, as the Python oracles run it: exact
+on a forest, loopy (the best labelling its sweeps met) on a graph with cycles.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from structsvm.inference._max_product import max_product_labels
+
+
+class GraphOracleData(NamedTuple):
+    """The training graphs of a graph task, stacked (``CompiledOracle.data``).
+
+    Graph i has the nodes ``node_offsets[i]:node_offsets[i + 1]`` and the edges
+    ``edge_offsets[i]:edge_offsets[i + 1]`` of the stacked arrays.
+    """
+
+    node_offsets: np.ndarray
+    node_indptr: np.ndarray
+    node_columns: np.ndarray
+    node_values: np.ndarray
+    edge_offsets: np.ndarray
+    edges: np.ndarray
+    edge_indptr: np.ndarray
+    edge_columns: np.ndarray
+    edge_values: np.ndarray
+    block_indptr: np.ndarray
+    block_weights: np.ndarray
+    block_values: np.ndarray
+    truth: np.ndarray
+    costs: np.ndarray
+    forest: np.ndarray
+    order: np.ndarray
+    parent: np.ndarray
+    parent_edge: np.ndarray
+    child_is_second: np.ndarray
+    n_states: int
+    n_features: int
+    pairwise_at: int
+    max_iter: int
+    damping: float
+    tol: float
+    serial: bool
+
+
+@numba.njit(cache=True)
+def graph_scores(data, i, w):
+    """Return the (n_nodes, n_states) unary scores ``U[s] · x_n`` of graph i."""
+    n_states, n_features = data.n_states, data.n_features
+    begin, end = data.node_offsets[i], data.node_offsets[i + 1]
+    scores = np.zeros((end - begin, n_states))
+    for node in range(begin, end):
+        for p in range(data.node_indptr[node], data.node_indptr[node + 1]):
+            column, value = data.node_columns[p], data.node_values[p]
+            for state in range(n_states):
+                scores[node - begin, state] += value * w[state * n_features + column]
+    return scores
+
+
+@numba.njit(cache=True)
+def _edge_tables(data, i, w):
+    """Return the (n_edges, n_states, n_states) pairwise tables of graph i at ``w``."""
+    n_states = data.n_states
+    width = n_states * n_states
+    n_rows = len(data.block_indptr) - 1
+    blocks = np.zeros(n_rows)
+    for row in range(n_rows):
+        for p in range(data.block_indptr[row], data.block_indptr[row + 1]):
+            blocks[row] += data.block_values[p] * w[data.pairwise_at + data.block_weights[p]]
+    begin, end = data.edge_offsets[i], data.edge_offsets[i + 1]
+    tables = np.zeros((end - begin, n_states, n_states))
+    for edge in range(begin, end):
+        table = tables[edge - begin].reshape(width)
+        for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
+            feature, value = data.edge_columns[p], data.edge_values[p]
+            for pair in range(width):
+                table[pair] += value * blocks[feature * width + pair]
+    return tables
+
+
+@numba.njit(cache=True)
+def graph_decode(data, i, w, scores, augmented):
+    """Return max-product's labelling of graph i (plus the weighted Hamming loss if augmented)."""
+    node_begin, node_end = data.node_offsets[i], data.node_offsets[i + 1]
+    if augmented:
+        for node in range(node_begin, node_end):
+            truth, cost = data.truth[node], data.costs[node]
+            for state in range(data.n_states):
+                if state != truth:
+                    scores[node - node_begin, state] += cost
+    return max_product_labels(
+        scores,
+        _edge_tables(data, i, w),
+        data.edges[data.edge_offsets[i] : data.edge_offsets[i + 1]],
+        data.forest[i],
+        data.order[node_begin:node_end],
+        data.parent[node_begin:node_end],
+        data.parent_edge[node_begin:node_end],
+        data.child_is_second[node_begin:node_end],
+        data.max_iter,
+        data.damping,
+        data.tol,
+        data.serial,
+    )
+
+
+@numba.njit(cache=True)
+def graph_features(data, i, labels):
+    """Return φ(x_i, y): the node features by state, then the pairwise blocks' statistics."""
+    n_states, n_features = data.n_states, data.n_features
+    node_begin = data.node_offsets[i]
+    node_end = data.node_offsets[i + 1]
+    edge_begin, edge_end = data.edge_offsets[i], data.edge_offsets[i + 1]
+    count = data.node_indptr[node_end] - data.node_indptr[node_begin]
+    for edge in range(edge_begin, edge_end):
+        pair = _pair_of(data, labels, edge)
+        for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
+            row = data.edge_columns[p] * n_states * n_states + pair
+            count += data.block_indptr[row + 1] - data.block_indptr[row]
+    indices = np.empty(count, dtype=np.int64)
+    values = np.empty(count)
+    k = 0
+    for node in range(node_begin, node_end):
+        offset = labels[node - node_begin] * n_features
+        for p in range(data.node_indptr[node], data.node_indptr[node + 1]):
+            indices[k] = offset + data.node_columns[p]
+            values[k] = data.node_values[p]
+            k += 1
+    for edge in range(edge_begin, edge_end):
+        pair = _pair_of(data, labels, edge)
+        for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
+            row = data.edge_columns[p] * n_states * n_states + pair
+            for q in range(data.block_indptr[row], data.block_indptr[row + 1]):
+                indices[k] = data.pairwise_at + data.block_weights[q]
+                values[k] = data.edge_values[p] * data.block_values[q]
+                k += 1
+    return merged_entries(indices, values)
+
+
+@numba.njit(cache=True)
+def _pair_of(data, labels, edge):
+    """Return ``y_u · n_states + y_v`` of an edge (u, v) of the stacked edges."""
+    return labels[data.edges[edge, 0]] * data.n_states + labels[data.edges[edge, 1]]
+
+
+@numba.njit(cache=True)
+def merged_entries(indices, values):
+    """Return the entries sorted by index, those of one index summed, zero sums left out."""
+    order = np.argsort(indices, kind="mergesort")
+    merged_indices = np.empty(len(indices), dtype=np.int64)
+    merged_values = np.empty(len(indices))
+    n = -1
+    for k in order:
+        if n >= 0 and merged_indices[n] == indices[k]:
+            merged_values[n] += values[k]
+        else:
+            if n < 0 or merged_values[n] != 0.0:
+                n += 1
+            merged_indices[n] = indices[k]
+            merged_values[n] = values[k]
+    if n >= 0 and merged_values[n] != 0.0:
+        n += 1
+    return merged_indices[:n].copy(), merged_values[:n].copy()
+
+
+@numba.njit(cache=True)
+def graph_loss(data, i, labels):
+    """Return the weighted Hamming loss ``Σ_n cost_n · [y_n ≠ truth_n]``."""
+    begin, end = data.node_offsets[i], data.node_offsets[i + 1]
+    loss = 0.0
+    for node in range(begin, end):
+        if labels[node - begin] != data.truth[node]:
+            loss += data.costs[node]
+    return loss
