@@ -18,6 +18,7 @@ any number of threads.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,38 +78,6 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
         indices[indptr[i] : indptr[i + 1]] = row_indices
         values[indptr[i] : indptr[i + 1]] = row_values
     return labels, losses, slacks, indptr, indices, values
-
-
-class DecodedOutputs(Sequence):
-    """The outputs of a compiled pass, each made from its labels when it is read.
-
-    A solver reads few of them (n-slack, the keys of the examples it adds constraints for), so
-    none is made before it is needed; a pickled sequence is the list of the outputs.
-
-    Parameters
-    ----------
-    oracle : CompiledOracle
-        Whose :meth:`~structsvm.CompiledOracle.output` makes an output of its labels.
-    labels, offsets : ndarray of int64
-        Example i's labels are ``labels[offsets[i]:offsets[i + 1]]``.
-    """
-
-    def __init__(self, oracle: CompiledOracle, labels: np.ndarray, offsets: np.ndarray) -> None:
-        self.to_output, self.labels, self.offsets = oracle.output, labels, offsets
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def __getitem__(self, i: int) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        if not -len(self) <= i < len(self):
-            raise IndexError(f"output {i} of a pass over {len(self)} examples")
-        i %= len(self)
-        return self.to_output(self.labels[self.offsets[i] : self.offsets[i + 1]])
-
-    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
-        return list, (list(self),)
 
 
 class CompiledExamplePasses:
@@ -185,7 +154,7 @@ class CompiledExamplePasses:
         """Make the pass at ``w`` in one compiled call; return every example's results.
 
         The outputs are the oracle's :meth:`~structsvm.CompiledOracle.output` of the labels
-        (:class:`DecodedOutputs`); the pass is certified when the compiled decoding is exact.
+        the pass is certified when the compiled decoding is exact.
         Scores that overflow make the results not finite: the pass is then made again by
         :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
         """
@@ -206,7 +175,12 @@ class CompiledExamplePasses:
         if not sp.issparse(self.true_features):
             features = features.toarray()
         return OraclePass(
-            outputs=DecodedOutputs(oracle, labels, self.label_offsets),
+            # The outputs are plain values, so that a solver state holding the pass is a value
+            # too (a checkpoint writes it to a model file).
+            outputs=[
+                oracle.output(labels[begin:stop])
+                for begin, stop in itertools.pairwise(self.label_offsets.tolist())
+            ],
             losses=losses,
             slacks=slacks,
             true_features=self.true_features,

@@ -206,7 +206,7 @@ def test_a_fresh_fit_interrupted_before_its_first_iteration_is_left_unfitted(
     multiclass_problem,
 ):
     task, X, Y = multiclass_problem(n=20)
-    fitted = StructuredSVM(task).fit(X, Y)  # an earlier fit on other settings
+    fitted = StructuredSVM(task, random_state=0).fit(X, Y)  # an earlier fit, other settings
     broken = SystemErrorFromInterrupt(3, 3, loss_matrix=task.loss_matrix, at=1)
     with pytest.warns(RuntimeWarning, match="interrupted"):
         fitted.set_params(task=broken, C=2.0).fit(X, Y)
@@ -214,7 +214,7 @@ def test_a_fresh_fit_interrupted_before_its_first_iteration_is_left_unfitted(
     assert not hasattr(fitted, "w_") and not hasattr(fitted, "n_iter_")
     with pytest.raises(NotFittedError):
         fitted.predict(X)
-    cold = StructuredSVM(task, C=2.0).fit(X, Y)
+    cold = StructuredSVM(task, C=2.0, random_state=0).fit(X, Y)
     fitted.set_params(task=task, warm_start=True).fit(X, Y)
     np.testing.assert_allclose(fitted.w_, cold.w_, rtol=1e-12)
 
