@@ -82,6 +82,10 @@ class CompiledOracle(NamedTuple):
     to_output : callable or None
         Turns the labels of example i back into the task's output, ``to_output(labels)``
         (None: the labels array is the output).
+    to_labels : callable or None
+        Turns an output into its labels, ``to_labels(y)``, for a task whose outputs are not
+        integer arrays (None: ``np.ravel(y)`` as int64, :func:`labels_of`). The solvers ask it
+        for the true outputs' labels; an example's labels have one length whatever the output.
     n_outputs : int or None
         Set by a task whose every example has the same few outputs, the single labels
         ``0, …, n_outputs − 1`` (the classes of a multiclass task): solvers that work on every
@@ -101,6 +105,7 @@ class CompiledOracle(NamedTuple):
     n_examples: int
     batch_scores: Callable[[tuple, np.ndarray], ScoreTable] | None = None
     to_output: Callable[[np.ndarray], Any] | None = None
+    to_labels: Callable[[Any], np.ndarray] | None = None
     n_outputs: int | None = None
     exact: bool = True
 
@@ -120,6 +125,10 @@ class CompiledOracle(NamedTuple):
     def output(self, labels: np.ndarray) -> Any:
         """Return the task's output of ``labels``."""
         return labels if self.to_output is None else self.to_output(labels)
+
+    def labels(self, y: Any) -> np.ndarray:
+        """Return the labels of the task's output ``y``."""
+        return labels_of(y) if self.to_labels is None else self.to_labels(y)
 
 
 def labels_of(y: Any) -> np.ndarray:

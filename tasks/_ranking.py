@@ -29,6 +29,7 @@ from tasks._ranking_oracle import (
     dense_document_scores,
     ranking_decode,
     ranking_features,
+    ranking_labels,
     ranking_loss,
     ranking_output,
     ranking_scores,
@@ -208,6 +209,7 @@ class RankingTask(Task):
             n_examples=len(X),
             batch_scores=dense_document_scores if dense else None,
             to_output=ranking_output,
+            to_labels=ranking_labels,
         )
 
     def _scores(self, x: Any, w: np.ndarray) -> np.ndarray:

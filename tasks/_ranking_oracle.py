@@ -11,7 +11,9 @@ query of m documents) are ``[form, Δ, 2 c_1, …, 2 c_m, payload]``, where ``φ
 (every c_j a multiple of ½) and Δ is the number of swapped pairs of the query's preference
 pairs. ``form`` 1 is the loss-augmented output ``[grades, scores]``, whose payload is the
 float64 bits of its m × 2 entries (row by row); ``form`` 0 is the ranks output of ``argmax``,
-whose payload is the m ranks followed by m zeros. :func:`ranking_output` rebuilds either.
+whose payload is the m ranks followed by m zeros; ``form`` 2 is a query's true grades
+(:func:`ranking_labels`), whose payload is the float64 bits of its m grades followed by m zeros.
+:func:`ranking_output` rebuilds each.
 
 **Data** (:meth:`tasks.RankingTask.compiled_oracle`), a flat tuple: the documents' CSR
 ``indptr``, ``columns`` and ``values``; ``documents``, where each query's documents start
@@ -26,7 +28,7 @@ import numba
 import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
-from structsvm._utils.pair_counts import _sweep_counts
+from structsvm._utils.pair_counts import _sweep_counts, pairs_below_above
 from tasks._threads import row_blocks_product
 
 
@@ -123,12 +125,30 @@ def ranking_loss(data, i, labels):
 
 
 def ranking_output(labels: np.ndarray) -> np.ndarray:
-    """Return the output of a ranking's labels: ``[grades, scores]`` (m, 2) or the ranks."""
+    """Return the output of a ranking's labels: the ranks, ``[grades, scores]`` or the grades."""
     m = (len(labels) - 2) // 3
     payload = labels[m + 2 :]
     if labels[0] == 0:
         return payload[:m].copy()
+    if labels[0] == 2:
+        return payload[:m].view(np.float64).copy()
     return payload.view(np.float64).reshape(m, 2).copy()
+
+
+def ranking_labels(y: np.ndarray) -> np.ndarray:
+    """Return the labels of a query's grades (form 2): its preference pairs all kept, Δ = 0.
+
+    Each document's weight is then half its balance, the documents graded below it minus
+    those above it.
+    """
+    y = np.ravel(np.asarray(y, dtype=np.float64))
+    m = len(y)
+    below, above = pairs_below_above(y)
+    labels = np.zeros(3 * m + 2, dtype=np.int64)
+    labels[0] = 2
+    labels[2 : m + 2] = below - above
+    labels[m + 2 : 2 * m + 2] = y.view(np.int64)
+    return labels
 
 
 def dense_document_scores(data: tuple, w: np.ndarray) -> ScoreTable:

@@ -662,7 +662,9 @@ def bcfw(
         active_sets.features = active_sets.features.packed()
     if step == "pairwise" and active_sets is None:
         if compiled_pass is not None:
-            active_sets = ActiveSets.for_compiled_pass(Y, true_rows, pool_index_type(size))
+            active_sets = ActiveSets.for_compiled_pass(
+                [compiled_pass.oracle.labels(y) for y in Y], true_rows, pool_index_type(size)
+            )
         else:
             spans = zip(true_indptr[:-1].tolist(), true_indptr[1:].tolist(), strict=True)
             active_sets = ActiveSets.for_python(

@@ -74,14 +74,19 @@ class ActiveSets:
 
     @classmethod
     def for_compiled_pass(
-        cls, Y: Sequence[Any], true_rows: sp.csr_matrix, index_type: type[np.signedinteger]
+        cls,
+        true_labels: Sequence[np.ndarray],
+        true_rows: sp.csr_matrix,
+        index_type: type[np.signedinteger],
     ) -> ActiveSets:
         """Start every block at its true labelling, for a compiled pass.
 
-        ``true_rows`` are the rows φ(x_i, y_i) (sorted, distinct column indices), which the
-        feature pool keeps with indices of ``index_type``.
+        ``true_labels`` are the true outputs' labels
+        (:meth:`structsvm.CompiledOracle.labels`), ``true_rows`` the rows φ(x_i, y_i)
+        (sorted, distinct column indices), which the feature pool keeps with indices of
+        ``index_type``.
         """
-        flat = [np.ravel(np.asarray(y)) for y in Y]
+        flat = list(true_labels)
         n = len(flat)
         positions = np.zeros(n + 1, dtype=np.int64)
         np.cumsum([len(labels) for labels in flat], out=positions[1:])

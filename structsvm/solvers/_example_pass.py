@@ -26,7 +26,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle, labels_of
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
 from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
@@ -116,7 +116,7 @@ class CompiledExamplePasses:
         self.n_jobs = n_jobs
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
-        label_counts = [len(labels_of(y)) for y in Y]
+        label_counts = [len(oracle.labels(y)) for y in Y]
         self.label_offsets = np.zeros(self.n_examples + 1, dtype=np.int64)
         np.cumsum(label_counts, out=self.label_offsets[1:])
 

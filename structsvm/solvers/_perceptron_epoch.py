@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from structsvm._compiled_oracle import CompiledOracle, labels_of
+from structsvm._compiled_oracle import CompiledOracle
 
 
 class CompiledEpochs(NamedTuple):
@@ -41,7 +41,7 @@ class CompiledEpochs(NamedTuple):
     @classmethod
     def of(cls, oracle: CompiledOracle, Y: Sequence[Any]) -> CompiledEpochs:
         """Return the training set of outputs Y with the task's compiled oracle for it."""
-        labels = [labels_of(y) for y in Y]
+        labels = [oracle.labels(y) for y in Y]
         offsets = np.zeros(len(labels) + 1, dtype=np.int64)
         np.cumsum([len(part) for part in labels], out=offsets[1:])
         return cls(oracle.functions(), oracle.data, np.concatenate(labels), offsets)

@@ -122,7 +122,7 @@ def test_a_faithful_compiled_oracle_passes(sparse, loss_matrix):
             {"to_output": lambda labels: int(labels[0]) + 1},
             "compiled_mismatch",
             "compiled_oracle.to_output",
-            "to_output(labels_of(y)) must be y",
+            "to_output(labels(y)) must be y",
         ),
         ({"n_examples": 3}, "compiled_contract", "compiled_oracle", "n_examples = 3 for 8"),
     ],
