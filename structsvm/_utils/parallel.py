@@ -293,6 +293,14 @@ class ParallelTask(Task):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(task, name)
 
+    def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> None:
+        """Return None: the wrapper's passes are its chunked Python oracles, as it promises.
+
+        A task with a compiled oracle is faster unwrapped: its compiled passes run on the
+        ``n_jobs`` threads of the learner.
+        """
+        return None
+
     def batch_argmax(self, X: Sequence[Any], w: np.ndarray) -> Sequence[Any]:
         """Return ``argmax(x, w)`` for every input, computed in chunks by the workers."""
         return map_chunks(self.task.batch_argmax, (X,), w, n_jobs=self.n_jobs, backend=self.backend)
