@@ -125,7 +125,7 @@ def _integer_matrix(seed: int, rows: int, columns: int) -> np.ndarray:
 
 # ============================================================================ flat estimators
 FLAT_CLASSIFIERS = {
-    "MulticlassSVM(n-slack)": lambda: MulticlassSVM(max_iter=2),
+    "MulticlassSVM(n-slack)": lambda: MulticlassSVM(solver="n-slack", max_iter=2),
     "MulticlassSVM(1-slack)": lambda: MulticlassSVM(solver="1-slack", max_iter=2),
     "MulticlassSVM(bcfw)": lambda: MulticlassSVM(solver="bcfw", max_iter=2, random_state=0),
     "KernelMulticlassSVM": lambda: KernelMulticlassSVM(max_iter=2),
@@ -571,8 +571,9 @@ def test_structured_svm_refuses_invalid_numbers_by_name(parameter, value, solver
 class _TaskHolding(MulticlassTask):
     """A multiclass task that holds some other object, such as a lock or a lambda.
 
-    Its batches are declared unthreaded, as a task written in Python is: ``n_jobs`` then means
-    worker processes, which receive the task pickled. (A task on threads is never pickled.)
+    Its batches are declared unthreaded and it offers no compiled oracle, as a task written in
+    Python: ``n_jobs`` then means worker processes, which receive the task pickled. (A task on
+    threads is never pickled.)
     """
 
     threaded_batches = False
@@ -580,6 +581,9 @@ class _TaskHolding(MulticlassTask):
     def __init__(self, held: Any) -> None:
         super().__init__(2, 3)
         self.held = held
+
+    def compiled_oracle(self, X: Any, Y: Any) -> None:
+        return None
 
 
 def _generator():
@@ -629,17 +633,17 @@ def test_an_unpicklable_task_is_refused_by_parallel_task_naming_task_and_n_jobs(
 def test_an_unpicklable_task_runs_on_threads_as_on_one_job():
     task = _TaskHolding(threading.Lock())
     X, Y = _integer_matrix(5, 8, 3), np.arange(8) % 2
-    serial = StructuredSVM(task, max_iter=3).fit(X, Y)
+    serial = StructuredSVM(task, max_iter=3, random_state=0).fit(X, Y)
     with joblib.parallel_config(backend="threading"):
-        threaded = StructuredSVM(task, max_iter=3, n_jobs=2).fit(X, Y)
+        threaded = StructuredSVM(task, max_iter=3, n_jobs=2, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(threaded.w_, serial.w_)
 
 
 def test_a_task_holding_a_lambda_trains_on_worker_processes_as_on_one_job():
     task = _TaskHolding(lambda x: x)
     X, Y = _integer_matrix(6, 8, 3), np.arange(8) % 2
-    serial = StructuredSVM(task, max_iter=3).fit(X, Y)
-    parallel = StructuredSVM(task, max_iter=3, n_jobs=2).fit(X, Y)
+    serial = StructuredSVM(task, max_iter=3, random_state=0).fit(X, Y)
+    parallel = StructuredSVM(task, max_iter=3, n_jobs=2, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(parallel.w_, serial.w_)
 
 

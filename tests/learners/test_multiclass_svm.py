@@ -32,8 +32,8 @@ def test_it_is_the_crammer_singer_svm_of_liblinear(blobs, solver):
 
 def test_intercepts_are_the_weights_of_a_constant_feature(blobs):
     X, y = blobs()
-    with_intercept = MulticlassSVM(C=0.5, tol=1e-7).fit(X, y)
-    augmented = MulticlassSVM(C=0.5, fit_intercept=False, tol=1e-7).fit(
+    with_intercept = MulticlassSVM(C=0.5, tol=1e-7, random_state=0).fit(X, y)
+    augmented = MulticlassSVM(C=0.5, fit_intercept=False, tol=1e-7, random_state=0).fit(
         np.hstack([X, np.ones((len(X), 1))]), y
     )
     np.testing.assert_allclose(with_intercept.coef_, augmented.coef_[:, :2])

@@ -127,8 +127,8 @@ def test_n_jobs_must_be_a_non_zero_integer_or_none(n_jobs, one_hot_multiclass):
 
 def test_structural_svm_on_two_local_processes_learns_the_serial_weights(problem):
     task, X, Y = problem
-    serial = StructuredSVM(task, C=1.0, tol=1e-3).fit(X, Y)
-    parallel = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=2).fit(X, Y)
+    serial = StructuredSVM(task, C=1.0, tol=1e-3, random_state=0).fit(X, Y)
+    parallel = StructuredSVM(task, C=1.0, tol=1e-3, n_jobs=2, random_state=0).fit(X, Y)
     np.testing.assert_allclose(parallel.w_, serial.w_, rtol=1e-12, atol=1e-12)
     assert parallel.n_iter_ == serial.n_iter_
     assert_same_outputs(parallel.predict(X), serial.predict(X))
