@@ -71,7 +71,10 @@ ESTIMATORS = {
     "OneClassSVM": (OneClassSVM, _binary_data),
     "MulticlassSVM": (MulticlassSVM, _three_class_data),
     "StructuredPerceptron": (lambda: StructuredPerceptron(MulticlassTask(3, 2)), _three_class_data),
-    "StructuredSVM": (lambda: StructuredSVM(MulticlassTask(3, 2), solver="n-slack", max_iter=2), _three_class_data),
+    "StructuredSVM": (
+        lambda: StructuredSVM(MulticlassTask(3, 2), solver="n-slack", max_iter=2),
+        _three_class_data,
+    ),
     "StructuredSVM(bcfw)": (
         lambda: StructuredSVM(MulticlassTask(3, 2), solver="bcfw", max_iter=2),
         _three_class_data,
