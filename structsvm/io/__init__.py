@@ -1,19 +1,23 @@
 """Reading and writing the data files of SVM^light, SVM^multiclass, SVM^rank and SVM^hmm.
 
 :func:`read_svmlight` and :func:`write_svmlight` handle one example per line (class labels,
-grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one
-token per line, the lines of a sequence sharing a query id, as the sequences of
-:class:`tasks.ChainTask`. A malformed file raises :class:`FileFormatError`, a ValueError whose
-message names the file and the line.
+grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one token
+per line, the lines of a sequence sharing a query id, as the sequences of
+:class:`tasks.ChainTask`; :func:`read_fasta` and :func:`read_msf` read biological sequences and
+alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns. A malformed file
+raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 """
 
 from structsvm.io._errors import FileFormatError
+from structsvm.io._sequences import read_fasta, read_msf
 from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
 from structsvm.io._svmlight import read_svmlight, write_svmlight
 
 __all__ = [
     "FileFormatError",
     "TaggedSequences",
+    "read_fasta",
+    "read_msf",
     "read_svmhmm",
     "read_svmlight",
     "write_svmhmm",
