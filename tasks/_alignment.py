@@ -69,8 +69,9 @@ class AlignmentTask(Task):
     alphabet : str, default=PROTEIN_ALPHABET
         The symbols, each one character; a symbol's code is its position.
     mode : {"global", "local"}, default="global"
-    unknown : str or None, default="X"
-        The symbol that :meth:`encode` gives letters outside the alphabet; None: they raise.
+    unknown : str or None, default=None
+        The symbol that :meth:`encode` gives letters outside the alphabet (``"X"`` for
+        proteins); None: they raise.
 
     References
     ----------
@@ -80,7 +81,7 @@ class AlignmentTask(Task):
     """
 
     def __init__(
-        self, alphabet: str = PROTEIN_ALPHABET, mode: str = "global", unknown: str | None = "X"
+        self, alphabet: str = PROTEIN_ALPHABET, mode: str = "global", unknown: str | None = None
     ) -> None:
         if not isinstance(alphabet, str) or len(alphabet) == 0:
             raise ValueError(f"alphabet must be a non-empty string, got {alphabet!r}")

@@ -56,7 +56,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        The classes (the leaves), in the order of the task's leaf numbers.
+        The classes (the leaves, as the labels gave them), in the order of the task's leaves.
     parents_ : ndarray of shape (n_nodes,)
     node_names_ : list of str or None
         Every node's path when the tree was read from the labels.
@@ -145,11 +145,11 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         if np.any(encoded >= len(leaves)) or np.any(found != nodes):
             raise ValueError("y must hold leaves of the tree given by parents")
         self.parents_ = self.task_.parents
-        self.classes_ = (
-            np.array([self.node_names_[leaf] for leaf in leaves], dtype=object)
-            if self.node_names_ is not None
-            else leaves.copy()
-        )
+        if self.node_names_ is None:
+            self.classes_ = leaves.copy()
+        else:
+            label_of = {str(label): label for label in np.unique(y)}
+            self.classes_ = np.array([label_of[self.node_names_[leaf]] for leaf in leaves])
         self.loss_matrix_ = self.task_.loss_matrix
         self.svm_ = structural_svm_for(self, self.task_).fit(inputs, encoded)
         self.n_iter_ = self.svm_.n_iter_
