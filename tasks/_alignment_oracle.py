@@ -50,64 +50,71 @@ def best_alignment(scores, gap_open, gap_extend, end_open, end_extend):
     ``scores[r, c]`` is the score of aligning residue r of a with residue c of b; a gap of k
     residues between aligned pairs scores ``gap_open + k * gap_extend`` and an end gap
     ``end_open + k * end_extend`` (zero weights for local alignment). Exact; ties as the module
-    states.
+    states. The three states' values are kept for two rows; each cell's three predecessors are
+    packed in one byte: bits 0-1 the pair's, bit 2 the gap in b's, bits 3-4 the gap in a's.
     """
     n, m = scores.shape
-    pair = np.full((n + 1, m + 1), -np.inf)
-    gap_b = np.full((n + 1, m + 1), -np.inf)  # the last residue of a is unaligned
-    gap_a = np.full((n + 1, m + 1), -np.inf)  # the last residue of b is unaligned
-    from_pair = np.zeros((n + 1, m + 1), dtype=np.int8)
-    from_gap_b = np.zeros((n + 1, m + 1), dtype=np.int8)
-    from_gap_a = np.zeros((n + 1, m + 1), dtype=np.int8)
+    lead_b = np.empty(m + 1)  # the end gap of the first c residues of b
+    tail_b = np.empty(m + 1)  # the end gap of the residues of b after the c-th
+    for c in range(m + 1):
+        lead_b[c] = _end_gap(c, end_open, end_extend)
+        tail_b[c] = _end_gap(m - c, end_open, end_extend)
+    pair = np.full((2, m + 1), -np.inf)
+    gap_b = np.full((2, m + 1), -np.inf)  # the last residue of a is unaligned
+    gap_a = np.full((2, m + 1), -np.inf)  # the last residue of b is unaligned
+    origins = np.zeros((n + 1, m + 1), dtype=np.uint8)
     opening = gap_open + gap_extend
-    best_value = _end_gap(n, end_open, end_extend) + _end_gap(m, end_open, end_extend)
+    best_value = _end_gap(n, end_open, end_extend) + lead_b[m]
     best_r, best_c = 0, 0
     for r in range(1, n + 1):
+        above, here = (r - 1) % 2, r % 2
         lead_r = _end_gap(r - 1, end_open, end_extend)
         tail_r = _end_gap(n - r, end_open, end_extend)
+        row_scores = scores[r - 1]
         for c in range(1, m + 1):
-            value, origin = lead_r + _end_gap(c - 1, end_open, end_extend), _START
-            if pair[r - 1, c - 1] > value:
-                value, origin = pair[r - 1, c - 1], _PAIR
-            if gap_b[r - 1, c - 1] > value:
-                value, origin = gap_b[r - 1, c - 1], _GAP_IN_B
-            if gap_a[r - 1, c - 1] > value:
-                value, origin = gap_a[r - 1, c - 1], _GAP_IN_A
-            pair[r, c] = value + scores[r - 1, c - 1]
-            from_pair[r, c] = origin
+            value, origin = lead_r + lead_b[c - 1], _START
+            if pair[above, c - 1] > value:
+                value, origin = pair[above, c - 1], _PAIR
+            if gap_b[above, c - 1] > value:
+                value, origin = gap_b[above, c - 1], _GAP_IN_B
+            if gap_a[above, c - 1] > value:
+                value, origin = gap_a[above, c - 1], _GAP_IN_A
+            pair[here, c] = value + row_scores[c - 1]
+            packed = origin
 
-            value, origin = pair[r - 1, c] + opening, _PAIR
-            if gap_b[r - 1, c] + gap_extend > value:
-                value, origin = gap_b[r - 1, c] + gap_extend, _GAP_IN_B
-            gap_b[r, c] = value
-            from_gap_b[r, c] = origin
+            value, origin = pair[above, c] + opening, _PAIR
+            if gap_b[above, c] + gap_extend > value:
+                value, origin = gap_b[above, c] + gap_extend, _GAP_IN_B
+            gap_b[here, c] = value
+            packed |= (origin - 1) << 2
 
-            value, origin = pair[r, c - 1] + opening, _PAIR
-            if gap_b[r, c - 1] + opening > value:
-                value, origin = gap_b[r, c - 1] + opening, _GAP_IN_B
-            if gap_a[r, c - 1] + gap_extend > value:
-                value, origin = gap_a[r, c - 1] + gap_extend, _GAP_IN_A
-            gap_a[r, c] = value
-            from_gap_a[r, c] = origin
+            value, origin = pair[here, c - 1] + opening, _PAIR
+            if gap_b[here, c - 1] + opening > value:
+                value, origin = gap_b[here, c - 1] + opening, _GAP_IN_B
+            if gap_a[here, c - 1] + gap_extend > value:
+                value, origin = gap_a[here, c - 1] + gap_extend, _GAP_IN_A
+            gap_a[here, c] = value
+            origins[r, c] = packed | (origin << 3)
 
-            ending = pair[r, c] + tail_r + _end_gap(m - c, end_open, end_extend)
+            ending = pair[here, c] + tail_r + tail_b[c]
             if ending > best_value:
                 best_value, best_r, best_c = ending, r, c
 
     partners = np.full(n, -1, dtype=np.int64)
     r, c, state = best_r, best_c, _PAIR
     while r > 0 and c > 0:
+        packed = origins[r, c]
         if state == _PAIR:
             partners[r - 1] = c - 1
-            state = from_pair[r, c]
+            state = packed & 3
             r, c = r - 1, c - 1
             if state == _START:
                 break
         elif state == _GAP_IN_B:
-            state = from_gap_b[r, c]
+            state = ((packed >> 2) & 1) + 1
             r -= 1
         else:
-            state = from_gap_a[r, c]
+            state = (packed >> 3) & 3
             c -= 1
     return partners
 
