@@ -124,6 +124,7 @@ def make_model(name: str, args: argparse.Namespace):
         C=args.C,
         features="leaf" if features == "flat" else "path",
         loss="zero_one" if loss == "0/1" else "tree",
+        normalize_loss=True,
         tol=args.tol,
         max_iter=args.max_iter,
     )

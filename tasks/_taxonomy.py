@@ -104,6 +104,10 @@ class TaxonomyTask(Task):
     features : {"path", "leaf"}, default="path"
     level_weights : array of shape (depth + 1,), optional
         λ of every depth, the root's first (all ones by default); read with ``features="path"``.
+    normalize_loss : bool, default=False
+        Divide the loss by its mean over pairs of distinct leaves, so that it averages 1 as
+        the 0/1 loss does. Scaling the loss by k is scaling C by 1/k (and w by k): without it,
+        the tree loss asks margins of several units and acts as a much smaller C.
 
     Notes
     -----
@@ -122,6 +126,7 @@ class TaxonomyTask(Task):
         loss: str = "tree",
         features: str = "path",
         level_weights: Any = None,
+        normalize_loss: bool = False,
     ) -> None:
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
@@ -146,7 +151,10 @@ class TaxonomyTask(Task):
                 level_weights, "level_weights", ndim=1, n_features=self.depths.max() + 1
             )
         self.paths = [_path(self.parents, leaf) for leaf in self.leaves]
+        self.normalize_loss = bool(normalize_loss)
         self.loss_matrix = self._loss_matrix(loss)
+        if self.normalize_loss:
+            self.loss_matrix /= self.loss_matrix.sum() / (self.n_leaves * (self.n_leaves - 1))
         if features == "path":
             self.n_blocks = n_nodes
             # Nodes of weight 0 add nothing: their blocks are left off the paths.

@@ -45,6 +45,9 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         The taxonomy's features, or flat ones (one weight row per class).
     level_weights : array of shape (depth + 1,), optional
         The weight of every depth's blocks, the root's first (ones by default).
+    normalize_loss : bool, default=False
+        Divide the loss by its mean between distinct classes (mean 1, as the 0/1 loss), so
+        that C means the same under every loss.
     parents : array of shape (n_nodes,), optional
         The tree as a parent array (-1 for the root); None: read it from the label paths.
     separator : str, default="/"
@@ -73,6 +76,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         "loss": [Options("tree", "zero_one", "lca")],
         "features": [Options("path", "leaf")],
         "level_weights": [ArrayLikes(), None],
+        "normalize_loss": [BOOLEAN],
         "parents": [ArrayLikes(), None],
         "separator": [InstancesOf(str, "a string")],
         "fit_intercept": [BOOLEAN],
@@ -85,6 +89,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         loss: str = "tree",
         features: str = "path",
         level_weights: Any = None,
+        normalize_loss: bool = False,
         parents: Any = None,
         separator: str = "/",
         fit_intercept: bool = True,
@@ -100,6 +105,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         self.loss = loss
         self.features = features
         self.level_weights = level_weights
+        self.normalize_loss = normalize_loss
         self.parents = parents
         self.separator = separator
         self.fit_intercept = fit_intercept
@@ -137,7 +143,12 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
             nodes = np.asarray(y)
         inputs = _with_intercept(X, self.fit_intercept)
         self.task_ = TaxonomyTask(
-            parents, inputs.shape[1], self.loss, self.features, self.level_weights
+            parents,
+            inputs.shape[1],
+            self.loss,
+            self.features,
+            self.level_weights,
+            self.normalize_loss,
         )
         leaves = self.task_.leaves
         encoded = np.searchsorted(leaves, nodes)

@@ -141,3 +141,12 @@ def test_level_weights_of_zero_leave_their_blocks_out(taxonomy):
     root_block = task.joint_feature(np.array([1.0, 1.0]), 0)[:2]
     assert root_block.tolist() == [0.0, 0.0]
     assert 0 not in task.path_blocks
+
+
+def test_a_normalized_loss_averages_one_over_distinct_leaves(taxonomy):
+    tree = TaxonomyTask(taxonomy.parents, 1, loss="tree")
+    normalized = TaxonomyTask(taxonomy.parents, 1, loss="tree", normalize_loss=True)
+    off_diagonal = ~np.eye(6, dtype=bool)
+    assert normalized.loss_matrix[off_diagonal].mean() == pytest.approx(1.0)
+    ratio = normalized.loss_matrix[off_diagonal] / tree.loss_matrix[off_diagonal]
+    np.testing.assert_allclose(ratio, ratio[0])
