@@ -1,10 +1,13 @@
 """Newsgroup classification with the taxonomy of the group names (Cai & Hofmann, CIKM 2004).
 
 The 20 Newsgroups posts (the "bydate" version: Lang 1995, split by date by J. Rennie) are
-classified into their group, a leaf of the tree that the group names spell
-(``comp.sys.mac.hardware`` is the leaf ``comp/sys/mac/hardware``). Only the training split
-is read: a dev split is carved out of it (a fraction of every group's posts), on which every
-figure is measured; the test split is kept apart. The posts' header lines are dropped (the
+classified into their group, a leaf of the tree that the group names spell when split on "."
+(``comp.sys.mac.hardware`` is the leaf ``comp/sys/mac/hardware``); the tree loss of a prediction
+is the number of edges between the two groups in that tree. The models are trained on that
+tree, or with ``--tree collapsed`` on the same tree with its single-child chains merged
+(``comp/sys/mac.hardware``; ``alt.atheism`` a child of the root). Only the training
+split is read: a dev split is carved out of it (a fraction of every group's posts), on which
+every figure is measured; the test split is kept apart. The posts' header lines are dropped (the
 subject kept); features are TF-IDF vectors (scikit-learn, sublinear term frequencies) of the
 ``--max-features`` most frequent terms, fitted on the training posts that are not dev posts.
 
@@ -13,7 +16,8 @@ classifiers:
 
 * :class:`structsvm.TaxonomySVM` with flat features (one weight row per group) or taxonomy
   features (one per node of the tree, a group's score the sum over its ancestors), each
-  trained with the 0/1 loss or the tree loss (the number of edges between two groups);
+  trained with the 0/1 loss or the tree loss (the number of edges between two groups), the
+  loss normalised to a mean of 1 (``normalize_loss``) so that C means the same under both;
 * one-vs-rest ``LinearSVC``, scikit-learn's linear baseline.
 
 Each is scored by its accuracy and its mean tree loss on the dev posts. Training on all posts
@@ -46,10 +50,12 @@ from tasks import TaxonomyTask, taxonomy_from_paths
 ARCHIVE = "20news-bydate.tar.xz"
 TRAIN_SPLIT = "20news-bydate-train"
 MODELS = ("flat 0/1", "flat tree", "taxonomy 0/1", "taxonomy tree", "LinearSVC")
+LOSSES = {"0/1": "zero_one", "tree": "tree", "lca": "lca"}
+"""The training losses of a model's name (``"taxonomy lca"`` may be asked for too)."""
 
 
 class Posts(NamedTuple):
-    """Posts and their groups as leaf paths (``comp/sys/mac/hardware``)."""
+    """Posts and the names of their groups (``comp.sys.mac.hardware``)."""
 
     texts: list[str]
     groups: np.ndarray
@@ -91,7 +97,7 @@ def read_training_posts(archive: Path) -> Posts:
                 continue
             raw = members.extractfile(member).read().decode("latin-1")
             texts.append(post_body(raw))
-            groups.append(parts[1].replace(".", "/"))
+            groups.append(parts[1])
     return Posts(texts, np.array(groups))
 
 
@@ -115,6 +121,30 @@ def draw_per_group(groups: np.ndarray, pool: np.ndarray, size: int | None, rng) 
     return np.sort(np.concatenate(chosen))
 
 
+def collapsed_paths(groups: list[str]) -> dict[str, str]:
+    """Return every group's path in the tree of the names with single-child chains merged.
+
+    ``comp.sys.ibm.pc.hardware`` becomes ``comp/sys/ibm.pc.hardware``: ``ibm`` and ``ibm.pc``
+    have one child each, so they are one node with it; ``alt.atheism`` becomes one node.
+    """
+    children: dict[tuple[str, ...], set[str]] = {}
+    for group in groups:
+        parts = group.split(".")
+        for depth in range(len(parts)):
+            children.setdefault(tuple(parts[:depth]), set()).add(parts[depth])
+    paths = {}
+    for group in groups:
+        parts = group.split(".")
+        segments = [parts[0]]
+        for depth in range(1, len(parts)):
+            if len(children[tuple(parts[:depth])]) == 1:
+                segments[-1] += "." + parts[depth]
+            else:
+                segments.append(parts[depth])
+        paths[group] = "/".join(segments)
+    return paths
+
+
 def make_model(name: str, args: argparse.Namespace):
     """Return an unfitted classifier of the table."""
     if name == "LinearSVC":
@@ -123,7 +153,7 @@ def make_model(name: str, args: argparse.Namespace):
     return TaxonomySVM(
         C=args.C,
         features="leaf" if features == "flat" else "path",
-        loss="zero_one" if loss == "0/1" else "tree",
+        loss=LOSSES[loss],
         normalize_loss=True,
         tol=args.tol,
         max_iter=args.max_iter,
@@ -143,13 +173,21 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
     )
     vectorizer.fit([posts.texts[k] for k in pool])
     features = vectorizer.transform(posts.texts)
-    taxonomy = taxonomy_from_paths(posts.groups)
+    taxonomy = taxonomy_from_paths(posts.groups, separator=".")
     tree = TaxonomyTask(taxonomy.parents, 1, loss="tree")
     leaf_of = {taxonomy.names[node]: k for k, node in enumerate(tree.leaves)}
     dev_leaves = np.array([leaf_of[g] for g in posts.groups[dev]])
+    names = sorted(set(posts.groups))
+    if args.tree == "collapsed":
+        path_of = collapsed_paths(names)
+    else:
+        path_of = {name: name.replace(".", "/") for name in names}
+    group_of = {path: name for name, path in path_of.items()}
+    labels = np.array([path_of[g] for g in posts.groups])
     print(
         f"posts: {len(pool)} training pool, {len(dev)} dev; {features.shape[1]} features; "
-        f"tree of {len(taxonomy.parents)} nodes, {tree.n_leaves} leaves"
+        f"tree of the names: {len(taxonomy.parents)} nodes, {tree.n_leaves} leaves; "
+        f"trained on the {args.tree} tree"
     )
     rows = []
     for size in args.sizes:
@@ -164,9 +202,9 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    model.fit(features[chosen], posts.groups[chosen])
+                    model.fit(features[chosen], labels[chosen])
                 seconds = time.perf_counter() - start
-                predicted = model.predict(features[dev])
+                predicted = np.array([group_of[path] for path in model.predict(features[dev])])
                 leaves = np.array([leaf_of[g] for g in predicted])
                 capped = bool(getattr(model, "n_iter_", 0) == args.max_iter)
                 scores[name].append(
@@ -214,13 +252,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data-dir", help="the directory holding the archive (see above)")
     parser.add_argument("--sizes", nargs="+", default=["4", "20", "all"])
     parser.add_argument("--draws", type=int, default=5, help="draws of each small size")
-    parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    parser.add_argument(
+        "--models", nargs="+", choices=[*MODELS, "taxonomy lca"], default=list(MODELS)
+    )
     parser.add_argument(
         "--max-features", type=int, default=20000, help="the most frequent terms kept"
     )
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--tol", type=float, default=1e-3)
     parser.add_argument("--max-iter", type=int, default=300, help="solver iterations at most")
+    parser.add_argument(
+        "--tree",
+        choices=("names", "collapsed"),
+        default="names",
+        help="train on the tree of the names, or on it with single-child chains merged",
+    )
     parser.add_argument("--dev-fraction", type=float, default=0.25)
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args(argv)
