@@ -17,7 +17,10 @@ classifiers:
 * :class:`structsvm.TaxonomySVM` with flat features (one weight row per group) or taxonomy
   features (one per node of the tree, a group's score the sum over its ancestors), each
   trained with the 0/1 loss or the tree loss (the number of edges between two groups), the
-  loss normalised to a mean of 1 (``normalize_loss``) so that C means the same under both;
+  loss normalised to a mean of 1 (``normalize_loss``) so that C means the same under both,
+  with margin rescaling, and the taxonomy model with the tree loss also with slack rescaling
+  (``taxonomy tree slack``: a margin of 1 against every wrong group, its violation weighed by
+  the tree loss);
 * one-vs-rest ``LinearSVC``, scikit-learn's linear baseline.
 
 Each is scored by its accuracy and its mean tree loss on the dev posts. Training on all posts
@@ -49,7 +52,14 @@ from tasks import TaxonomyTask, taxonomy_from_paths
 
 ARCHIVE = "20news-bydate.tar.xz"
 TRAIN_SPLIT = "20news-bydate-train"
-MODELS = ("flat 0/1", "flat tree", "taxonomy 0/1", "taxonomy tree", "LinearSVC")
+MODELS = (
+    "flat 0/1",
+    "flat tree",
+    "taxonomy 0/1",
+    "taxonomy tree",
+    "taxonomy tree slack",
+    "LinearSVC",
+)
 LOSSES = {"0/1": "zero_one", "tree": "tree", "lca": "lca"}
 """The training losses of a model's name (``"taxonomy lca"`` may be asked for too)."""
 
@@ -149,12 +159,13 @@ def make_model(name: str, args: argparse.Namespace):
     """Return an unfitted classifier of the table."""
     if name == "LinearSVC":
         return LinearSVC(C=args.C)
-    features, loss = name.split()
+    features, loss, *rescaling = name.split()
     return TaxonomySVM(
         C=args.C,
         features="leaf" if features == "flat" else "path",
         loss=LOSSES[loss],
         normalize_loss=True,
+        rescaling=rescaling[0] if rescaling else "margin",
         tol=args.tol,
         max_iter=args.max_iter,
     )

@@ -308,6 +308,18 @@ class TaxonomyTask(Task):
         Y_true = np.asarray(Y_true, dtype=np.int64)
         return np.argmax(self.leaf_scores(X, w) + self.loss_matrix[Y_true], axis=1)
 
+    def slack_rescaled_argmax(self, x: Any, y_true: int, w: np.ndarray) -> int:
+        """Return the leaf maximising ``Δ(y_true, y) (1 + score(y) − score(y_true))``."""
+        return int(self.batch_slack_rescaled_argmax(_rows([x]), [y_true], w)[0])
+
+    def batch_slack_rescaled_argmax(self, X, Y_true, w) -> np.ndarray:
+        """Return the slack-rescaled most violating leaf of every example (ties: smallest)."""
+        Y_true = np.asarray(Y_true, dtype=np.int64)
+        scores = self.leaf_scores(X, w)
+        true_scores = scores[np.arange(len(Y_true)), Y_true]
+        values = self.loss_matrix[Y_true] * (1.0 + scores - true_scores[:, None])
+        return np.argmax(values, axis=1)
+
     def batch_loss(self, Y_true, Y) -> np.ndarray:
         """Return ``loss_matrix[Y_true[i], Y[i]]`` for every example."""
         return self.loss_matrix[np.asarray(Y_true, dtype=np.int64), np.asarray(Y, dtype=np.int64)]

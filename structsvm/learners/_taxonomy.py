@@ -48,6 +48,10 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
     normalize_loss : bool, default=False
         Divide the loss by its mean between distinct classes (mean 1, as the 0/1 loss), so
         that C means the same under every loss.
+    rescaling : {"margin", "slack"}, default="margin"
+        How the loss enters the constraints, as in :class:`~structsvm.StructuredSVM`: slack
+        rescaling asks every wrong class for a margin of 1 and weighs its violation by the
+        loss, so that a non-uniform loss does not turn into a bias between the classes.
     parents : array of shape (n_nodes,), optional
         The tree as a parent array (-1 for the root); None: read it from the label paths.
     separator : str, default="/"
@@ -77,6 +81,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         "features": [Options("path", "leaf")],
         "level_weights": [ArrayLikes(), None],
         "normalize_loss": [BOOLEAN],
+        "rescaling": [Options("margin", "slack")],
         "parents": [ArrayLikes(), None],
         "separator": [InstancesOf(str, "a string")],
         "fit_intercept": [BOOLEAN],
@@ -90,6 +95,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         features: str = "path",
         level_weights: Any = None,
         normalize_loss: bool = False,
+        rescaling: str = "margin",
         parents: Any = None,
         separator: str = "/",
         fit_intercept: bool = True,
@@ -106,6 +112,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
         self.features = features
         self.level_weights = level_weights
         self.normalize_loss = normalize_loss
+        self.rescaling = rescaling
         self.parents = parents
         self.separator = separator
         self.fit_intercept = fit_intercept
@@ -162,7 +169,8 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
             label_of = {str(label): label for label in np.unique(y)}
             self.classes_ = np.array([label_of[self.node_names_[leaf]] for leaf in leaves])
         self.loss_matrix_ = self.task_.loss_matrix
-        self.svm_ = structural_svm_for(self, self.task_).fit(inputs, encoded)
+        svm = structural_svm_for(self, self.task_).set_params(rescaling=self.rescaling)
+        self.svm_ = svm.fit(inputs, encoded)
         self.n_iter_ = self.svm_.n_iter_
         return self
 

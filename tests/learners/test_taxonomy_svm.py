@@ -52,3 +52,9 @@ def test_numeric_labels_keep_their_values():
     y = np.array([10, 2, 10, 2])
     model = TaxonomySVM(C=10.0).fit(X, y)
     assert model.predict(X).tolist() == y.tolist()
+
+
+def test_slack_rescaling_reaches_the_structural_svm(blobs):
+    X, y = blobs
+    model = TaxonomySVM(rescaling="slack", normalize_loss=True).fit(X, PATHS[y])
+    assert model.svm_.rescaling == "slack" and model.score(X, PATHS[y]) > 0.9

@@ -150,3 +150,17 @@ def test_a_normalized_loss_averages_one_over_distinct_leaves(taxonomy):
     assert normalized.loss_matrix[off_diagonal].mean() == pytest.approx(1.0)
     ratio = normalized.loss_matrix[off_diagonal] / tree.loss_matrix[off_diagonal]
     np.testing.assert_allclose(ratio, ratio[0])
+
+
+def test_the_slack_rescaled_oracle_finds_the_best_leaf_by_enumeration(taxonomy):
+    rng = np.random.default_rng(3)
+    task = TaxonomyTask(taxonomy.parents, 4, loss="tree")
+    X, Y = rng.normal(size=(30, 4)), rng.integers(0, task.n_leaves, 30)
+    w = rng.normal(size=task.size_joint_feature)
+    for x, y in zip(X, Y, strict=True):
+        true_score = task.joint_feature(x, y) @ w
+        values = [
+            task.loss(y, leaf) * (1 + task.joint_feature(x, leaf) @ w - true_score)
+            for leaf in range(task.n_leaves)
+        ]
+        assert task.slack_rescaled_argmax(x, y, w) == int(np.argmax(values))
