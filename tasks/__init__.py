@@ -1,16 +1,20 @@
 """Ready-made structured prediction tasks built on :class:`structsvm.Task`.
 
-Multiclass classification (:class:`MulticlassTask`), multi-label classification on a graph
-over the labels (:class:`MultiLabelTask`, with :func:`chow_liu_tree`), multivariate
-performance measures such as F1 over a whole data set (:class:`MultivariateTask`),
-linear-chain sequence labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
+Multiclass classification (:class:`MulticlassTask`), multi-label classification on a graph over
+the labels (:class:`MultiLabelTask`, with :func:`chow_liu_tree`), multivariate performance
+measures such as F1 over a whole data set (:class:`MultivariateTask`), linear-chain sequence
+labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 :class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
-(:class:`RankingTask`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000
-reader, chunking features, BIO constraints and conlleval's scores. Latent tasks
-(:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
-for :class:`structsvm.LatentStructuredSVM`.
+(:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
+:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`) and text
+chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
+constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
+:class:`LatentChainTask`) add hidden sub-classes or sub-states for
+:class:`structsvm.LatentStructuredSVM`.
 """
 
+from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
+from tasks._blosum62 import blosum62
 from tasks._chain import ChainTask, split_sequences
 from tasks._chow_liu import chow_liu_tree, label_mutual_information
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
@@ -23,6 +27,7 @@ from tasks._multilabel import MultiLabelTask
 from tasks._multivariate import MultivariateTask
 from tasks._ranking import RankingTask
 from tasks._relaxed import RelaxedLabelling, WeightedLabels
+from tasks._taxonomy import Taxonomy, TaxonomyTask, taxonomy_from_paths
 from tasks.chunking import (
     ChunkingFeatures,
     ChunkScores,
@@ -36,6 +41,8 @@ from tasks.chunking import (
 )
 
 __all__ = [
+    "PROTEIN_ALPHABET",
+    "AlignmentTask",
     "ChainTask",
     "ChunkScores",
     "ChunkingFeatures",
@@ -49,10 +56,14 @@ __all__ = [
     "RankingTask",
     "RelaxedLabelling",
     "Sentence",
+    "SequencePair",
     "TagEncoder",
+    "Taxonomy",
+    "TaxonomyTask",
     "TypeScores",
     "WeightedLabels",
     "bio_constraints",
+    "blosum62",
     "chow_liu_tree",
     "chunk_scores",
     "edge_features_from_nodes",
@@ -62,4 +73,5 @@ __all__ = [
     "label_mutual_information",
     "read_conll",
     "split_sequences",
+    "taxonomy_from_paths",
 ]

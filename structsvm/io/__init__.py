@@ -1,10 +1,11 @@
 """Reading and writing the data files of SVM^light, SVM^multiclass, SVM^rank and SVM^hmm.
 
 :func:`read_svmlight` and :func:`write_svmlight` handle one example per line (class labels,
-grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one
-token per line, the lines of a sequence sharing a query id, as the sequences of
-:class:`tasks.ChainTask`. A malformed file raises :class:`FileFormatError`, a ValueError whose
-message names the file and the line.
+grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one token
+per line, the lines of a sequence sharing a query id, as the sequences of
+:class:`tasks.ChainTask`; :func:`read_fasta` and :func:`read_msf` read biological sequences and
+alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns. A malformed file
+raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
 archive of a JSON header and ``.npy`` arrays, which holds no code and loads without running
@@ -15,6 +16,7 @@ one, or a damaged one, raises :class:`ModelFileError`.
 from structsvm.io._errors import FileFormatError
 from structsvm.io._model_file import ModelFileError, load, save
 from structsvm.io._registry import register
+from structsvm.io._sequences import read_fasta, read_msf
 from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
 from structsvm.io._svmlight import read_svmlight, write_svmlight
 
@@ -23,6 +25,8 @@ __all__ = [
     "ModelFileError",
     "TaggedSequences",
     "load",
+    "read_fasta",
+    "read_msf",
     "read_svmhmm",
     "read_svmlight",
     "register",

@@ -6,7 +6,8 @@
 on the multiclass structural SVM, :class:`MultiLabelSVM` a multi-label classifier on a
 graph over the labels, :class:`PerformanceSVM` a binary one trained for F1 or another
 multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
-:func:`pairwise_accuracy` or :func:`mean_ndcg`. :func:`radius`, :func:`margin` and
+:func:`pairwise_accuracy` or :func:`mean_ndcg`, :class:`TaxonomySVM` a classifier into the
+leaves of a tree. :func:`radius`, :func:`margin` and
 :func:`mistake_bound` give the perceptron's mistake bound.
 """
 
@@ -20,6 +21,7 @@ from structsvm.learners._performance import PerformanceSVM
 from structsvm.learners._ranking import RankingSVM
 from structsvm.learners._ranking_metrics import mean_ndcg, pairwise_accuracy
 from structsvm.learners._ssvm import StructuredSVM
+from structsvm.learners._taxonomy import TaxonomySVM
 
 __all__ = [
     "KernelMulticlassSVM",
@@ -30,6 +32,7 @@ __all__ = [
     "RankingSVM",
     "StructuredPerceptron",
     "StructuredSVM",
+    "TaxonomySVM",
     "latent_objective",
     "margin",
     "mean_ndcg",
