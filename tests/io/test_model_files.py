@@ -18,6 +18,7 @@ from structsvm import LatentStructuredSVM, ModelFileError, ParallelTask, Structu
 from structsvm.datasets import load_ocr_letters
 from structsvm.io import load, register, save
 from tasks import (
+    AlignmentTask,
     ChainTask,
     EdgeFeatureGraphTask,
     GraphTask,
@@ -27,6 +28,8 @@ from tasks import (
     MultiLabelTask,
     MultivariateTask,
     RankingTask,
+    SequencePair,
+    TaxonomyTask,
 )
 
 PATH_EDGES = np.array([[0, 1], [1, 2], [2, 3]])
@@ -55,7 +58,24 @@ def _signs(rng, n, d):
     return X, Y
 
 
+def _pairs(rng, n):
+    """Pairs of DNA-like sequences, b a with one residue deleted, and their true alignment."""
+    X, Y = [], []
+    for _ in range(n):
+        a = rng.integers(0, 4, 6)
+        cut = int(rng.integers(0, 6))
+        X.append(SequencePair(a, np.delete(a, cut)))
+        Y.append(np.array([t if t < cut else (-1 if t == cut else t - 1) for t in range(6)]))
+    return X, Y
+
+
 PROBLEMS = {
+    "AlignmentTask": lambda rng: (AlignmentTask("ACGT"), *_pairs(rng, 6)),
+    "TaxonomyTask": lambda rng: (
+        TaxonomyTask([-1, 0, 0, 1, 1, 2], 2),
+        rng.normal(size=(12, 2)),
+        rng.integers(0, 3, 12),
+    ),
     "ChainTask": lambda rng: (ChainTask(3, 2, start_end=True), *_sequences(rng, 8, 3, 2)),
     "MulticlassTask": lambda rng: (
         MulticlassTask(3, 2, loss_matrix=1 - np.eye(3)),

@@ -28,6 +28,7 @@ from structsvm import (
     RankingSVM,
     StructuredPerceptron,
     StructuredSVM,
+    TaxonomySVM,
 )
 from tasks import ChainTask, LatentMulticlassTask, MulticlassTask
 
@@ -106,6 +107,11 @@ FITTED = {
     "PerformanceSVM": lambda data: (PerformanceSVM(C=100.0), *data["2 classes"]),
     "RankingSVM": lambda data: (RankingSVM(), *data["graded documents"]),
     "MultiLabelSVM on a tree": lambda data: (MultiLabelSVM(edges="tree"), *data["label sets"]),
+    "TaxonomySVM": lambda data: (
+        TaxonomySVM(),
+        data["3 classes"][0],
+        np.array(["a/x", "a/y", "b/z"])[data["3 classes"][1]],
+    ),
     "BinarySVM": lambda data: (BinarySVM(C=1.0, kernel="rbf"), *data["2 classes"]),
     "KernelPerceptron": lambda data: (
         KernelPerceptron(kernel="poly", random_state=0),

@@ -27,7 +27,7 @@ def problems(points_around, label_sequences):
 
 
 LEARNERS = {
-    "ssvm": lambda task: StructuredSVM(task, C=1.0),
+    "ssvm": lambda task: StructuredSVM(task, C=1.0, random_state=0),
     "perceptron": lambda task: StructuredPerceptron(task, max_epochs=5, random_state=0),
 }
 DATA = ["multiclass", "sequence"]
