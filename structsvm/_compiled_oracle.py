@@ -10,10 +10,13 @@ position, per node, …).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import inspect
 import logging
 import os
+import pkgutil
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -115,6 +118,7 @@ class CompiledOracle(NamedTuple):
         The compiled passes take this tuple as an argument; :func:`stable_dispatcher` gives
         each function an identity that Numba's on-disk cache can find again in a new process.
         """
+        guard_pass_caches()
         return (
             stable_dispatcher(self.scores),
             stable_dispatcher(self.decode),
@@ -134,6 +138,46 @@ class CompiledOracle(NamedTuple):
 def labels_of(y: Any) -> np.ndarray:
     """Return an output as the protocol's labels, ``np.ravel(y)`` as int64."""
     return np.ravel(np.asarray(y)).astype(np.int64)
+
+
+@functools.cache
+def guard_pass_caches() -> None:
+    """Let the on-disk caches of the compiled passes drop entries they can no longer write.
+
+    A pass's cache index keys its entries by the oracle functions they were compiled for. When
+    it is read, the functions of entries from earlier processes (oracles since edited, or
+    gone) are rebuilt only for a while, and writing the index back fails once one is gone.
+    Every compiled function of :mod:`structsvm.solvers` that takes the oracle's functions
+    (its argument ``fns``) then empties its index and writes the new entry alone: the cache
+    loses old entries, never a fit.
+    """
+    package = importlib.import_module("structsvm.solvers")
+    for info in pkgutil.iter_modules(package.__path__, "structsvm.solvers."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            cache = getattr(value, "_cache", None)
+            function = getattr(value, "py_func", None)
+            if function is None or not hasattr(cache, "flush"):
+                continue
+            if "fns" in inspect.signature(function).parameters:
+                _guard_cache(cache)
+
+
+def _guard_cache(cache: Any) -> None:
+    """Wrap ``cache.save_overload`` so that an unwritable index is emptied, then written."""
+    save = cache.save_overload
+
+    def save_overload(sig: Any, data: Any) -> None:
+        try:
+            save(sig, data)
+        except ReferenceError:
+            LOGGER.info("a compiled pass's cache index named vanished oracles: emptied")
+            cache.flush()
+            save(sig, data)
+
+    if not getattr(save, "guarded", False):
+        save_overload.guarded = True
+        cache.save_overload = save_overload
 
 
 def stable_dispatcher(dispatcher: Any) -> Any:

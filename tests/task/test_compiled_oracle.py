@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from structsvm import CompiledOracle, Task
-from structsvm._compiled_oracle import find_compiled_oracle, labels_of, stable_dispatcher
+from structsvm._compiled_oracle import (
+    _guard_cache,
+    find_compiled_oracle,
+    guard_pass_caches,
+    labels_of,
+    stable_dispatcher,
+)
 from tasks import MulticlassTask
 
 IDENTITY = textwrap.dedent(
@@ -87,3 +93,34 @@ def test_compiled_false_skips_the_oracle(digits_split):
     assert find_compiled_oracle(task, X, Y, compiled=False, purpose="test") is None
     found = find_compiled_oracle(task, X, Y, compiled=None, purpose="test")
     assert isinstance(found, CompiledOracle)
+
+
+class IndexNamingVanishedOracles:
+    """A pass's cache whose index cannot be written until it is emptied."""
+
+    def __init__(self):
+        self.entries, self.flushed = {"old": "entry"}, 0
+
+    def save_overload(self, sig, data):
+        if "old" in self.entries:
+            raise ReferenceError("underlying object has vanished")
+        self.entries[sig] = data
+
+    def flush(self):
+        self.flushed += 1
+        self.entries.clear()
+
+
+def test_a_pass_cache_that_cannot_be_written_is_emptied_and_keeps_the_new_entry():
+    cache = IndexNamingVanishedOracles()
+    _guard_cache(cache)
+    _guard_cache(cache)  # guarding twice wraps once
+    cache.save_overload("signature", "compiled")
+    assert cache.flushed == 1 and cache.entries == {"signature": "compiled"}
+
+
+def test_every_compiled_pass_of_the_solvers_is_guarded():
+    from structsvm.solvers._summed_pass import summed_pass
+
+    guard_pass_caches()
+    assert getattr(summed_pass._cache.save_overload, "guarded", False)
