@@ -30,8 +30,14 @@ from tasks import ChainTask
 @numba.njit(cache=True)
 def _scores(data, i, w):
     X, offsets, _, n_labels, n_features = data
-    emissions = w[: n_labels * n_features].reshape((n_labels, n_features))
-    return np.ascontiguousarray(X[offsets[i] : offsets[i + 1]] @ emissions.T)
+    x = X[offsets[i] : offsets[i + 1]]
+    scores = np.zeros((len(x), n_labels))
+    for t in range(len(x)):
+        for j in range(n_features):
+            if x[t, j] != 0.0:  # handwritten letters: most pixels are off
+                for label in range(n_labels):
+                    scores[t, label] += x[t, j] * w[label * n_features + j]
+    return scores
 
 
 @numba.njit(cache=True)
@@ -67,29 +73,31 @@ def _decode(data, i, w, scores, augmented):
 def _features(data, i, labels):
     X, offsets, _, n_labels, n_features = data
     x = X[offsets[i] : offsets[i + 1]]
-    order = np.argsort(labels, kind="mergesort")
-    present = np.unique(labels)
-    size = len(present) * n_features + len(labels) - 1
+    counts = np.zeros(n_labels, dtype=np.int64)
+    for label in labels:
+        counts[label] += 1
+    pairs = np.zeros((n_labels, n_labels))
+    for t in range(len(labels) - 1):
+        pairs[labels[t], labels[t + 1]] += 1.0
+    size = np.sum(counts > 0) * n_features + len(labels) - 1
     indices = np.empty(size, dtype=np.int64)
     values = np.zeros(size)
-    start = 0
-    for label in present:
+    end = 0
+    for label in range(n_labels):  # emissions: the rows of each label summed, by label
+        if counts[label] == 0:
+            continue
         for j in range(n_features):
-            indices[start + j] = label * n_features + j
-        for t in order:
+            indices[end + j] = label * n_features + j
+        for t in range(len(labels)):
             if labels[t] == label:
-                values[start : start + n_features] += x[t]
-        start += n_features
-    pairs = np.sort(labels[:-1] * n_labels + labels[1:])
-    end = start
-    for pair in pairs:
-        index = n_labels * n_features + pair
-        if end > start and indices[end - 1] == index:
-            values[end - 1] += 1.0
-        else:
-            indices[end] = index
-            values[end] = 1.0
-            end += 1
+                values[end : end + n_features] += x[t]
+        end += n_features
+    for before in range(n_labels):  # transitions, by (previous label, next label)
+        for after in range(n_labels):
+            if pairs[before, after] > 0:
+                indices[end] = n_labels * n_features + before * n_labels + after
+                values[end] = pairs[before, after]
+                end += 1
     return indices[:end], values[:end]
 
 
