@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from structsvm import Task
 from tasks import ChainTask
+from tests.tasks.compiled_checks import assert_optional_functions_agree
 
 BLOCKS = {
     "plain": {},
@@ -89,6 +90,23 @@ def test_features_and_loss_are_the_tasks(order, blocks, constrained, storage):
             np.testing.assert_array_equal(indices, expected_indices)
             np.testing.assert_array_equal(values, expected_values)
             assert loss(oracle.data, i, labels) == task.loss(y, labels)
+
+
+@pytest.mark.parametrize("storage", ["dense", "dense, mostly zeros", "sparse"])
+@pytest.mark.parametrize(("order", "blocks", "constrained"), VARIANTS)
+def test_labelling_score_and_add_features_agree_with_features(
+    order, blocks, constrained, storage
+):
+    # Any labelling, forbidden ones too: w·φ knows nothing of the constraints.
+    task, X, Y = chain_problem(order, blocks, constrained, storage, seed=7)
+    oracle = task.compiled_oracle(X, Y)
+    rng = np.random.default_rng(8)
+    for w in weight_draws(task, seed=9):
+        for i, y in enumerate(Y):
+            for labels in (y, rng.integers(0, 3, size=len(y))):
+                assert_optional_functions_agree(
+                    oracle, i, labels.astype(np.int64), w, task.size_joint_feature
+                )
 
 
 @pytest.mark.parametrize("storage", ["dense", "dense, mostly zeros", "sparse"])
