@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from structsvm._compiled_oracle import CompiledOracle, ScoreTable
+from structsvm._compiled_oracle import (
+    CompiledOracle,
+    ScoreTable,
+    no_add_features,
+    no_labelling_score,
+)
 from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task, check_size_joint_feature
 from structsvm._utils.validation import (
@@ -199,7 +204,9 @@ def check_task(
       ``argmax`` and ``loss_augmented_argmax`` (the same value up to ``tol``; of tied outputs
       it may return another), ``features`` must be ``joint_feature`` and ``loss`` the
       ``loss`` of the true outputs and of every decoded one, the rows of ``batch_scores``
-      must be ``scores``, and ``to_output`` must turn an output's labels back into it. Its
+      must be ``scores``, and ``to_output`` must turn an output's labels back into it; the
+      optional ``labelling_score`` (where it does not answer NaN) must be ``w·φ`` of every
+      decoded output and ``add_features`` (where it answers True) must add ``scale·φ``. Its
       contract is checked on the way: ``scores`` a C-contiguous 2-D float64 array,
       ``decode`` an int64 array as long as the true output's labels, ``features`` distinct
       int64 indices in increasing order within ``size_joint_feature`` with float64 values,
@@ -1015,6 +1022,7 @@ class _Checker:
         if answer is None:
             return
         self._check_compiled_parts(oracle, i, labels, answer)
+        self._check_labelling_score(oracle, i, probe, scores, labels, answer)
         if python_answer is None:
             return
         python_oracle = _LOSS_AUGMENTED if augmented else _ARGMAX
@@ -1029,6 +1037,69 @@ class _Checker:
                 f"{value:.6g}, but {python_oracle} gives {_show(python_answer.output)} with "
                 f"{python_value:.6g}",
             )
+
+    def _check_labelling_score(
+        self,
+        oracle: CompiledOracle,
+        i: int,
+        probe: _Probe,
+        scores: np.ndarray,
+        labels: np.ndarray,
+        candidate: _Candidate,
+    ) -> None:
+        """The optional ``labelling_score``, if offered, must be ``w·φ`` of the output."""
+        if oracle.labelling_score is no_labelling_score:
+            return
+        method = f"{_COMPILED}.labelling_score"
+        call_text = f"labelling_score(data, {i}, w, scores, labels) for {candidate.origin}"
+        score = self.problems.attempt(
+            method,
+            i,
+            call_text,
+            lambda: oracle.labelling_score(oracle.data, i, probe.w, scores.copy(), labels),
+        )
+        if score is _FAILED or (isinstance(score, numbers.Real) and np.isnan(score)):
+            return
+        expected = float(candidate.phi @ probe.w)
+        if isinstance(score, bool) or not isinstance(score, numbers.Real):
+            self.problems.add(
+                "compiled_contract", method, i, f"{call_text} returned {_show(score)}, "
+                "expected a float (NaN: not offered)",
+            )
+        elif not self._close(np.array(float(score)), np.array(expected)):
+            self.problems.add(
+                "compiled_mismatch",
+                method,
+                i,
+                f"{call_text} at {probe.name} is {float(score):.6g}, but w·joint_feature is "
+                f"{expected:.6g}",
+            )
+
+    def _check_add_features(
+        self, oracle: CompiledOracle, i: int, labels: np.ndarray, candidate: _Candidate
+    ) -> None:
+        """The optional ``add_features``, if offered, must add ``scale·φ`` of the output."""
+        if oracle.add_features is no_add_features or self.size is None:
+            return
+        method = f"{_COMPILED}.add_features"
+        call_text = f"add_features(data, {i}, labels, -2.0, out) for {candidate.origin}"
+        out = np.zeros(self.size)
+        added = self.problems.attempt(
+            method, i, call_text, lambda: oracle.add_features(oracle.data, i, labels, -2.0, out)
+        )
+        if added is _FAILED:
+            return
+        if not isinstance(added, (bool, np.bool_)):
+            fault, kind = f"returned {_show(added)}, expected True or False", "compiled_contract"
+        elif not added and np.any(out != 0.0):
+            fault, kind = "returned False but wrote into out", "compiled_contract"
+        elif added and not self._close(out, -2.0 * candidate.phi):
+            wrong = np.flatnonzero(~np.isclose(out, -2.0 * candidate.phi, rtol=0, atol=self.tol))
+            fault = f"differs from -2·joint_feature at positions {_show(wrong.tolist())}"
+            kind = "compiled_mismatch"
+        else:
+            return
+        self.problems.add(kind, method, i, f"{call_text} {fault}")
 
     def _check_compiled_parts(
         self, oracle: CompiledOracle, i: int, labels: np.ndarray, candidate: _Candidate
@@ -1052,6 +1123,7 @@ class _Checker:
                     f"{call_text} differs from joint_feature at positions "
                     f"{_show(wrong.tolist())}",
                 )
+        self._check_add_features(oracle, i, labels, candidate)
         method = f"{_COMPILED}.loss"
         call_text = f"loss(data, {i}, labels) for {candidate.origin}"
         loss = self.problems.attempt(

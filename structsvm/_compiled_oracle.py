@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
@@ -52,6 +53,18 @@ class ScoreTable(NamedTuple):
     offsets: np.ndarray
 
 
+@numba.njit(cache=True)
+def no_labelling_score(data, i, w, scores, labels):
+    """The absent ``labelling_score`` of :class:`CompiledOracle`: NaN, whatever it is asked."""
+    return np.nan
+
+
+@numba.njit(cache=True)
+def no_add_features(data, i, labels, scale, out):
+    """The absent ``add_features`` of :class:`CompiledOracle`: False, ``out`` untouched."""
+    return False
+
+
 class CompiledOracle(NamedTuple):
     """A task's oracle as Numba functions over training data prepared once per fit.
 
@@ -73,11 +86,25 @@ class CompiledOracle(NamedTuple):
     ``loss(data, i, labels) -> float``
         Δ(y_i, y).
 
+    Two more functions are optional shortcuts that a task may offer for speed; the passes use
+    them where offered and the four above otherwise:
+
+    ``labelling_score(data, i, w, scores, labels) -> float``
+        ``w · φ(x_i, y)`` computed from example i's part scores as ``scores`` returned them
+        (before any loss augmentation), or NaN if not offered (:func:`no_labelling_score`).
+    ``add_features(data, i, labels, scale, out) -> bool``
+        Adds ``scale · φ(x_i, y)`` into the dense float64 vector ``out`` and returns True, or
+        returns False with ``out`` untouched if not offered (:func:`no_add_features`). The
+        same sums as ``features`` up to rounding.
+
     Attributes
     ----------
     data : tuple
     scores, decode, features, loss : numba dispatchers
     n_examples : int
+    labelling_score, add_features : numba dispatchers
+        The optional shortcuts; :func:`no_labelling_score` and :func:`no_add_features` when
+        the task does not offer them.
     batch_scores : callable or None
         Optional Python function ``batch_scores(data, w) -> ScoreTable`` that scores every
         example at once (a BLAS product for dense inputs); passes at a fixed ``w`` use it instead
@@ -111,9 +138,11 @@ class CompiledOracle(NamedTuple):
     to_labels: Callable[[Any], np.ndarray] | None = None
     n_outputs: int | None = None
     exact: bool = True
+    labelling_score: Any = no_labelling_score
+    add_features: Any = no_add_features
 
-    def functions(self) -> tuple[Any, Any, Any, Any]:
-        """Return ``(scores, decode, features, loss)``, each made cacheable across processes.
+    def functions(self) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """Return ``(scores, decode, features, loss, labelling_score, add_features)``.
 
         The compiled passes take this tuple as an argument; :func:`stable_dispatcher` gives
         each function an identity that Numba's on-disk cache can find again in a new process.
@@ -124,7 +153,14 @@ class CompiledOracle(NamedTuple):
             stable_dispatcher(self.decode),
             stable_dispatcher(self.features),
             stable_dispatcher(self.loss),
+            stable_dispatcher(self.labelling_score),
+            stable_dispatcher(self.add_features),
         )
+
+    @property
+    def offers_labelling_score(self) -> bool:
+        """Whether the task offers ``labelling_score`` (passes then keep the part scores)."""
+        return self.labelling_score is not no_labelling_score
 
     def output(self, labels: np.ndarray) -> Any:
         """Return the task's output of ``labels``."""

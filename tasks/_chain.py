@@ -36,8 +36,10 @@ from tasks._chain_features import (
 from tasks._chain_oracle import (
     DENSE_FROM,
     ChainData,
+    chain_add_features,
     chain_decode,
     chain_features,
+    chain_labelling_score,
     chain_loss,
     chain_scores,
     dense_batch_scores,
@@ -496,6 +498,8 @@ class ChainTask(Task):
             chain_loss,
             n_examples=len(offsets) - 1,
             batch_scores=dense_batch_scores if blas else stored_entry_batch_scores,
+            labelling_score=chain_labelling_score,
+            add_features=chain_add_features,
         )
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:

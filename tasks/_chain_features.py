@@ -437,9 +437,25 @@ def add_position_scores(
     t: int,
     row: np.ndarray,
 ) -> None:
-    """Add ``x_t · emissions[l]`` to ``row[l]`` for CSR row t, term by term in entry order."""
-    for p in range(X_indptr[t], X_indptr[t + 1]):
-        j, value = X_indices[p], X_data[p]
+    """Add ``x_t · emissions[l]`` to ``row[l]`` for CSR row t, term by term in entry order.
+
+    Four entries are added per sweep over the labels, each sum kept in a register meanwhile:
+    the same additions in the same order, a quarter of the loads and stores of ``row``.
+    """
+    p, stop = X_indptr[t], X_indptr[t + 1]
+    while p + 4 <= stop:
+        j_0, j_1, j_2, j_3 = X_indices[p], X_indices[p + 1], X_indices[p + 2], X_indices[p + 3]
+        v_0, v_1, v_2, v_3 = X_data[p], X_data[p + 1], X_data[p + 2], X_data[p + 3]
+        for label in range(row.shape[0]):
+            total = row[label]
+            total += v_0 * emissions[label, j_0]
+            total += v_1 * emissions[label, j_1]
+            total += v_2 * emissions[label, j_2]
+            total += v_3 * emissions[label, j_3]
+            row[label] = total
+        p += 4
+    for rest in range(p, stop):
+        j, value = X_indices[rest], X_data[rest]
         for label in range(row.shape[0]):
             row[label] += value * emissions[label, j]
 

@@ -133,13 +133,42 @@ def _fill_chain_weights(data, w, transitions, start, end):
                     transitions[a, b] = -np.inf
 
 
+@numba.njit(cache=True, inline="always")
+def _viterbi_weights(data, w, work):
+    """Return the transitions (by previous label), start and end weights that Viterbi reads.
+
+    Views of ``w`` for the blocks that are on when there are no constraints; otherwise
+    written into rows ``0:n``, ``n`` and ``n + 1`` of the workspace ``work`` by
+    :func:`_fill_chain_weights`, or zeros. Inlined: a call would pass every field of
+    ``data``, once per example.
+    """
+    n = data.n_labels
+    if data.constrained:
+        transitions, start, end = work[:n], work[n], work[n + 1]
+        _fill_chain_weights(data, w, transitions, start, end)
+        return transitions, start, end
+    if data.use_transitions:
+        transitions = w[data.transitions_at : data.transitions_at + n * n].reshape((n, n))
+    else:
+        transitions = work[:n]
+        transitions[:] = 0.0
+    if data.use_start_end:
+        start, end = w[data.start_at : data.end_at], w[data.end_at : data.bias_at]
+    else:
+        start, end = work[n], work[n + 1]
+        start[:] = 0.0
+        end[:] = 0.0
+    return transitions, start, end
+
+
 @numba.njit(cache=True)
 def chain_decode(data, i, w, scores, augmented):
     """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
 
     ``scores`` are its unary scores, which the loss is added to in place. The weights are
-    written into one workspace per call, the first-order transitions by next label only (the
-    layout the dynamic programme reads; the read-off takes its transpose).
+    read from ``w`` in place where no constraint changes them (:func:`_viterbi_weights`); a
+    first-order decoder also takes the transitions by next label (the layout its dynamic
+    programme reads), written with its other workspace into one array per call.
     """
     first, stop = data.offsets[i], data.offsets[i + 1]
     length, n = stop - first, data.n_labels
@@ -147,20 +176,21 @@ def chain_decode(data, i, w, scores, augmented):
         add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
     labels = np.empty(length, dtype=np.int64)
     if data.use_triples:
-        work = np.empty((n + 2, n))
-        transitions, start, end = work[:n], work[n], work[n + 1]
-        _fill_chain_weights(data, w, transitions, start, end)
+        transitions, start, end = _viterbi_weights(data, w, np.empty((n + 2, n)))
         triples = w[data.triples_at : data.start_at].reshape((n, n, n))
         decode_second_order(
             scores, 0, length, transitions, second_order_scores(transitions, triples), start,
             end, np.empty((length, n, n)), labels,
         )
     else:
-        work = np.empty((n + 2 + length, n))
-        by_next, start, end = work[:n], work[n], work[n + 1]
-        _fill_chain_weights(data, w, by_next.T, start, end)
+        work = np.empty((2 * n + 2 + length, n))
+        transitions, start, end = _viterbi_weights(data, w, work[n:])
+        by_next = work[:n]
+        for b in range(n):
+            for a in range(n):
+                by_next[b, a] = transitions[a, b]
         decode_sequence(
-            scores, 0, length, by_next.T, by_next, start, end, work[n + 2 :], labels
+            scores, 0, length, transitions, by_next, start, end, work[2 * n + 2 :], labels
         )
     return labels
 
@@ -179,6 +209,50 @@ def chain_features(data, i, labels):
         data.use_bias, indices, values,
     )
     return indices[:size], values[:size]
+
+
+@numba.njit(cache=True)
+def chain_labelling_score(data, i, w, scores, labels):
+    """Return ``w · φ(x_i, y)`` from sequence i's unary scores (bias included) and ``w``.
+
+    The unary scores of the labels, then the transitions, triples, start and end weights of
+    the labelling, read from ``w`` as they are (the constraints play no part in ``w · φ``).
+    """
+    n, length = data.n_labels, len(labels)
+    score = 0.0
+    for t in range(length):
+        score += scores[t, labels[t]]
+    if data.use_transitions:
+        for t in range(length - 1):
+            score += w[data.transitions_at + labels[t] * n + labels[t + 1]]
+    if data.use_triples:
+        for t in range(length - 2):
+            score += w[data.triples_at + (labels[t] * n + labels[t + 1]) * n + labels[t + 2]]
+    if data.use_start_end:
+        score += w[data.start_at + labels[0]] + w[data.end_at + labels[length - 1]]
+    return score
+
+
+@numba.njit(cache=True)
+def chain_add_features(data, i, labels, scale, out):
+    """Add ``scale · φ(x_i, y)`` into ``out`` position by position; return True."""
+    first, n, d = data.offsets[i], data.n_labels, data.n_features
+    length = len(labels)
+    for t in range(length):
+        label = labels[t]
+        at = label * d
+        for p in range(data.indptr[first + t], data.indptr[first + t + 1]):
+            out[at + data.indices[p]] += scale * data.values[p]
+        if data.use_bias:
+            out[data.bias_at + label] += scale
+        if data.use_transitions and t + 1 < length:
+            out[data.transitions_at + label * n + labels[t + 1]] += scale
+        if data.use_triples and t + 2 < length:
+            out[data.triples_at + (label * n + labels[t + 1]) * n + labels[t + 2]] += scale
+    if data.use_start_end:
+        out[data.start_at + labels[0]] += scale
+        out[data.end_at + labels[length - 1]] += scale
+    return True
 
 
 @numba.njit(cache=True)

@@ -17,8 +17,10 @@ from structsvm._utils.validation import (
 )
 from tasks._multiclass_oracle import (
     dense_class_scores,
+    multiclass_add_features,
     multiclass_decode,
     multiclass_features,
+    multiclass_labelling_score,
     multiclass_loss,
     multiclass_scores,
 )
@@ -169,6 +171,8 @@ class MulticlassTask(Task):
             batch_scores=None if sparse else dense_class_scores,
             to_output=_class_of,
             n_outputs=self.n_classes,
+            labelling_score=multiclass_labelling_score,
+            add_features=multiclass_add_features,
         )
 
     # ----------------------------------------------------------------- vectorised batches

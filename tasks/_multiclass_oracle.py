@@ -61,6 +61,22 @@ def multiclass_loss(data, i, labels):
     return data[4][data[3][i], labels[0]]
 
 
+@numba.njit(cache=True)
+def multiclass_labelling_score(data, i, w, scores, labels):
+    """Return ``w · φ(x_i, y)``, the class's score ``scores[0, y]``."""
+    return scores[0, labels[0]]
+
+
+@numba.njit(cache=True)
+def multiclass_add_features(data, i, labels, scale, out):
+    """Add ``scale · x_i`` into class y's block of ``out``; return True."""
+    indptr, columns, values, _, _, n_features, _ = data
+    offset = labels[0] * n_features
+    for p in range(indptr[i], indptr[i + 1]):
+        out[offset + columns[p]] += scale * values[p]
+    return True
+
+
 def dense_class_scores(data: tuple, w: np.ndarray) -> ScoreTable:
     """Score every dense input at once, a blocked BLAS product (the same rows on any threads)."""
     dense, loss_matrix, n_features = data[6], data[4], data[5]

@@ -25,27 +25,42 @@ from structsvm._utils.parallel import compiled_threads
 from structsvm.solvers import _bcfw_steps
 from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets
 from structsvm.solvers._bcfw_steps import away_atom, pairwise_visit, visit_block
-from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
+from structsvm.solvers._example_oracle import (
+    NO_TABLE,
+    decode_keeping_scores,
+    labelling_value,
+    sparse_dot,
+)
 
 
 @numba.njit(cache=True)
-def away_labelling(i, w, atoms):
+def away_labelling(fns, data, i, w, part_scores, atoms, labels):
     """Return block i's away labelling: ``(slot, indices, values, loss, scores)``.
 
     Every active labelling y_k of block i is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)``, as
-    the Python loop scores its labellings, from the loss and sparse φ that ``atoms`` keeps (see
-    :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); the away labelling is the one
-    :func:`~structsvm.solvers._bcfw_steps.away_atom` picks, returned with its sparse φ, its
-    loss and the scores of all active labellings.
+    the Python loop scores its labellings, from the loss that ``atoms`` keeps and, by
+    :func:`~structsvm.solvers._example_oracle.labelling_value`, from example i's
+    ``part_scores`` at w where the task offers ``labelling_score`` or the sparse φ that
+    ``atoms`` keeps (see :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); the away
+    labelling is the one :func:`~structsvm.solvers._bcfw_steps.away_atom` picks, returned with
+    its sparse φ, its loss and the scores of all active labellings. ``labels`` is an int64
+    workspace as long as the longest block's labels.
     """
-    _, _, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = atoms
+    positions, stored, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = (
+        atoms
+    )
     slots = weights.shape[1]
     count = counts[i]
     scores = np.empty(count)
     for k in range(count):
         begin = starts[i * slots + k]
         end = begin + lengths[i * slots + k]
-        scores[k] = losses[i, k] + sparse_dot(w, pool_indices[begin:end], pool_values[begin:end])
+        size = positions[i + 1] - positions[i]
+        labels[:size] = stored[k, positions[i] : positions[i + 1]]
+        scores[k] = losses[i, k] + labelling_value(
+            fns, data, i, w, part_scores, labels[:size], pool_indices[begin:end],
+            pool_values[begin:end],
+        )
     away = away_atom(scores, count)
     begin = starts[i * slots + away]
     end = begin + lengths[i * slots + away]
@@ -64,14 +79,13 @@ def _storable(labels, stored):
 
 
 @numba.njit(cache=True)
-def bcfw_pass(fns, data, visits, problem, dual, atoms):
+def bcfw_pass(fns, data, visits, problem, dual, atoms, keep):
     """Take the BCFW steps of ``visits`` in turn, through the compiled oracle.
 
     Parameters
     ----------
     fns : tuple
-        The oracle's ``(scores, decode, features, loss)``,
-        :meth:`structsvm.CompiledOracle.functions`.
+        The oracle's functions, :meth:`structsvm.CompiledOracle.functions`.
     data : tuple
         The oracle's data.
     visits : ndarray of int64
@@ -86,6 +100,10 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
         ``np.ravel(y)``, kept with its loss and sparse φ), for pairwise steps
         (:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); empty arrays
         (:data:`~structsvm.solvers._bcfw_active_sets.NO_ACTIVE_SETS`) for Frank–Wolfe steps.
+    keep : bool
+        Whether the oracle offers ``labelling_score``
+        (:attr:`structsvm.CompiledOracle.offers_labelling_score`): pairwise steps then keep
+        the part scores to score the labellings from.
 
     Returns
     -------
@@ -96,10 +114,18 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
         integer type cannot hold, which stops the pass before that visit's step.
     """
     pairwise = len(atoms[3]) > 0
+    no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
+    positions = atoms[0]
+    longest = 0
+    for block in range(len(positions) - 1):
+        longest = max(longest, positions[block + 1] - positions[block])
+    stored_labels = np.empty(longest, dtype=np.int64)
     for k in range(len(visits)):
         i = visits[k]
         w = dual[5]
-        labels = fns[1](data, i, w, fns[0](data, i, w), True)
+        labels, part_scores = decode_keeping_scores(
+            fns, data, i, w, no_table, no_offsets, True, keep and pairwise
+        )
         hat_indices, hat_values = fns[2](data, i, labels)
         loss = fns[3](data, i, labels)
         if not pairwise:
@@ -107,11 +133,13 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
             continue
         if not _storable(labels, atoms[1]):
             return dual, atoms, k
-        hat_score = loss + sparse_dot(w, hat_indices, hat_values)
+        hat_score = loss + labelling_value(
+            fns, data, i, w, part_scores, labels, hat_indices, hat_values
+        )
         dual, atoms = pairwise_visit(
             i,
             (labels, hat_indices, hat_values, loss, hat_score),
-            away_labelling(i, w, atoms),
+            away_labelling(fns, data, i, w, part_scores, atoms, stored_labels),
             problem,
             dual,
             atoms,
@@ -120,18 +148,21 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms):
 
 
 @numba.njit(cache=True, parallel=True)
-def bcfw_slacks(fns, data, w, true_scores, table, offsets, slacks):
+def bcfw_slacks(fns, data, w, true_scores, table, offsets, keep, slacks):
     """Set ``slacks[i]`` to the slack ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))``.
 
     ŷ is example i's loss-augmented output at ``w`` and ``true_scores[i] = w · φ(x_i, y_i)``;
     ``table`` and ``offsets`` are a :class:`~structsvm.ScoreTable` at ``w`` or
-    :data:`~structsvm.solvers._example_oracle.NO_TABLE`. Examples are shared among Numba's
-    threads; each slack is computed by one thread, the same on any number of them.
+    :data:`~structsvm.solvers._example_oracle.NO_TABLE`, and ``keep`` whether the oracle
+    offers ``labelling_score`` (φ(x_i, ŷ) is formed only if not). Examples are shared among
+    Numba's threads; each slack is computed by one thread, the same on any number of them.
     """
     for i in numba.prange(len(true_scores)):
-        labels = decode_example(fns, data, i, w, table, offsets, True)
-        indices, values = fns[2](data, i, labels)
-        hat_score = sparse_dot(w, indices, values)
+        labels, scores = decode_keeping_scores(fns, data, i, w, table, offsets, True, keep)
+        hat_score = fns[4](data, i, w, scores, labels)
+        if np.isnan(hat_score):
+            indices, values = fns[2](data, i, labels)
+            hat_score = sparse_dot(w, indices, values)
         slacks[i] = max(fns[3](data, i, labels) - (true_scores[i] - hat_score), 0.0)
 
 
@@ -226,7 +257,8 @@ class CompiledPasses:
         while True:
             atoms = NO_ACTIVE_SETS if active_sets is None else active_sets.compiled_arrays()
             dual, atoms, done = bcfw_pass(
-                self.functions, self.oracle.data, visits[taken:], problem, dual, atoms
+                self.functions, self.oracle.data, visits[taken:], problem, dual, atoms,
+                self.oracle.offers_labelling_score,
             )
             if active_sets is not None:
                 active_sets.take_pool(atoms)
@@ -242,5 +274,8 @@ class CompiledPasses:
         with compiled_threads(self.n_jobs):
             table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
             true_scores = np.asarray(self.true_rows @ w, dtype=np.float64)
-            bcfw_slacks(self.functions, oracle.data, w, true_scores, *table, slacks)
+            bcfw_slacks(
+                self.functions, oracle.data, w, true_scores, *table,
+                oracle.offers_labelling_score, slacks,
+            )
         return slacks

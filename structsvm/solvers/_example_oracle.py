@@ -1,9 +1,11 @@
 """One example's oracle call through a task's compiled oracle, as every compiled pass makes it.
 
-The passes take the oracle's functions as one tuple ``fns = (scores, decode, features, loss)``
-(:meth:`structsvm.CompiledOracle.functions`) and, when the scores of a pass at a fixed ``w``
-were made at once (:class:`structsvm.ScoreTable`), the table's arrays; an empty ``offsets``
-array means that every example is scored by the oracle's ``scores``.
+The passes take the oracle's functions as one tuple ``fns = (scores, decode, features, loss,
+labelling_score, add_features)`` (:meth:`structsvm.CompiledOracle.functions`) and, when the
+scores of a pass at a fixed ``w`` were made at once (:class:`structsvm.ScoreTable`), the
+table's arrays; an empty ``offsets`` array means that every example is scored by the oracle's
+``scores``. The optional ``labelling_score`` and ``add_features`` are used where the task
+offers them, and ``features`` in their place where it does not (NaN, False).
 """
 
 from __future__ import annotations
@@ -27,6 +29,33 @@ def example_scores(fns, data, i, w, table, offsets):
 def decode_example(fns, data, i, w, table, offsets, augmented):
     """Return the labels of the output maximising ``w · φ(x_i, y)`` (plus Δ if ``augmented``)."""
     return fns[1](data, i, w, example_scores(fns, data, i, w, table, offsets), augmented)
+
+
+@numba.njit(cache=True)
+def decode_keeping_scores(fns, data, i, w, table, offsets, augmented, keep):
+    """Return :func:`decode_example`'s labels and example i's part scores as scored.
+
+    The part scores (before the loss augmentation that decoding may write into them) are the
+    table's rows, or, without a table, a copy kept if ``keep`` (an empty array otherwise): what
+    ``labelling_score`` reads, so ``keep`` is whether the task offers it.
+    """
+    if len(offsets) > 0:
+        scores = table[offsets[i] : offsets[i + 1]]
+        return fns[1](data, i, w, scores.copy(), augmented), scores
+    scores = fns[0](data, i, w)
+    kept = scores.copy() if keep else scores[:0]
+    return fns[1](data, i, w, scores, augmented), kept
+
+
+@numba.njit(cache=True)
+def labelling_value(fns, data, i, w, scores, labels, indices, values):
+    """Return ``w · φ(x_i, y)``: the oracle's ``labelling_score``, or ``w`` dotted with φ.
+
+    ``scores`` are example i's part scores as scored, ``indices`` and ``values`` φ(x_i, y)
+    (read only if the task offers no ``labelling_score``).
+    """
+    score = fns[4](data, i, w, scores, labels)
+    return sparse_dot(w, indices, values) if np.isnan(score) else score
 
 
 @numba.njit(cache=True)

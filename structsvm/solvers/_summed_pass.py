@@ -21,7 +21,7 @@ import numpy as np
 from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
-from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
+from structsvm.solvers._example_oracle import NO_TABLE, decode_keeping_scores, sparse_dot
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     PassSummary,
@@ -33,34 +33,45 @@ from structsvm.solvers._working_set import FeatureSpace
 
 
 @numba.njit(cache=True)
-def _block_sums(fns, data, w, true_scores, begin, stop, table, offsets, accumulator):
-    """Add φ(x_i, ŷ_i) of examples ``begin:stop`` into ``accumulator``; return Σ Δ and Σ ξ."""
+def _block_sums(fns, data, w, true_scores, begin, stop, table, offsets, keep, accumulator):
+    """Add φ(x_i, ŷ_i) of examples ``begin:stop`` into ``accumulator``; return Σ Δ and Σ ξ.
+
+    φ is added by the oracle's ``add_features`` and ``w · φ`` taken by its
+    ``labelling_score`` where the task offers them, from φ's sparse entries otherwise.
+    """
     loss_sum = slack_sum = 0.0
     for i in range(begin, stop):
-        labels = decode_example(fns, data, i, w, table, offsets, True)
-        indices, values = fns[2](data, i, labels)
+        labels, scores = decode_keeping_scores(fns, data, i, w, table, offsets, True, keep)
         loss = fns[3](data, i, labels)
-        for p in range(len(indices)):
-            accumulator[indices[p]] += values[p]
+        hat_score = fns[4](data, i, w, scores, labels)
+        added = fns[5](data, i, labels, 1.0, accumulator)
+        if not added or np.isnan(hat_score):
+            indices, values = fns[2](data, i, labels)
+            if not added:
+                for p in range(len(indices)):
+                    accumulator[indices[p]] += values[p]
+            if np.isnan(hat_score):
+                hat_score = sparse_dot(w, indices, values)
         loss_sum += loss
-        slack_sum += max(loss - true_scores[i] + sparse_dot(w, indices, values), 0.0)
+        slack_sum += max(loss - true_scores[i] + hat_score, 0.0)
     return loss_sum, slack_sum
 
 
 @numba.njit(cache=True, parallel=True)
-def summed_pass(fns, data, w, true_scores, bounds, table, offsets):
+def summed_pass(fns, data, w, true_scores, bounds, table, offsets, keep):
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` over the examples at ``w``.
 
     ``ŷ_i`` is the compiled oracle's loss-augmented output, ``true_scores[i] = w · φ(x_i,
     y_i)`` and ``bounds`` the blocks of :func:`~structsvm.solvers._summed_blocks.example_blocks`,
     each summed by one of Numba's threads (the arrays are made by serial helpers: an array
-    expression here would be a parallel loop of its own).
+    expression here would be a parallel loop of its own). ``keep`` says whether the oracle
+    offers ``labelling_score`` (:attr:`structsvm.CompiledOracle.offers_labelling_score`).
     """
     n_blocks = len(bounds) - 1
     accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
     for block in numba.prange(n_blocks):
         loss, slack = _block_sums(
-            fns, data, w, true_scores, bounds[block], bounds[block + 1], table, offsets,
+            fns, data, w, true_scores, bounds[block], bounds[block + 1], table, offsets, keep,
             accumulators[block],
         )
         losses[block] = loss
@@ -148,7 +159,8 @@ class CompiledSummedPasses:
         with compiled_threads(self.n_jobs):
             table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
             feature_sum, loss_sum, slack_sum = summed_pass(
-                self.functions, oracle.data, w, true_scores, self.bounds, *table
+                self.functions, oracle.data, w, true_scores, self.bounds, *table,
+                oracle.offers_labelling_score,
             )
         if not np.isfinite(loss_sum + slack_sum + feature_sum.sum()):
             return PassSummary.of(

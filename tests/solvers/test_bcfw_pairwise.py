@@ -11,6 +11,7 @@ from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_steps import away_atom, shift_mass
 from tests.references import solve_full_primal
 from tests.solvers.bcfw_problems import PROBLEMS, passes
+from tests.tasks.compiled_checks import without_optional_functions
 
 
 def active_labellings(active_sets, i):
@@ -114,6 +115,17 @@ def test_compiled_pairwise_passes_take_the_steps_of_the_python_loop(
     w, _, dual = compiled[-1]
     if not averaging:
         assert_active_sets_reproduce_the_blocks(task, X, Y, 0.5, w, dual)
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_compiled_pairwise_passes_are_the_same_without_the_optional_oracle_functions(problem):
+    task, X, Y = PROBLEMS[problem]()
+    options = {"averaging": False, "order": "cyclic", "step": "pairwise", "n_passes": 6}
+    shortcuts = passes(task, X, Y, True, **options)
+    plain = passes(without_optional_functions(task), X, Y, True, **options)
+    for (w, record, _), (w_ref, record_ref, _) in zip(shortcuts, plain, strict=True):
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(record["primal"], record_ref["primal"], rtol=1e-10)
 
 
 def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():

@@ -10,6 +10,7 @@ from structsvm.solvers._oracle import PassSummary, loss_augmented_pass
 from structsvm.solvers._summed_pass import CompiledSummedPasses
 from tasks import ChainTask, MulticlassTask
 from tests.references import solve_full_primal
+from tests.tasks.compiled_checks import without_optional_functions
 
 
 class GenericChain(ChainTask):
@@ -81,6 +82,21 @@ def test_the_sums_are_the_generic_pass_sums_and_the_same_bits_on_two_threads(opt
     threaded = compiled_summary(task, X, Y, w, n_jobs=2)
     np.testing.assert_array_equal(threaded.difference_total, serial.difference_total)
     assert (threaded.loss_total, threaded.slack_total) == (serial.loss_total, serial.slack_total)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("options", [*CHAIN_OPTIONS, "multiclass"])
+def test_the_sums_are_the_same_without_the_optional_oracle_functions(options, sparse):
+    if options == "multiclass":
+        task, X, Y = summed_multiclass_problem(sparse, 100)
+    else:
+        task, X, Y = summed_chain_problem(options, sparse, 100)
+    w = np.random.default_rng(3).normal(size=task.size_joint_feature)
+    shortcuts = compiled_summary(task, X, Y, w)
+    plain = compiled_summary(without_optional_functions(task), X, Y, w)
+    np.testing.assert_allclose(shortcuts.difference_total, plain.difference_total, atol=1e-10)
+    assert shortcuts.loss_total == plain.loss_total
+    assert shortcuts.slack_total == pytest.approx(plain.slack_total, rel=1e-10)
 
 
 @pytest.mark.parametrize("task", [GenericChain(3, 4), GenericMulticlass(4, 5)])

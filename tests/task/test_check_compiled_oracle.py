@@ -10,9 +10,15 @@ import pytest
 import scipy.sparse
 
 from structsvm import TaskContractError, check_task
-from structsvm._compiled_oracle import ScoreTable
+from structsvm._compiled_oracle import ScoreTable, no_add_features, no_labelling_score
 from tasks import MulticlassTask
-from tasks._multiclass_oracle import multiclass_decode, multiclass_features, multiclass_loss
+from tasks._multiclass_oracle import (
+    multiclass_add_features,
+    multiclass_decode,
+    multiclass_features,
+    multiclass_labelling_score,
+    multiclass_loss,
+)
 
 N_CLASSES, N_FEATURES = 4, 3
 LOSS_MATRIX = np.abs(np.subtract.outer(np.arange(N_CLASSES), np.arange(N_CLASSES))).astype(float)
@@ -45,6 +51,24 @@ def loss_plus_one(data, i, labels):
 def two_labels(data, i, w, scores, augmented):
     labels = multiclass_decode(data, i, w, scores, augmented)
     return np.concatenate((labels, labels))
+
+
+@numba.njit(cache=True)
+def labelling_score_of_the_next_class(data, i, w, scores, labels):
+    shifted = labels.copy()
+    shifted[0] = (labels[0] + 1) % scores.shape[1]
+    return multiclass_labelling_score(data, i, w, scores, shifted)
+
+
+@numba.njit(cache=True)
+def add_features_twice(data, i, labels, scale, out):
+    return multiclass_add_features(data, i, labels, 2.0 * scale, out)
+
+
+@numba.njit(cache=True)
+def add_features_but_say_not(data, i, labels, scale, out):
+    multiclass_add_features(data, i, labels, scale, out)
+    return False
 
 
 def shifted_batch_scores(data, w):
@@ -125,6 +149,24 @@ def test_a_faithful_compiled_oracle_passes(sparse, loss_matrix):
             "to_output(labels(y)) must be y",
         ),
         ({"n_examples": 3}, "compiled_contract", "compiled_oracle", "n_examples = 3 for 8"),
+        (
+            {"labelling_score": labelling_score_of_the_next_class},
+            "compiled_mismatch",
+            "compiled_oracle.labelling_score",
+            "but w·joint_feature is",
+        ),
+        (
+            {"add_features": add_features_twice},
+            "compiled_mismatch",
+            "compiled_oracle.add_features",
+            "differs from -2·joint_feature",
+        ),
+        (
+            {"add_features": add_features_but_say_not},
+            "compiled_contract",
+            "compiled_oracle.add_features",
+            "returned False but wrote into out",
+        ),
     ],
     ids=lambda value: "-".join(value) if isinstance(value, dict) else None,
 )
@@ -136,6 +178,14 @@ def test_an_unfaithful_compiled_oracle_is_caught(replaced, kind, method, phrase)
     assert any(phrase in message for message in found), str(report)
     # Only the compiled oracle is at fault: the Python methods keep the contract.
     assert all(problem.method.startswith("compiled_oracle") for problem in report.problems)
+
+
+def test_a_compiled_oracle_without_its_optional_functions_passes():
+    """The optional functions absent, the four required ones alone keep the contract."""
+    report = check_task(
+        with_oracle(labelling_score=no_labelling_score, add_features=no_add_features), *data()
+    )
+    assert report.ok, str(report)
 
 
 def test_a_compiled_oracle_that_raises_is_reported_not_crashed_on():

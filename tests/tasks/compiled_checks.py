@@ -4,7 +4,9 @@ import collections
 import copy
 
 import numpy as np
+import pytest
 
+from structsvm._compiled_oracle import no_add_features, no_labelling_score
 from structsvm.solvers._example_oracle import NO_TABLE, decode_example
 from structsvm.solvers._one_slack import one_slack
 
@@ -40,6 +42,31 @@ def without_compiled_oracle(task):
     python_task = copy.copy(task)
     python_task.compiled_oracle = lambda X, Y: None
     return python_task
+
+
+def without_optional_functions(task):
+    """Return a copy of the task whose compiled oracle offers only the four required functions."""
+    plain_task = copy.copy(task)
+    plain_task.compiled_oracle = lambda X, Y: task.compiled_oracle(X, Y)._replace(
+        labelling_score=no_labelling_score, add_features=no_add_features
+    )
+    return plain_task
+
+
+def assert_optional_functions_agree(oracle, i, labels, w, size):
+    """Assert that the oracle's ``labelling_score`` is w·φ (from ``scores`` and from the
+    table's rows) and ``add_features`` adds scale·φ, φ being its ``features`` (1e-10)."""
+    phi = compiled_features(oracle, i, labels, size)
+    score_sources = [oracle.scores(oracle.data, i, w)]
+    if oracle.batch_scores is not None:
+        table = oracle.batch_scores(oracle.data, w)
+        score_sources.append(table.scores[table.offsets[i] : table.offsets[i + 1]])
+    for scores in score_sources:
+        score = oracle.labelling_score(oracle.data, i, w, scores, labels)
+        assert score == pytest.approx(phi @ w, rel=1e-10, abs=1e-10)
+    out = np.ones(size)
+    assert oracle.add_features(oracle.data, i, labels, -1.5, out)
+    np.testing.assert_allclose(out, 1.0 - 1.5 * phi, rtol=0, atol=1e-10)
 
 
 def one_slack_weights(task, X, Y, C, tol=1e-6):

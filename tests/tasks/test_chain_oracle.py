@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from structsvm import Task
 from tasks import ChainTask
+from tests.tasks.compiled_checks import assert_optional_functions_agree
 
 BLOCKS = {
     "plain": {},
@@ -61,7 +62,7 @@ def test_decode_is_the_best_allowed_labelling_with_the_python_oracles_ties(
 ):
     task, X, Y = chain_problem(order, blocks, constrained, storage)
     oracle = task.compiled_oracle(X, Y)
-    scores, decode, _, _ = oracle.functions()
+    scores, decode = oracle.functions()[:2]
     for w in weight_draws(task, seed=1):
         for i, (x, y) in enumerate(zip(X, Y, strict=True)):
             # The base class's oracles enumerate the allowed labellings in lexicographic order.
@@ -79,7 +80,7 @@ def test_decode_is_the_best_allowed_labelling_with_the_python_oracles_ties(
 def test_features_and_loss_are_the_tasks(order, blocks, constrained, storage):
     task, X, Y = chain_problem(order, blocks, constrained, storage, seed=2)
     oracle = task.compiled_oracle(X, Y)
-    _, _, features, loss = oracle.functions()
+    features, loss = oracle.functions()[2:4]
     rng = np.random.default_rng(3)
     for i, (x, y) in enumerate(zip(X, Y, strict=True)):
         for labels in (y, rng.integers(0, 3, size=len(y))):
@@ -89,6 +90,23 @@ def test_features_and_loss_are_the_tasks(order, blocks, constrained, storage):
             np.testing.assert_array_equal(indices, expected_indices)
             np.testing.assert_array_equal(values, expected_values)
             assert loss(oracle.data, i, labels) == task.loss(y, labels)
+
+
+@pytest.mark.parametrize("storage", ["dense", "dense, mostly zeros", "sparse"])
+@pytest.mark.parametrize(("order", "blocks", "constrained"), VARIANTS)
+def test_labelling_score_and_add_features_agree_with_features(
+    order, blocks, constrained, storage
+):
+    # Any labelling, forbidden ones too: w·φ knows nothing of the constraints.
+    task, X, Y = chain_problem(order, blocks, constrained, storage, seed=7)
+    oracle = task.compiled_oracle(X, Y)
+    rng = np.random.default_rng(8)
+    for w in weight_draws(task, seed=9):
+        for i, y in enumerate(Y):
+            for labels in (y, rng.integers(0, 3, size=len(y))):
+                assert_optional_functions_agree(
+                    oracle, i, labels.astype(np.int64), w, task.size_joint_feature
+                )
 
 
 @pytest.mark.parametrize("storage", ["dense", "dense, mostly zeros", "sparse"])
@@ -122,7 +140,7 @@ def test_decode_keeps_the_constraints_whatever_the_weights(order):
     w[task._start_at : task._end_at][task.forbidden_first] = 100.0
     w[task._end_at : task._bias_at][task.forbidden_last] = 100.0
     oracle = task.compiled_oracle(X, Y)
-    scores, decode, _, _ = oracle.functions()
+    scores, decode = oracle.functions()[:2]
     for i in range(len(X)):
         for augmented in (False, True):
             labels = decode(oracle.data, i, w, scores(oracle.data, i, w), augmented)

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from structsvm import StructuredSVM
 from tasks import MulticlassTask
+from tests.tasks.compiled_checks import assert_optional_functions_agree
 
 
 @pytest.fixture
@@ -154,3 +155,18 @@ def test_bad_sparse_inputs_are_rejected_with_a_message_naming_them(task):
         task.check_data(sp.csr_matrix(np.ones((2, 5))), [0, 1])
     with pytest.raises(ValueError, match="NaN or infinite"):
         task.check_data(sp.csr_matrix(np.array([[np.inf, 0.0], [0.0, 1.0]])), [0, 1])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_the_compiled_labelling_score_and_add_features_agree_with_features(sparse):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 4)) * (rng.random((6, 4)) < 0.7)
+    task = MulticlassTask(3, 4)
+    X, Y = task.check_data(sp.csr_matrix(X) if sparse else X, rng.integers(0, 3, 6))
+    oracle = task.compiled_oracle(X, Y)
+    w = rng.normal(size=task.size_joint_feature)
+    for i in range(len(Y)):
+        for label in range(3):
+            assert_optional_functions_agree(
+                oracle, i, np.array([label]), w, task.size_joint_feature
+            )
