@@ -57,7 +57,9 @@ def assert_matches_the_full_qp(model, warned, task, X, Y, C):
     # The history is exact whether or not the fit converged.
     oracle = loss_augmented_pass(task, X, Y, task.batch_joint_feature(X, Y), model.w_)
     exact = SlackPenalty().primal(model.w_ @ model.w_, oracle.slacks, C)
-    assert last["primal"] == pytest.approx(exact, rel=1e-12)
+    # The passes sum the slacks in their own order (a compiled pass in blocks): each slack's
+    # rounding, a few ulps of the scores, counts C times.
+    assert last["primal"] == pytest.approx(exact, rel=1e-12, abs=C * len(X) * 1e-14)
     assert last["primal"] >= optimum * (1 - 1e-6) - ABSOLUTE
     assert all(r["dual"] <= optimum * (1 + 1e-6) + ABSOLUTE for r in model.history_)
     if model.converged_:

@@ -66,7 +66,7 @@ def training_set(task, graph, rng, n_graphs=3, sparse=False):
 
 
 def compiled_decode(oracle, i, w, augmented):
-    scores, decode, _, _ = oracle.functions()
+    scores, decode = oracle.functions()[:2]
     return decode(oracle.data, i, w, scores(oracle.data, i, w), augmented)
 
 
@@ -129,7 +129,7 @@ def test_features_and_loss_are_the_tasks(kind, graph, sparse):
     task = make_task(kind)
     X, Y = training_set(task, graph, rng, sparse=sparse)
     oracle = task.compiled_oracle(X, Y)
-    _, _, features, loss = oracle.functions()
+    features, loss = oracle.functions()[2:4]
     for i, (x, y) in enumerate(zip(X, Y, strict=True)):
         for labels in [y.labels, *rng.integers(0, task.n_states, (4, len(y.labels)))]:
             indices, values = features(oracle.data, i, labels)

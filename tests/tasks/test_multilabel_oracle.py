@@ -28,7 +28,7 @@ def training_set(task, rng, n=6):
 
 
 def compiled_decode(oracle, i, w, augmented):
-    scores, decode, _, _ = oracle.functions()
+    scores, decode = oracle.functions()[:2]
     return decode(oracle.data, i, w, scores(oracle.data, i, w), augmented)
 
 
@@ -78,7 +78,7 @@ def test_features_loss_and_batched_scores_are_the_tasks(edges, method):
     task = MultiLabelTask(K, D, edges=edges, inference_method=method)
     X, Y = training_set(task, rng)
     oracle = task.compiled_oracle(X, Y)
-    scores, _, features, loss = oracle.functions()
+    scores, _, features, loss = oracle.functions()[:4]
     w = rng.normal(size=task.size_joint_feature)
     table = oracle.batch_scores(oracle.data, w)
     for i, (x, y) in enumerate(zip(X, Y, strict=True)):
