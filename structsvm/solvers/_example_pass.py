@@ -19,19 +19,16 @@ any number of threads.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from typing import Any
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
-from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._compiled_training_set import CompiledTrainingSet
 from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass, loss_augmented_pass
-from structsvm.solvers._working_set import FeatureSpace
 
 
 @numba.njit(cache=True)
@@ -80,75 +77,23 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
     return labels, losses, slacks, indptr, indices, values
 
 
-class CompiledExamplePasses:
+class CompiledExamplePasses(CompiledTrainingSet):
     """A training set whose per-example oracle passes are made by the task's compiled oracle.
 
     A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose :meth:`oracle_pass`
     returns an :class:`~structsvm.solvers._oracle.OraclePass` for margin rescaling. Build it with
     :meth:`prepare`, which returns None when the task has no compiled oracle.
 
-    Parameters
-    ----------
-    task : Task
-    X, Y : sequences of training inputs and outputs (already validated by the task)
-    oracle : CompiledOracle
-        What :meth:`structsvm.Task.compiled_oracle` returned for (X, Y).
-    true_features : ndarray or sparse matrix
-        The rows φ(x_i, y_i).
-    n_jobs : int or None, default=None
-        Numba's threads of every pass (:func:`~structsvm._utils.parallel.compiled_threads`);
-        the results do not depend on it.
+    The parameters are :class:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet`'s.
     """
 
-    def __init__(
-        self,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        oracle: CompiledOracle,
-        true_features: FeatureMatrix,
-        *,
-        n_jobs: int | None = None,
-    ) -> None:
-        self.task, self.X, self.Y = task, X, Y
-        self.oracle, self.functions = oracle, oracle.functions()
-        self.true_features = true_features
-        self.n_jobs = n_jobs
-        self.n_examples = len(X)
-        self.space = FeatureSpace(task.size_joint_feature)
-        label_counts = [len(oracle.labels(y)) for y in Y]
+    purpose = "per-example passes (margin rescaling)"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        label_counts = [len(self.oracle.labels(y)) for y in self.Y]
         self.label_offsets = np.zeros(self.n_examples + 1, dtype=np.int64)
         np.cumsum(label_counts, out=self.label_offsets[1:])
-
-    @classmethod
-    def prepare(
-        cls,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        *,
-        n_jobs: int | None = None,
-        true_features: FeatureMatrix | None = None,
-        compiled: bool | None = None,
-    ) -> CompiledExamplePasses | None:
-        """Return the training set with the task's compiled oracle, or None.
-
-        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
-        otherwise); ``compiled`` is read as by
-        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
-        """
-        oracle = find_compiled_oracle(
-            task, X, Y, compiled=compiled, purpose="per-example passes (margin rescaling)"
-        )
-        if oracle is None:
-            return None
-        if true_features is None:
-            true_features = task.batch_joint_feature(X, Y)
-        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
-
-    def zero_weights(self) -> np.ndarray:
-        """Return ``w = 0``."""
-        return self.space.zero_weights()
 
     def oracle_pass(self, w: np.ndarray) -> OraclePass:
         """Make the pass at ``w`` in one compiled call; return every example's results.

@@ -12,24 +12,20 @@ number of threads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numba
 import numpy as np
 
-from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
-from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._compiled_training_set import CompiledTrainingSet
 from structsvm.solvers._example_oracle import NO_TABLE, decode_keeping_scores, sparse_dot
 from structsvm.solvers._oracle import (
-    FeatureMatrix,
     PassSummary,
     column_sums,
     loss_augmented_pass,
 )
 from structsvm.solvers._summed_blocks import block_accumulators, block_totals, example_blocks
-from structsvm.solvers._working_set import FeatureSpace
 
 
 @numba.njit(cache=True)
@@ -79,74 +75,22 @@ def summed_pass(fns, data, w, true_scores, bounds, table, offsets, keep):
     return block_totals(accumulators, losses, slacks)
 
 
-class CompiledSummedPasses:
+class CompiledSummedPasses(CompiledTrainingSet):
     """A training set whose 1-slack passes are each one call of :func:`summed_pass`.
 
     A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose
     :meth:`oracle_pass` returns a :class:`~structsvm.solvers._oracle.PassSummary`. Build it
     with :meth:`prepare`, which returns None when the task has no compiled oracle.
 
-    Parameters
-    ----------
-    task : Task
-    X, Y : sequences of training inputs and outputs (already validated by the task)
-    oracle : CompiledOracle
-        What :meth:`structsvm.Task.compiled_oracle` returned for (X, Y).
-    true_features : ndarray or sparse matrix
-        The rows φ(x_i, y_i); their sum is every constraint's fixed part.
-    n_jobs : int or None, default=None
-        Numba's threads of every pass (:func:`~structsvm._utils.parallel.compiled_threads`);
-        the sums do not depend on it.
+    The parameters are :class:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet`'s.
     """
 
-    def __init__(
-        self,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        oracle: CompiledOracle,
-        true_features: FeatureMatrix,
-        *,
-        n_jobs: int | None = None,
-    ) -> None:
-        self.task, self.X, self.Y = task, X, Y
-        self.oracle, self.functions = oracle, oracle.functions()
-        self.true_features = true_features
-        self.true_feature_sum = column_sums(true_features)
-        self.n_jobs = n_jobs
-        self.n_examples = len(X)
-        self.bounds = example_blocks(self.n_examples, task.size_joint_feature)
-        self.space = FeatureSpace(task.size_joint_feature)
+    purpose = "1-slack (margin rescaling)"
 
-    @classmethod
-    def prepare(
-        cls,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        *,
-        n_jobs: int | None = None,
-        true_features: FeatureMatrix | None = None,
-        compiled: bool | None = None,
-    ) -> CompiledSummedPasses | None:
-        """Return the training set with the task's compiled oracle, or None.
-
-        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
-        otherwise); ``compiled`` is read as by
-        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
-        """
-        oracle = find_compiled_oracle(
-            task, X, Y, compiled=compiled, purpose="1-slack (margin rescaling)"
-        )
-        if oracle is None:
-            return None
-        if true_features is None:
-            true_features = task.batch_joint_feature(X, Y)
-        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
-
-    def zero_weights(self) -> np.ndarray:
-        """Return ``w = 0``."""
-        return self.space.zero_weights()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.true_feature_sum = column_sums(self.true_features)
+        self.bounds = example_blocks(self.n_examples, self.task.size_joint_feature)
 
     def oracle_pass(self, w: np.ndarray) -> PassSummary:
         """Make the pass at ``w`` in one compiled call; return its sums.
