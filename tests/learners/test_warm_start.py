@@ -100,7 +100,7 @@ def test_warm_start_on_an_unfitted_estimator_is_a_fresh_fit(multiclass_problem):
 
 def test_without_warm_start_a_second_fit_starts_over(multiclass_problem):
     task, X, Y = multiclass_problem()
-    model = StructuredSVM(task).fit(X, Y)
+    model = StructuredSVM(task, random_state=0).fit(X, Y)
     n_iter = model.n_iter_
     model.fit(X, Y)
     assert model.n_iter_ == n_iter
