@@ -1,4 +1,5 @@
-"""Measurement helpers shared by the benchmark scripts: peak memory, fresh processes, timings."""
+"""Measurement helpers shared by the experiment scripts: peak memory, fresh processes, timings,
+plain-text tables."""
 
 from __future__ import annotations
 
@@ -42,3 +43,16 @@ def first_time(history: list[dict[str, Any]], key: str, threshold: float) -> flo
     """Return the ``time`` of :func:`first_record`, nan when no record reaches ``threshold``."""
     record = first_record(history, key, threshold)
     return float("nan") if record is None else record["time"]
+
+
+def format_table(rows: list[dict[str, object]]) -> str:
+    """Return the rows as a plain-text table."""
+    columns = list(rows[0])
+    cells = [
+        [f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns]
+        for row in rows
+    ]
+    widths = [max(len(c), *(len(line[k]) for line in cells)) for k, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
+    return "\n".join(lines)

@@ -47,6 +47,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from experiments._measure import format_table
 from structsvm import TaxonomySVM
 from tasks import TaxonomyTask, taxonomy_from_paths
 
@@ -242,19 +243,6 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 }
             )
     return rows
-
-
-def format_table(rows: list[dict[str, object]]) -> str:
-    """Return the rows as a plain-text table."""
-    columns = list(rows[0])
-    cells = [
-        [f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns]
-        for row in rows
-    ]
-    widths = [max(len(c), *(len(line[k]) for line in cells)) for k, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
-    return "\n".join(lines)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
