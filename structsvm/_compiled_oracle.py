@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
+import scipy.sparse
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 if TYPE_CHECKING:
@@ -169,6 +170,21 @@ class CompiledOracle(NamedTuple):
     def labels(self, y: Any) -> np.ndarray:
         """Return the labels of the task's output ``y``."""
         return labels_of(y) if self.to_labels is None else self.to_labels(y)
+
+    def feature_rows(self, Y: Sequence[Any], size: int) -> scipy.sparse.csr_matrix:
+        """Return the rows φ(x_i, y_i) of the outputs ``Y``, one per example, as a CSR matrix.
+
+        ``size`` is the length of φ. Built from ``features``, so as sparse as φ is, whatever
+        the task's own ``batch_joint_feature`` makes.
+        """
+        rows = [self.features(self.data, i, self.labels(y)) for i, y in enumerate(Y)]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(indices) for indices, _ in rows], out=indptr[1:])
+        if not rows:
+            return scipy.sparse.csr_matrix((0, size))
+        indices = np.concatenate([indices for indices, _ in rows])
+        values = np.concatenate([values for _, values in rows])
+        return scipy.sparse.csr_matrix((values, indices, indptr), shape=(len(rows), size))
 
 
 def labels_of(y: Any) -> np.ndarray:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse
 
 from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
@@ -68,15 +69,16 @@ class CompiledTrainingSet:
     ) -> Any:
         """Return the training set with the task's compiled oracle, or None.
 
-        ``true_features`` are the rows φ(x_i, y_i) if the caller has them (computed here
-        otherwise); ``compiled`` is read as by
-        :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
+        ``true_features`` are the rows φ(x_i, y_i) if the caller has them in a sparse matrix;
+        otherwise (none, or dense rows) the oracle makes them sparse
+        (:meth:`~structsvm.CompiledOracle.feature_rows`), as the passes read them. ``compiled``
+        is read as by :func:`~structsvm._compiled_oracle.find_compiled_oracle`.
         """
         oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose=cls.purpose)
         if oracle is None:
             return None
-        if true_features is None:
-            true_features = task.batch_joint_feature(X, Y)
+        if not scipy.sparse.issparse(true_features):
+            true_features = oracle.feature_rows(Y, task.size_joint_feature)
         return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
 
     def zero_weights(self) -> np.ndarray:

@@ -18,6 +18,7 @@ from structsvm._compiled_oracle import (
     stable_dispatcher,
 )
 from tasks import MulticlassTask
+from tests.compiled_tasks import pair_problem
 
 IDENTITY = textwrap.dedent(
     """
@@ -124,3 +125,10 @@ def test_every_compiled_pass_of_the_solvers_is_guarded():
 
     guard_pass_caches()
     assert getattr(summed_pass._cache.save_overload, "guarded", False)
+
+
+def test_the_oracle_makes_the_true_joint_features_as_sparse_rows():
+    task, X, Y = pair_problem(7)
+    rows = task.compiled_oracle(X, Y).feature_rows(Y, task.size_joint_feature)
+    assert rows.format == "csr" and rows.shape == (7, task.size_joint_feature)
+    np.testing.assert_array_equal(rows.toarray(), task.batch_joint_feature(X, Y))
