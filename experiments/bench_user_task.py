@@ -101,7 +101,8 @@ def _features(data, i, labels):
                 indices[end] = n_labels * n_features + before * n_labels + after
                 values[end] = pairs[before, after]
                 end += 1
-    return indices[:end], values[:end]
+    kept = values[:end] != 0.0  # the pixels that are on: sparse sums in the solvers
+    return indices[:end][kept], values[:end][kept]
 
 
 @numba.njit(cache=True)
