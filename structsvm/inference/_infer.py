@@ -17,6 +17,7 @@ from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
 from structsvm.inference._max_product import forest_labellings, solve_max_product
 from structsvm.inference._result import InferenceResult
+from structsvm.inference._trws import solve_trws
 
 _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "brute": solve_brute,
@@ -24,6 +25,7 @@ _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "lp": solve_lp,
     "max-product": solve_max_product,
     "ad3": solve_ad3,
+    "trws": solve_trws,
 }
 
 INFERENCE_METHODS: tuple[str, ...] = tuple(_METHODS)
