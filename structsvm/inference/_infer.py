@@ -13,6 +13,7 @@ from structsvm._utils.validation import check_feature_array
 from structsvm.inference._ad3 import solve_ad3
 from structsvm.inference._brute import brute_labellings, solve_brute
 from structsvm.inference._graph import PairwiseModel, check_model
+from structsvm.inference._graph_cuts import solve_expansion, solve_qpbo, solve_swap
 from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
 from structsvm.inference._max_product import forest_labellings, solve_max_product
@@ -26,6 +27,9 @@ _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "max-product": solve_max_product,
     "ad3": solve_ad3,
     "trws": solve_trws,
+    "expansion": solve_expansion,
+    "swap": solve_swap,
+    "qpbo": solve_qpbo,
 }
 
 INFERENCE_METHODS: tuple[str, ...] = tuple(_METHODS)
