@@ -85,7 +85,7 @@ def solve_max_product(
     """
     options = loopy_options(max_iter=max_iter, damping=damping, tol=tol, schedule=schedule)
     if model.is_forest():
-        return _solve_forest(model)
+        return solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
         model.unary, model.tables, model.per_edge, model.edges, *options
     )
@@ -104,7 +104,8 @@ def solve_max_product(
     return InferenceResult(labels, score, bound, certified, None, None, "max-product", n_iter)
 
 
-def _solve_forest(model: PairwiseModel) -> InferenceResult:
+def solve_forest(model: PairwiseModel) -> InferenceResult:
+    """Return the exact answer of max-product on the forest ``model``, certified."""
     order, parent, parent_edge, child_is_second = _forest_schedule(model)
     labels = _forest_max_product(
         model.unary, model.tables, model.per_edge, order, parent, parent_edge, child_is_second

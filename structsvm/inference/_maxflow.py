@@ -71,9 +71,7 @@ def cut_graph(n_nodes: int, pairs: np.ndarray) -> CutGraph:
             head[arc] = pairs[a, 1 - k]
             following[arc] = first[tail]
             first[tail] = arc
-    return CutGraph(
-        first, following, head, np.zeros(n_arcs), np.zeros(n_nodes), np.zeros(1)
-    )
+    return CutGraph(first, following, head, np.zeros(n_arcs), np.zeros(n_nodes), np.zeros(1))
 
 
 @numba.njit(cache=True)
@@ -92,9 +90,7 @@ def add_unary(graph: CutGraph, node: int, cost_0: float, cost_1: float) -> None:
 
 
 @numba.njit(cache=True)
-def add_pairwise(
-    graph: CutGraph, pair: int, a: float, b: float, c: float, d: float
-) -> None:
+def add_pairwise(graph: CutGraph, pair: int, a: float, b: float, c: float, d: float) -> None:
     """Add E(x_i, x_j) = a, b, c, d at (0, 0), (0, 1), (1, 0), (1, 1) on arc pair ``pair``.
 
     i is the tail of arc 2·pair, j its head. The term must be submodular (a + d ≤ b + c, up

@@ -33,6 +33,8 @@ IEEE TPAMI 28(10), 2006.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numba
 import numpy as np
 
@@ -40,6 +42,7 @@ from structsvm._utils.validation import check_positive_float, check_positive_int
 from structsvm.inference._evaluate import labelling_score
 from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._local_search import icm, node_adjacency, potts_tables
+from structsvm.inference._max_product import solve_forest
 from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
 
 MAX_ITER, TOL = 200, 1e-7
@@ -51,11 +54,14 @@ def solve_trws(
 ) -> InferenceResult:
     """Run TRW-S; stop when the labelling meets the bound or the bound stalls.
 
-    Options: ``max_iter`` round trips (forward and backward passes) at most, ``tol`` the
-    relative decrease of the bound over a round trip below which it stops.
+    On a forest, max-product's exact pass answers instead. Options: ``max_iter`` round trips
+    (forward and backward passes) at most, ``tol`` the relative decrease of the bound over a
+    round trip below which it stops.
     """
     max_iter = check_positive_int(max_iter, "max_iter")
     tol = check_positive_float(tol, "tol")
+    if model.is_forest():
+        return dataclasses.replace(solve_forest(model), method="trws")
     labels, bound, n_iter = trws(
         model.unary, model.tables, model.per_edge, model.edges, max_iter, tol, GAP_TOLERANCE
     )
