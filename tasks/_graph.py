@@ -22,6 +22,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
 from structsvm.inference._max_product import graph_schedule, loopy_options
+from structsvm.inference._trws import trws_options
 from tasks._graph_oracle import (
     GraphOracleData,
     graph_decode,
@@ -366,20 +367,25 @@ class GraphTask(RelaxedOutputsTask):
     def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Offered with ``inference_method="max-product"`` (None with any other method, whose
-        oracles stay in Python, and for a subclass that overrides an oracle, the loss or the
-        joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly on forests;
-        on a graph with cycles, the labelling of loopy max-product, which the Python oracle
-        returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot certify it, with
-        the same joint feature and loss. The compiled oracle of a training set with a cycle is
-        therefore marked not exact (``CompiledOracle.exact``): the passes made with it report
-        their duality gaps as uncertified, as the Python passes do when some output is.
+        Offered with ``inference_method`` ``"max-product"`` or ``"trws"`` (None with any other
+        method, whose oracles stay in Python, and for a subclass that overrides an oracle, the
+        loss or the joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly
+        on forests; on a graph with cycles, the labelling of loopy max-product or TRW-S, which
+        the Python oracle returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot
+        certify it, with the same joint feature and loss. The compiled oracle of a training set
+        with a cycle is therefore marked not exact (``CompiledOracle.exact``): the passes made
+        with it report their duality gaps as uncertified, as the Python passes do when some
+        output is.
         """
-        if self.inference_method != "max-product" or overrides_any(
+        if self.inference_method not in ("max-product", "trws") or overrides_any(
             self, GraphTask, _COMPILED_METHODS
         ):
             return None
-        options = loopy_options(**self.inference_options)
+        if self.inference_method == "trws":
+            max_iter, tol = trws_options(**self.inference_options)
+            options = loopy_options(max_iter=max_iter, tol=tol)
+        else:
+            options = loopy_options(**self.inference_options)
         graphs = [self._parts(x) for x in X]
         nodes = sp.vstack([sp.csr_matrix(graph.nodes) for graph in graphs], format="csr")
         edge_features = sp.vstack(
@@ -417,6 +423,7 @@ class GraphTask(RelaxedOutputsTask):
             damping=options.damping,
             tol=options.tol,
             serial=options.serial,
+            trws=self.inference_method == "trws",
         )
         return CompiledOracle(
             data,

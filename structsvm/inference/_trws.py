@@ -34,6 +34,7 @@ IEEE TPAMI 28(10), 2006.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -49,6 +50,18 @@ MAX_ITER, TOL = 200, 1e-7
 """The defaults of the options ``max_iter`` and ``tol``."""
 
 
+class TrwsOptions(NamedTuple):
+    """The checked options of TRW-S."""
+
+    max_iter: int
+    tol: float
+
+
+def trws_options(*, max_iter: int = MAX_ITER, tol: float = TOL) -> TrwsOptions:
+    """Return the options of :func:`solve_trws`, checked; raise ValueError if bad."""
+    return TrwsOptions(check_positive_int(max_iter, "max_iter"), check_positive_float(tol, "tol"))
+
+
 def solve_trws(
     model: PairwiseModel, relaxed: bool, *, max_iter: int = MAX_ITER, tol: float = TOL
 ) -> InferenceResult:
@@ -58,8 +71,7 @@ def solve_trws(
     (forward and backward passes) at most, ``tol`` the relative decrease of the bound over a
     round trip below which it stops.
     """
-    max_iter = check_positive_int(max_iter, "max_iter")
-    tol = check_positive_float(tol, "tol")
+    max_iter, tol = trws_options(max_iter=max_iter, tol=tol)
     if model.is_forest():
         return dataclasses.replace(solve_forest(model), method="trws")
     labels, bound, n_iter = trws(
