@@ -75,8 +75,17 @@ def infer(
           ``damping``, ``tol`` and ``schedule`` (``"parallel"`` sweeps, or ``"serial"``
           ones that visit the nodes in order and back).
         - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
-          with exact active-set edge subproblems, rounded, with its dual bound; options
-          ``max_iter``, ``eta``, ``tol``.
+          with exact active-set edge subproblems, rounded by local search, with its dual
+          bound; options ``max_iter``, ``eta``, ``tol``.
+        - ``"trws"``: sequential tree-reweighted message passing, exact on forests; on graphs
+          with cycles the best labelling its passes decode, with the TRW bound; options
+          ``max_iter``, ``tol``.
+        - ``"expansion"``: α-expansion by graph cuts, for pairwise scores whose costs are a
+          metric (Potts, truncated linear); exact with two states; option ``max_cycles``.
+        - ``"swap"``: αβ-swap by graph cuts, for semi-metric costs (also truncated
+          quadratic); exact with two states; option ``max_cycles``.
+        - ``"qpbo"``: QPBO (roof duality) for two states and any pairwise scores; nodes it
+          leaves open are completed by local search; certified when it labels every node.
     relaxed : bool, default=False
         For the relaxations ("lp", "ad3"), also return the fractional node and edge marginals
         (and let AD3 run on after a certificate until it has solved the relaxation); the other
@@ -92,11 +101,24 @@ def infer(
     Raises
     ------
     ValueError
-        For malformed potentials or edges (naming the argument), an unknown method or an
-        option the method does not take.
+        For malformed potentials or edges (naming the argument), an unknown method, an
+        option the method does not take, or pairwise scores the method cannot handle (graph
+        cuts; naming the method and its condition).
 
     References
     ----------
+    Y. Boykov, O. Veksler and R. Zabih. Fast approximate energy minimization via graph cuts.
+    IEEE TPAMI 23(11), 2001.
+
+    Y. Boykov and V. Kolmogorov. An experimental comparison of min-cut/max-flow algorithms for
+    energy minimization in vision. IEEE TPAMI 26(9), 2004.
+
+    V. Kolmogorov. Convergent tree-reweighted message passing for energy minimization. IEEE
+    TPAMI 28(10), 2006.
+
+    V. Kolmogorov and C. Rother. Minimizing nonsubmodular functions with graph cuts — a
+    review. IEEE TPAMI 29(7), 2007.
+
     A. F. T. Martins, M. A. T. Figueiredo, P. M. Q. Aguiar, N. A. Smith and E. P. Xing. AD3:
     alternating directions dual decomposition for MAP inference in graphical models. JMLR 16,
     2015.
