@@ -340,14 +340,26 @@ def _potts_entering(
             lowest, entering = gradient, a * n_states + a
     if n_states < 2:
         return lowest, entering
-    row_order = np.argsort(rows)[:2]
-    column_order = np.argsort(columns)[:2]
+    row_first, row_second = _two_smallest(rows)
+    column_first, column_second = _two_smallest(columns)
     off = table[0, 1] / eta
-    for a in row_order:
-        for b in column_order:
+    for a in (row_first, row_second):
+        for b in (column_first, column_second):
             if a != b and rows[a] + columns[b] - off < lowest:
                 lowest, entering = rows[a] + columns[b] - off, a * n_states + b
     return lowest, entering
+
+
+@numba.njit(cache=True)
+def _two_smallest(values: np.ndarray) -> tuple[int, int]:
+    """Return the indices of the smallest and the second smallest entry (at least two)."""
+    first, second = (0, 1) if values[0] <= values[1] else (1, 0)
+    for k in range(2, values.size):
+        if values[k] < values[first]:
+            first, second = k, first
+        elif values[k] < values[second]:
+            second = k
+    return first, second
 
 
 @numba.njit(cache=True)
