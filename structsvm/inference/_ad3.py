@@ -63,8 +63,8 @@ def solve_ad3(
     """
     max_iter = check_positive_int(max_iter, "max_iter")
     if eta is None:
-        spreads = np.ptp(model.tables.reshape(len(model.tables), -1), axis=1)
-        eta = float(np.mean(spreads)) if model.n_edges and np.any(spreads > 0.0) else 1.0
+        spreads = np.ptp(model.tables, axis=(1, 2)) if model.n_edges else np.zeros(1)
+        eta = float(np.mean(spreads)) if np.any(spreads > 0.0) else 1.0
     eta = check_positive_float(eta, "eta")
     tol = check_positive_float(tol, "tol")
     labels, bound, n_iter, node_marginals, support, weight = _ad3(
