@@ -14,13 +14,16 @@ binary choice per node exactly by a minimum cut (``_maxflow``).
 - QPBO (Kolmogorov & Rother, 2007; roof duality) solves binary models with any pairwise
   tables by a cut on a doubled graph (a node for x_u and one for 1 − x_u); the nodes whose two
   copies agree get their state, which belongs to an optimal labelling (persistency). Its cut
-  value gives the roof-duality bound, the local-polytope LP bound. Unlabelled nodes start at
-  their best unary state and the whole labelling is then improved by ICM (``_local_search``).
+  value gives the roof-duality bound, the local-polytope LP bound. The nodes it leaves open
+  (ties, or frustrated cycles) are completed with the labelled ones fixed: exactly, by one more
+  cut, when the terms among them are submodular (the labelling is then optimal); otherwise
+  they start at their best unary state and ICM (``_local_search``) improves the labelling.
 
 The moves never lower the score. With two states a single move ranges over all labellings, so
 expansion (from all zeros) and swap are exact and certified; so is QPBO when it labels every
-node. Otherwise the bound reported is QPBO's, or for the moves the even split bound of
-``_evaluate``. A method refuses pairwise tables that break its condition, naming it.
+node or completes the open ones by a cut. Otherwise the bound reported is QPBO's, or for the
+moves the even split bound of ``_evaluate``. A method refuses pairwise tables that break its
+condition, naming it.
 
 References
 ----------
@@ -96,19 +99,20 @@ def solve_swap(
 
 
 def solve_qpbo(model: PairwiseModel, relaxed: bool) -> InferenceResult:
-    """Run QPBO on a binary model; complete its labelling by ICM where it leaves nodes open."""
+    """Run QPBO on a binary model; complete the nodes it leaves open (see the module)."""
     if model.n_states != 2:
         raise ValueError(
             f"method 'qpbo' needs binary models (n_states = 2), got n_states = {model.n_states}"
         )
     labels, energy_bound = _qpbo(model.unary, model.tables, model.per_edge, model.edges)
-    all_labelled = bool(np.all(labels >= 0))
-    open_nodes = labels < 0
-    labels[open_nodes] = np.argmax(model.unary[open_nodes], axis=1)
-    starts, ends = node_adjacency(model.n_nodes, model.edges)
-    icm(model.unary, model.tables, model.per_edge, model.edges, starts, ends, labels)
+    optimal = _complete_submodular(model.unary, model.tables, model.per_edge, model.edges, labels)
+    if not optimal:
+        open_nodes = labels < 0
+        labels[open_nodes] = np.argmax(model.unary[open_nodes], axis=1)
+        starts, ends = node_adjacency(model.n_nodes, model.edges)
+        icm(model.unary, model.tables, model.per_edge, model.edges, starts, ends, labels)
     score = model.score(labels)
-    certified = all_labelled or closes_gap(score, -energy_bound)
+    certified = optimal or closes_gap(score, -energy_bound)
     bound = score if certified else max(score, -energy_bound)
     return InferenceResult(labels, score, bound, certified, None, None, "qpbo", 1)
 
@@ -309,3 +313,38 @@ def _qpbo(
         if sink_side[u] != sink_side[n_nodes + u]:
             labels[u] = 1 if sink_side[u] else 0
     return labels, offset + flow
+
+
+@numba.njit(cache=True)
+def _complete_submodular(
+    unary: np.ndarray, tables: np.ndarray, per_edge: bool, edges: np.ndarray, labels: np.ndarray
+) -> bool:
+    """Label the open nodes (−1) of ``labels`` optimally given the others, if a cut can.
+
+    Returns False, leaving ``labels`` alone, when an edge between two open nodes is not
+    submodular; True once every node is labelled (at once if none was open).
+    """
+    n_nodes = unary.shape[0]
+    if np.all(labels >= 0):
+        return True
+    graph = cut_graph(n_nodes, edges)
+    for u in range(n_nodes):
+        if labels[u] < 0:
+            add_unary(graph, u, -unary[u, 0], -unary[u, 1])
+    for e in range(edges.shape[0]):
+        t = e if per_edge else 0
+        u, v = edges[e, 0], edges[e, 1]
+        if labels[u] < 0 and labels[v] < 0:
+            a, b, c, d = -tables[t, 0, 0], -tables[t, 0, 1], -tables[t, 1, 0], -tables[t, 1, 1]
+            if a + d > b + c:
+                return False
+            add_pairwise(graph, e, a, b, c, d)
+        elif labels[u] < 0:
+            add_unary(graph, u, -tables[t, 0, labels[v]], -tables[t, 1, labels[v]])
+        elif labels[v] < 0:
+            add_unary(graph, v, -tables[t, labels[u], 0], -tables[t, labels[u], 1])
+    _, sink_side = max_flow(graph)
+    for u in range(n_nodes):
+        if labels[u] < 0:
+            labels[u] = 1 if sink_side[u] else 0
+    return True
