@@ -137,6 +137,17 @@ def test_graph_cuts_are_exact_on_submodular_binary_models(method, kind):
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_qpbo_is_exact_on_submodular_models_full_of_ties(seed):
+    rng = np.random.default_rng(seed)
+    edges = grid(rng, 3, 4)
+    unary = rng.integers(0, 3, size=(12, 2)).astype(float)  # ties leave nodes open
+    model = (unary, edges, 2.0 * np.eye(2))
+    result = infer(*model, "qpbo")
+    assert result.certified
+    assert result.score == pytest.approx(brute_force_map(*model)[0])
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_an_expansion_cycle_never_lowers_the_score_and_beats_every_single_move(seed):
     rng = np.random.default_rng(seed)
     unary, edges, table = small_model("grid", "truncated-linear", 3)
