@@ -84,14 +84,15 @@ class GraphTask(RelaxedOutputsTask):
     ``Δ(y, ŷ) = Σ_i node_weights[i] · class_weights[y_i] · [ŷ_i ≠ y_i]``.
 
     The oracles run :func:`structsvm.inference.infer` with ``inference_method``: exact for
-    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"max-product"`` on trees and forests, and
-    for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral.
+    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"trws"`` and ``"max-product"`` on trees and
+    forests, and for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral;
+    on graphs with cycles the default ``"trws"`` certifies its labelling when its bound meets it.
     With ``relaxed=True`` the loss-augmented oracle returns the relaxation's fractional optimum
     as a :class:`~tasks.RelaxedLabelling`, whose joint feature and loss are those of its
     marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
     2008); it also returns one (with one-hot marginals) for a labelling that approximate
     inference could not certify, so that :meth:`is_certified` tells the solvers which duality
-    gaps are certified. ``argmax`` (prediction) always returns a labelling. With
+    gaps are certified. ``argmax`` (prediction) always returns a labelling. With ``"trws"`` or
     ``"max-product"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
@@ -102,7 +103,7 @@ class GraphTask(RelaxedOutputsTask):
         Width d of a node's feature vector.
     directed : bool, default=False
         A free pairwise matrix instead of a symmetric one.
-    inference_method : str, default="max-product"
+    inference_method : str, default="trws"
         One of :data:`structsvm.inference.INFERENCE_METHODS`.
     class_weights : array of shape (n_states,), optional
         Loss weight of every true class (finite, non-negative); default all ones.
@@ -129,7 +130,7 @@ class GraphTask(RelaxedOutputsTask):
         n_states: int,
         n_features: int,
         directed: bool = False,
-        inference_method: str = "max-product",
+        inference_method: str = "trws",
         class_weights: np.ndarray | None = None,
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,

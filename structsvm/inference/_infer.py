@@ -40,7 +40,7 @@ def infer(
     unary: ArrayLike,
     edges: ArrayLike,
     pairwise: ArrayLike,
-    method: str = "max-product",
+    method: str = "trws",
     *,
     relaxed: bool = False,
     **options: Any,
@@ -61,7 +61,7 @@ def infer(
     pairwise : array-like of shape (n_edges, n_states, n_states) or (n_states, n_states)
         ``pairwise[e, a, b]`` scores y_u = a and y_v = b on edge e = (u, v); a single
         (n_states, n_states) table is shared by all edges without being copied.
-    method : str, default="max-product"
+    method : str, default="trws"
         One of :data:`INFERENCE_METHODS`:
 
         - ``"brute"``: enumeration of all labellings (tiny models only); option
@@ -140,7 +140,7 @@ def infer_many(
     unaries: ArrayLike,
     edges: ArrayLike,
     pairwise: ArrayLike,
-    method: str = "max-product",
+    method: str = "trws",
     *,
     relaxed: bool = False,
     **options: Any,
@@ -149,10 +149,10 @@ def infer_many(
 
     Model m maximises Σ_i unaries[m, i, y_i] + Σ_e pairwise[e, y_u, y_v]. The answers are
     those of ``infer(unaries[m], edges, pairwise, method, relaxed=relaxed, **options)`` for
-    every m, but two cases are computed for the whole stack at once: ``"max-product"`` on a
-    forest (the schedule is built once, all upward and downward passes run in one compiled
-    call) and ``"brute"`` (every model scored against every labelling in a few array
-    operations). Other methods and graphs with cycles call :func:`infer` model by model.
+    every m, but two cases are computed for the whole stack at once: ``"max-product"`` or
+    ``"trws"`` on a forest (the schedule is built once, all upward and downward passes run in
+    one compiled call) and ``"brute"`` (every model scored against every labelling in a few
+    array operations). Other methods and graphs with cycles call :func:`infer` model by model.
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def infer_many(
     model = check_model(stack[0], edges, pairwise)
     if method == "brute":
         labels = brute_labellings(model, stack, **options)
-    elif method == "max-product" and model.is_forest():
+    elif method in ("max-product", "trws") and model.is_forest():
         labels = forest_labellings(model, stack, **options)
     else:
         return [

@@ -280,8 +280,13 @@ UNARY, EDGES, PAIRWISE = np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), np.zeros(
         ((UNARY, EDGES, np.full((2, 2), np.inf)), {}, "pairwise contains NaN or infinite"),
         ((UNARY, EDGES, PAIRWISE), {"method": "gibbs"}, "method must be one of 'brute', 'ilp'"),
         ((UNARY, EDGES, PAIRWISE), {"method": "lp", "max_iter": 3}, "'lp' takes no option"),
-        ((UNARY, EDGES, PAIRWISE), {"damping": 1.0}, "damping must be"),
-        ((UNARY, EDGES, PAIRWISE), {"schedule": "random"}, "schedule must be one of"),
+        ((UNARY, EDGES, PAIRWISE), {"damping": 0.5}, "'trws' takes no option 'damping'"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "max-product", "damping": 1.0}, "damping must be"),
+        (
+            (UNARY, EDGES, PAIRWISE),
+            {"method": "max-product", "schedule": "random"},
+            "schedule must be one of",
+        ),
         ((UNARY, EDGES, PAIRWISE), {"method": "ad3", "eta": 0}, "eta must be > 0"),
         ((UNARY, EDGES, PAIRWISE), {"method": "ilp", "time_limit": -1}, "time_limit must be"),
         ((UNARY, EDGES, PAIRWISE), {"method": "trws", "max_iter": 0}, "max_iter must be"),
@@ -321,6 +326,7 @@ def test_bad_loss_arguments_are_refused_by_name(arguments, message):
     [
         ("tree", "max-product"),
         ("forest", "max-product"),
+        ("forest", "trws"),
         ("cycle", "max-product"),
         ("tree", "brute"),
         ("cycle", "brute"),
@@ -353,4 +359,6 @@ def test_infer_many_rejects_a_single_model_and_unknown_options():
     with pytest.raises(ValueError, match="max_iter"):
         infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "brute", max_iter=3)
     with pytest.raises(ValueError, match="damping"):
-        infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), damping=2.0)
+        infer_many(
+            unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "max-product", damping=2.0
+        )
