@@ -34,6 +34,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
+from structsvm.inference._local_search import node_adjacency
 from structsvm.inference._result import InferenceResult, closes_gap
 
 MAX_ITER, DAMPING, TOL, SCHEDULE = 100, 0.5, 1e-6, "parallel"
@@ -338,19 +339,7 @@ def _serial_max_product(
     """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
-    # The ends of the edges at every node: end 2 e + k is node edges[e, k] of edge e.
-    starts = np.zeros(n_nodes + 1, dtype=np.int64)
-    for e in range(n_edges):
-        starts[edges[e, 0] + 1] += 1
-        starts[edges[e, 1] + 1] += 1
-    starts = np.cumsum(starts)
-    ends = np.empty(2 * n_edges, dtype=np.int64)
-    filled = starts[:-1].copy()
-    for e in range(n_edges):
-        for k in range(2):
-            node = edges[e, k]
-            ends[filled[node]] = 2 * e + k
-            filled[node] += 1
+    starts, ends = node_adjacency(n_nodes, edges)
     messages = np.zeros((2 * n_edges, n_states))
     belief = np.empty(n_states)
     cavity = np.empty(n_states)
