@@ -46,7 +46,7 @@ from structsvm.inference._local_search import icm, node_adjacency, potts_tables
 from structsvm.inference._max_product import solve_forest
 from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
 
-MAX_ITER, TOL = 200, 1e-7
+MAX_ITER, TOL = 100, 1e-7
 """The defaults of the options ``max_iter`` and ``tol``."""
 
 
