@@ -11,16 +11,42 @@ gives the wall time of one call (the Numba functions are compiled beforehand on 
 nodes per second, the score of the labelling, the upper bound and whether the labelling is
 certified optimal.
 
+With ``--side-by-side`` it compares instead, in one run, every method that takes the model
+with gco's α-expansion and αβ-swap (``gco-wrapper``, C++) and thinqpbo's QPBO (C++), both in
+the optional ``bench`` extra (``pip install structsvm[bench]``; a missing one is skipped), on
+grids of 50×50 and 100×100 nodes with 2 and 10 states, under three pairwise models:
+
+- ``potts``: a planted image (rectangles of random states) seen through noisy integer unary
+  costs, Potts costs λ = 100 between neighbours (``--unaries uniform``: costs uniform in
+  [0, 100) without a planted image and λ = 50, a harder, frustrated model);
+- ``truncated``: the same unary costs, truncated linear costs 30·min(|a − b|, 3);
+- ``random``: standard normal unary and per-edge pairwise scores (no graph cut applies but
+  QPBO on two states).
+
+Every row gives the time of one call, the energy (minus the score) and the method's lower
+bound on the energy (minus its upper bound on the score), on costs that are integers for the
+first two models so that gco, which rounds costs to integers, sees the same energy. gco's time
+includes building its graph from arrays; thinqpbo is timed from its solve on (its graph is built
+by one Python call per term, left out). ``--snakes`` adds the potentials of a model trained on
+the snakes images (a few BCFW passes on training images, evaluated on other training images).
+
 Run ``python -m experiments.bench_inference --help`` for the options.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import time
+import warnings
+from collections.abc import Callable
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
+from experiments._measure import format_table
+from structsvm import StructuredSVM
 from structsvm.inference import INFERENCE_METHODS, infer
 
 TIME_LIMITED = ("ilp", "lp")
@@ -92,6 +118,261 @@ def main(
     return rows
 
 
+PAIRWISE_MODELS = ("potts", "truncated", "random")
+SIZES = ((50, 50), (100, 100))
+STATE_COUNTS = (2, 10)
+OUR_METHODS = ("trws", "max-product", "ad3", "expansion", "swap", "qpbo")
+"""The methods of the side-by-side comparison (the ILP and the LP take minutes on these grids)."""
+
+
+def planted_costs(
+    rng: np.random.Generator, height: int, width: int, n_states: int, unaries: str
+) -> np.ndarray:
+    """Return integer unary costs (n_nodes, n_states): a noisy planted image, or uniform ones.
+
+    ``"planted"``: rectangles of random states drawn over a blank image; the cost of a state
+    is 150·u (u uniform) plus, off the planted state, 100·r (r uniform per node).
+    ``"uniform"``: 100·u alone, rounded down.
+    """
+    n_nodes = height * width
+    if unaries == "uniform":
+        return rng.integers(0, 100, size=(n_nodes, n_states)).astype(float)
+    truth = np.zeros((height, width), dtype=np.int64)
+    for _ in range(3 * n_states):
+        row, column = rng.integers(height), rng.integers(width)
+        size = rng.integers(5, max(height, width) // 2 + 6, size=2)
+        truth[row : row + size[0], column : column + size[1]] = rng.integers(n_states)
+    off_truth = np.arange(n_states)[None] != truth.reshape(-1, 1)
+    costs = 100 * off_truth * rng.random((n_nodes, 1)) + 150 * rng.random((n_nodes, n_states))
+    return np.rint(costs)
+
+
+def comparison_model(
+    kind: str, height: int, width: int, n_states: int, unaries: str, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (unary, edges, pairwise) scores of a model of the comparison (see the module)."""
+    rng = np.random.default_rng(seed)
+    edges = grid_edges(height, width)
+    if kind == "random":
+        return random_grid_model(height, width, n_states, seed)
+    distance = np.abs(np.subtract.outer(np.arange(n_states), np.arange(n_states)))
+    if kind == "potts":
+        costs = (50.0 if unaries == "uniform" else 100.0) * (distance > 0)
+    else:
+        costs = 30.0 * np.minimum(distance, 3)
+    return -planted_costs(rng, height, width, n_states, unaries), edges, -costs
+
+
+def run_gco(
+    unary: np.ndarray, edges: np.ndarray, pairwise: np.ndarray, algorithm: str
+) -> tuple[np.ndarray, float, float]:
+    """Return gco's labelling, its time and no bound (nan) on a shared integer cost table."""
+    gco = importlib.import_module("gco")
+    start = time.perf_counter()
+    cutter = gco.GCO()
+    cutter.create_general_graph(len(unary), unary.shape[1], False)
+    cutter.set_data_cost(np.ascontiguousarray(-unary, dtype=np.int32))
+    cutter.set_all_neighbors(edges[:, 0], edges[:, 1], np.ones(len(edges), dtype=np.int32))
+    cutter.set_smooth_cost(np.ascontiguousarray(-pairwise, dtype=np.int32))
+    if algorithm == "expansion":
+        cutter.expansion(-1)
+    else:
+        cutter.swap(-1)
+    labels = cutter.get_labels().astype(np.int64)
+    cutter.destroy_graph()
+    return labels, time.perf_counter() - start, float("nan")
+
+
+def run_thinqpbo(
+    unary: np.ndarray, edges: np.ndarray, pairwise: np.ndarray
+) -> tuple[np.ndarray, float, float]:
+    """Return thinqpbo's labelling (open nodes at 0), the time of its solve and its bound."""
+    thinqpbo = importlib.import_module("thinqpbo")
+    tables = np.broadcast_to(pairwise, (len(edges), 2, 2)) if pairwise.ndim == 2 else pairwise
+    graph = thinqpbo.QPBODouble(len(unary), len(edges))
+    graph.add_node(len(unary))
+    for node, (score_0, score_1) in enumerate(unary):
+        graph.add_unary_term(node, -score_0, -score_1)
+    for (first, second), table in zip(edges, tables, strict=True):
+        graph.add_pairwise_term(int(first), int(second), *(-table.ravel()))
+    start = time.perf_counter()
+    graph.solve()
+    graph.compute_weak_persistencies()
+    seconds = time.perf_counter() - start
+    labels = np.array([max(graph.get_label(node), 0) for node in range(len(unary))])
+    return labels, seconds, graph.compute_twice_lower_bound() / 2.0
+
+
+EXTERNAL: dict[str, Callable[..., tuple[np.ndarray, float, float]]] = {
+    "gco-expansion": lambda *model: run_gco(*model, "expansion"),
+    "gco-swap": lambda *model: run_gco(*model, "swap"),
+    "thinqpbo": run_thinqpbo,
+}
+
+
+def _external_applies(name: str, kind: str, n_states: int) -> bool:
+    """Whether an external solver takes the model and is installed."""
+    module = "thinqpbo" if name == "thinqpbo" else "gco"
+    if importlib.util.find_spec(module) is None:
+        return False
+    return n_states == 2 if name == "thinqpbo" else kind != "random"
+
+
+def _energy(unary: np.ndarray, edges: np.ndarray, pairwise: np.ndarray, labels: np.ndarray):
+    """Return minus the score of ``labels``, the energy every row is compared on."""
+    tables = pairwise if pairwise.ndim == 3 else pairwise[None]
+    table_ids = np.arange(len(edges)) if pairwise.ndim == 3 else np.zeros(len(edges), int)
+    score = unary[np.arange(len(unary)), labels].sum()
+    return -float(score + tables[table_ids, labels[edges[:, 0]], labels[edges[:, 1]]].sum())
+
+
+def side_by_side(
+    kinds: tuple[str, ...] = PAIRWISE_MODELS,
+    sizes: tuple[tuple[int, int], ...] = SIZES,
+    state_counts: tuple[int, ...] = STATE_COUNTS,
+    methods: tuple[str, ...] = OUR_METHODS,
+    unaries: str = "planted",
+    seed: int = 0,
+) -> list[dict[str, object]]:
+    """Run our methods and the external solvers on every model; print and return the rows."""
+    warm = comparison_model("potts", 3, 3, 2, unaries, seed)
+    for method in methods:
+        infer(*warm, method)
+    rows = []
+    for kind in kinds:
+        for height, width in sizes:
+            for n_states in state_counts:
+                model = comparison_model(kind, height, width, n_states, unaries, seed)
+                for method in methods:
+                    start = time.perf_counter()
+                    try:
+                        result = infer(*model, method)
+                    except ValueError:
+                        continue  # the method does not take these pairwise scores
+                    seconds = time.perf_counter() - start
+                    rows.append(
+                        _row(
+                            kind,
+                            height,
+                            width,
+                            n_states,
+                            method,
+                            seconds,
+                            -result.score,
+                            -result.bound,
+                            result.certified,
+                        )
+                    )
+                    print(format_table(rows[-1:]).splitlines()[-1], flush=True)
+                for name, run in EXTERNAL.items():
+                    if not _external_applies(name, kind, n_states):
+                        continue
+                    labels, seconds, bound = run(*model)
+                    energy = _energy(*model, labels)
+                    rows.append(
+                        _row(
+                            kind,
+                            height,
+                            width,
+                            n_states,
+                            name,
+                            seconds,
+                            energy,
+                            bound,
+                            bool(bound >= energy - 1e-9),
+                        )
+                    )
+                    print(format_table(rows[-1:]).splitlines()[-1], flush=True)
+    print(format_table(rows))
+    return rows
+
+
+def _row(kind, height, width, n_states, method, seconds, energy, bound, certified):
+    return {
+        "model": kind,
+        "grid": f"{height}x{width}",
+        "states": n_states,
+        "method": method,
+        "seconds": seconds,
+        "energy": energy,
+        "lower bound": bound,
+        "certified": certified,
+    }
+
+
+SNAKE_METHODS = ("trws", "max-product", "ad3")
+
+
+def snakes(
+    n_train: int = 100, n_held_out: int = 100, max_iter: int = 15
+) -> list[dict[str, object]]:
+    """Train the edge-feature snakes model with max-product and with TRW-S; compare inference.
+
+    Both fits use BCFW (C = 0.1) on the first ``n_train`` training images and are scored on
+    the next ``n_held_out`` training images (the test images stay untouched). The share of
+    inference in a fit is estimated as the passes made times the time of one compiled
+    decoding of every training image at the final weights, over the fit's time. The
+    inference methods then run on the held-out images' potentials under the TRW-S model.
+    """
+    from experiments.snakes import MAX_PRODUCT_OPTIONS, make_task, model_data
+    from structsvm.datasets import ImageDataset, load_snakes
+
+    train, _ = load_snakes()
+    fit_part = ImageDataset(train.images[:n_train], train.labels[:n_train])
+    held_out = ImageDataset(
+        train.images[n_train : n_train + n_held_out],
+        train.labels[n_train : n_train + n_held_out],
+    )
+    X, Y = model_data("edge features", fit_part)
+    X_held, Y_held = model_data("edge features", held_out)
+    rows: list[dict[str, object]] = []
+    learned = None
+    for method, options in (("max-product", MAX_PRODUCT_OPTIONS), ("trws", {})):
+        task = make_task("edge features", method, options)
+        learner = StructuredSVM(task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            learner.fit(X, Y)
+        seconds = time.perf_counter() - start
+        predictions = learner.predict(X_held)
+        correct = sum(int(np.sum(p == y)) for p, y in zip(predictions, Y_held, strict=True))
+        oracle = task.compiled_oracle(X, Y)
+        scores, decode = oracle.functions()[:2]
+        start = time.perf_counter()
+        for i in range(oracle.n_examples):
+            decode(oracle.data, i, learner.w_, scores(oracle.data, i, learner.w_), True)
+        sweep = time.perf_counter() - start
+        rows.append(
+            {
+                "training with": method,
+                "held-out accuracy": correct / sum(len(y) for y in Y_held),
+                "fit seconds": seconds,
+                "passes": learner.n_iter_,
+                "inference share": min(1.0, sweep * learner.n_iter_ / seconds),
+            }
+        )
+        learned = (task, learner.w_)
+    print(format_table(rows))
+    task, w = learned
+    potentials = [task.potentials(x, w) for x in X_held]
+    inference_rows = []
+    for method in SNAKE_METHODS:
+        start = time.perf_counter()
+        results = [infer(*model, method) for model in potentials]
+        inference_rows.append(
+            {
+                "method (held-out snakes)": method,
+                "seconds": time.perf_counter() - start,
+                "energy": -sum(result.score for result in results),
+                "lower bound": -sum(result.bound for result in results),
+                "certified": sum(result.certified for result in results),
+            }
+        )
+    print(format_table(inference_rows))
+    return rows + inference_rows
+
+
 def _parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -111,11 +392,34 @@ def _parse() -> argparse.Namespace:
         help="seconds allowed to the ILP and the LP per grid",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="compare the methods with gco and thinqpbo on Potts, truncated and random grids",
+    )
+    parser.add_argument("--kinds", nargs="+", default=list(PAIRWISE_MODELS))
+    parser.add_argument("--sizes", nargs="+", default=[f"{h}x{w}" for h, w in SIZES])
+    parser.add_argument("--states", nargs="+", type=int, default=list(STATE_COUNTS))
+    parser.add_argument("--unaries", choices=["planted", "uniform"], default="planted")
+    parser.add_argument("--snakes", action="store_true", help="train and infer on snakes")
     return parser.parse_args()
 
 
 if __name__ == "__main__":
     arguments = _parse()
+    if arguments.side_by_side:
+        side_by_side(
+            tuple(arguments.kinds),
+            tuple(tuple(int(part) for part in size.split("x")) for size in arguments.sizes),
+            tuple(arguments.states),
+            tuple(m for m in arguments.methods if m in OUR_METHODS) or OUR_METHODS,
+            arguments.unaries,
+            arguments.seed,
+        )
+    if arguments.snakes:
+        snakes()
+    if arguments.side_by_side or arguments.snakes:
+        raise SystemExit(0)
     runs = DEFAULT_RUNS
     if arguments.grids:
         runs = tuple(

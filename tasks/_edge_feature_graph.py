@@ -52,7 +52,7 @@ class EdgeFeatureGraphTask(GraphTask):
         n_edge_features: int,
         symmetric_edge_features: Sequence[int] = (),
         antisymmetric_edge_features: Sequence[int] = (),
-        inference_method: str = "max-product",
+        inference_method: str = "trws",
         class_weights: np.ndarray | None = None,
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,

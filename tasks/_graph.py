@@ -22,6 +22,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
 from structsvm.inference._max_product import graph_schedule, loopy_options
+from structsvm.inference._trws import trws_options
 from tasks._graph_oracle import (
     GraphOracleData,
     graph_decode,
@@ -83,14 +84,15 @@ class GraphTask(RelaxedOutputsTask):
     ``Δ(y, ŷ) = Σ_i node_weights[i] · class_weights[y_i] · [ŷ_i ≠ y_i]``.
 
     The oracles run :func:`structsvm.inference.infer` with ``inference_method``: exact for
-    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"max-product"`` on trees and forests, and
-    for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral.
+    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"trws"`` and ``"max-product"`` on trees and
+    forests, and for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral;
+    on graphs with cycles the default ``"trws"`` certifies its labelling when its bound meets it.
     With ``relaxed=True`` the loss-augmented oracle returns the relaxation's fractional optimum
     as a :class:`~tasks.RelaxedLabelling`, whose joint feature and loss are those of its
     marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
     2008); it also returns one (with one-hot marginals) for a labelling that approximate
     inference could not certify, so that :meth:`is_certified` tells the solvers which duality
-    gaps are certified. ``argmax`` (prediction) always returns a labelling. With
+    gaps are certified. ``argmax`` (prediction) always returns a labelling. With ``"trws"`` or
     ``"max-product"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
@@ -101,7 +103,7 @@ class GraphTask(RelaxedOutputsTask):
         Width d of a node's feature vector.
     directed : bool, default=False
         A free pairwise matrix instead of a symmetric one.
-    inference_method : str, default="max-product"
+    inference_method : str, default="trws"
         One of :data:`structsvm.inference.INFERENCE_METHODS`.
     class_weights : array of shape (n_states,), optional
         Loss weight of every true class (finite, non-negative); default all ones.
@@ -128,7 +130,7 @@ class GraphTask(RelaxedOutputsTask):
         n_states: int,
         n_features: int,
         directed: bool = False,
-        inference_method: str = "max-product",
+        inference_method: str = "trws",
         class_weights: np.ndarray | None = None,
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
@@ -366,20 +368,25 @@ class GraphTask(RelaxedOutputsTask):
     def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Offered with ``inference_method="max-product"`` (None with any other method, whose
-        oracles stay in Python, and for a subclass that overrides an oracle, the loss or the
-        joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly on forests;
-        on a graph with cycles, the labelling of loopy max-product, which the Python oracle
-        returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot certify it, with
-        the same joint feature and loss. The compiled oracle of a training set with a cycle is
-        therefore marked not exact (``CompiledOracle.exact``): the passes made with it report
-        their duality gaps as uncertified, as the Python passes do when some output is.
+        Offered with ``inference_method`` ``"max-product"`` or ``"trws"`` (None with any other
+        method, whose oracles stay in Python, and for a subclass that overrides an oracle, the
+        loss or the joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly
+        on forests; on a graph with cycles, the labelling of loopy max-product or TRW-S, which
+        the Python oracle returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot
+        certify it, with the same joint feature and loss. The compiled oracle of a training set
+        with a cycle is therefore marked not exact (``CompiledOracle.exact``): the passes made
+        with it report their duality gaps as uncertified, as the Python passes do when some
+        output is.
         """
-        if self.inference_method != "max-product" or overrides_any(
+        if self.inference_method not in ("max-product", "trws") or overrides_any(
             self, GraphTask, _COMPILED_METHODS
         ):
             return None
-        options = loopy_options(**self.inference_options)
+        if self.inference_method == "trws":
+            max_iter, tol = trws_options(**self.inference_options)
+            options = loopy_options(max_iter=max_iter, tol=tol)
+        else:
+            options = loopy_options(**self.inference_options)
         graphs = [self._parts(x) for x in X]
         nodes = sp.vstack([sp.csr_matrix(graph.nodes) for graph in graphs], format="csr")
         edge_features = sp.vstack(
@@ -417,6 +424,7 @@ class GraphTask(RelaxedOutputsTask):
             damping=options.damping,
             tol=options.tol,
             serial=options.serial,
+            trws=self.inference_method == "trws",
         )
         return CompiledOracle(
             data,

@@ -4,9 +4,10 @@ The training graphs are stacked once per fit: the node features as CSR rows, the
 numbers local to their graph), the edge features as CSR rows, the map of the pairwise blocks
 (``pairwise_block_map`` of every edge feature, transposed, as CSR) and every graph's
 max-product schedule (:func:`~structsvm.inference._max_product.graph_schedule`). An output's
-labels are its states, node by node. Decoding is max-product on the unary scores (plus the
-weighted Hamming loss) and the edge tables made from ``w``, as the Python oracles run it: exact
-on a forest, loopy (the best labelling its sweeps met) on a graph with cycles.
+labels are its states, node by node. Decoding runs the task's method, max-product or TRW-S, on
+the unary scores (plus the weighted Hamming loss) and the edge tables made from ``w``, as the
+Python oracles run it: exact on a forest, the best labelling of loopy max-product or of TRW-S
+on a graph with cycles.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import numba
 import numpy as np
 
 from structsvm.inference._max_product import max_product_labels
+from structsvm.inference._result import GAP_TOLERANCE
+from structsvm.inference._trws import trws
 
 
 class GraphOracleData(NamedTuple):
@@ -52,6 +55,7 @@ class GraphOracleData(NamedTuple):
     damping: float
     tol: float
     serial: bool
+    trws: bool
 
 
 @numba.njit(cache=True)
@@ -91,7 +95,11 @@ def _edge_tables(data, i, w):
 
 @numba.njit(cache=True)
 def graph_decode(data, i, w, scores, augmented):
-    """Return max-product's labelling of graph i (plus the weighted Hamming loss if augmented)."""
+    """Return the labelling of graph i (plus the weighted Hamming loss if augmented).
+
+    Max-product's on a forest; on a graph with cycles, TRW-S's if ``data.trws``, else loopy
+    max-product's.
+    """
     node_begin, node_end = data.node_offsets[i], data.node_offsets[i + 1]
     if augmented:
         for node in range(node_begin, node_end):
@@ -99,10 +107,14 @@ def graph_decode(data, i, w, scores, augmented):
             for state in range(data.n_states):
                 if state != truth:
                     scores[node - node_begin, state] += cost
+    tables = _edge_tables(data, i, w)
+    edges = data.edges[data.edge_offsets[i] : data.edge_offsets[i + 1]]
+    if data.trws and not data.forest[i]:
+        return trws(scores, tables, True, edges, data.max_iter, data.tol, GAP_TOLERANCE)[0]
     return max_product_labels(
         scores,
-        _edge_tables(data, i, w),
-        data.edges[data.edge_offsets[i] : data.edge_offsets[i + 1]],
+        tables,
+        edges,
         data.forest[i],
         data.order[node_begin:node_end],
         data.parent[node_begin:node_end],

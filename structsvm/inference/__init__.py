@@ -1,7 +1,8 @@
 """MAP inference in pairwise graphical models, for tasks whose outputs label a graph.
 
 :func:`infer` maximises Σ_i unary[i, y_i] + Σ_e pairwise[e, y_u, y_v] over the labellings of
-any graph with the method asked for (:data:`INFERENCE_METHODS`) and returns an
+any graph with the method asked for (:data:`INFERENCE_METHODS`: enumeration, ILP, LP, loopy
+max-product, AD3, TRW-S, α-expansion, αβ-swap and QPBO) and returns an
 :class:`InferenceResult`: the labelling, its score, an upper bound on the maximum and whether
 the labelling is certified optimal. :func:`hamming_augmented_unary` folds the weighted Hamming
 loss into the unary scores for loss-augmented inference. :func:`infer_many` infers many

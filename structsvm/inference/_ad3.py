@@ -27,8 +27,9 @@ The bound needs no exactness: for any multipliers, the split of the unary scores
 θ_u / d_u + λ_{e,u} bounds the maximum (``_evaluate.split_bound``), and the smallest bound met
 is reported. The step η follows the residual-balancing rule of Boyd et al. (Foundations and
 Trends in Machine Learning 3(1), 2011, §3.4.1): it doubles when the primal residual is ten times
-the dual one and halves in the opposite case. The labelling is the argmax of p, the best one
-seen over the iterations; it is certified when its score meets the bound.
+the dual one and halves in the opposite case; it starts at the scale of the pairwise scores.
+The labelling is the argmax of p improved by local search (ICM, ``_local_search``), the best
+one seen over the iterations; it is certified when its score meets the bound.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 from structsvm._utils.validation import check_positive_float, check_positive_int
 from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
+from structsvm.inference._local_search import icm, node_adjacency, potts_tables
 from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
 
 
@@ -47,7 +49,7 @@ def solve_ad3(
     relaxed: bool,
     *,
     max_iter: int = 1000,
-    eta: float = 0.1,
+    eta: float | None = None,
     tol: float = 1e-6,
 ) -> InferenceResult:
     """Run AD3; stop when the labelling meets the bound or both residuals fall below ``tol``.
@@ -55,10 +57,14 @@ def solve_ad3(
     With ``relaxed`` it stops on the residuals only and returns p and q as the marginals.
 
     Options: ``max_iter`` iterations at most, ``eta`` the initial step (penalty) of the
-    augmented Lagrangian, ``tol`` the residual tolerance (root mean square over the node
-    marginals of the edges).
+    augmented Lagrangian (by default the mean spread max − min of the pairwise tables, 1 if
+    they are all constant: the step then matches the scale of the scores), ``tol`` the
+    residual tolerance (root mean square over the node marginals of the edges).
     """
     max_iter = check_positive_int(max_iter, "max_iter")
+    if eta is None:
+        spreads = np.ptp(model.tables, axis=(1, 2)) if model.n_edges else np.zeros(1)
+        eta = float(np.mean(spreads)) if np.any(spreads > 0.0) else 1.0
     eta = check_positive_float(eta, "eta")
     tol = check_positive_float(tol, "tol")
     labels, bound, n_iter, node_marginals, support, weight = _ad3(
@@ -115,6 +121,8 @@ def _ad3(
     """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
+    starts, ends = node_adjacency(n_nodes, edges)
+    potts = potts_tables(tables)[0]
     most = 2 * n_states  # a forest on 2 n_states vertices has fewer edges
     degree = np.zeros(n_nodes, dtype=np.int64)
     for e in range(n_edges):
@@ -169,6 +177,7 @@ def _ad3(
                 weight[e],
                 support_size[e],
                 table,
+                potts[e if per_edge else 0],
                 eta,
                 target_first,
                 target_second,
@@ -205,9 +214,10 @@ def _ad3(
                 multipliers[2 * e, a] -= eta * gap_first
                 multipliers[2 * e + 1, a] -= eta * gap_second
                 primal_residual += gap_first**2 + gap_second**2
-        # Rounding and bound.
+        # Rounding by local search from the argmax of p, and bound.
         for node in range(n_nodes):
             labels[node] = np.argmax(p[node])
+        icm(unary, tables, per_edge, edges, starts, ends, labels)
         score = labelling_score(unary, tables, per_edge, edges, labels)
         if score > best_score:
             best_score = score
@@ -255,6 +265,7 @@ def _edge_qp(
     weight: np.ndarray,
     size: int,
     table: np.ndarray,
+    potts: bool,
     eta: float,
     target_first: np.ndarray,
     target_second: np.ndarray,
@@ -294,17 +305,61 @@ def _edge_qp(
             a, b = divmod(support[k], n_states)
             rows[a] += weight[k]
             columns[b] += weight[k]
-        lowest, entering = np.inf, -1
         for a in range(n_states):
-            for b in range(n_states):
-                gradient = rows[a] - target_first[a] + columns[b] - target_second[b]
-                gradient -= table[a, b] / eta
-                if gradient < lowest:
-                    lowest, entering = gradient, a * n_states + b
+            rows[a] -= target_first[a]
+            columns[a] -= target_second[a]
+        if potts:
+            lowest, entering = _potts_entering(rows, columns, table, eta)
+        else:
+            lowest, entering = np.inf, -1
+            for a in range(n_states):
+                for b in range(n_states):
+                    gradient = rows[a] + columns[b] - table[a, b] / eta
+                    if gradient < lowest:
+                        lowest, entering = gradient, a * n_states + b
         if lowest + tau >= -OPTIMALITY_TOLERANCE:
             break
         size = _enter(support, weight, size, entering, n_states, scratch)
     return size
+
+
+@numba.njit(cache=True)
+def _potts_entering(
+    rows: np.ndarray, columns: np.ndarray, table: np.ndarray, eta: float
+) -> tuple[float, int]:
+    """Return the lowest rows[a] + columns[b] − table[a, b] / η and its pair a·n + b.
+
+    For a table whose off-diagonal entries are all equal: the diagonal in O(n_states), and
+    off it the two smallest entries of ``rows`` and of ``columns``.
+    """
+    n_states = rows.size
+    lowest, entering = np.inf, -1
+    for a in range(n_states):
+        gradient = rows[a] + columns[a] - table[a, a] / eta
+        if gradient < lowest:
+            lowest, entering = gradient, a * n_states + a
+    if n_states < 2:
+        return lowest, entering
+    row_first, row_second = _two_smallest(rows)
+    column_first, column_second = _two_smallest(columns)
+    off = table[0, 1] / eta
+    for a in (row_first, row_second):
+        for b in (column_first, column_second):
+            if a != b and rows[a] + columns[b] - off < lowest:
+                lowest, entering = rows[a] + columns[b] - off, a * n_states + b
+    return lowest, entering
+
+
+@numba.njit(cache=True)
+def _two_smallest(values: np.ndarray) -> tuple[int, int]:
+    """Return the indices of the smallest and the second smallest entry (at least two)."""
+    first, second = (0, 1) if values[0] <= values[1] else (1, 0)
+    for k in range(2, values.size):
+        if values[k] < values[first]:
+            first, second = k, first
+        elif values[k] < values[second]:
+            second = k
+    return first, second
 
 
 @numba.njit(cache=True)

@@ -13,10 +13,12 @@ from structsvm._utils.validation import check_feature_array
 from structsvm.inference._ad3 import solve_ad3
 from structsvm.inference._brute import brute_labellings, solve_brute
 from structsvm.inference._graph import PairwiseModel, check_model
+from structsvm.inference._graph_cuts import solve_expansion, solve_qpbo, solve_swap
 from structsvm.inference._ilp import solve_ilp
 from structsvm.inference._lp import solve_lp
 from structsvm.inference._max_product import forest_labellings, solve_max_product
 from structsvm.inference._result import InferenceResult
+from structsvm.inference._trws import solve_trws
 
 _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "brute": solve_brute,
@@ -24,6 +26,10 @@ _METHODS: dict[str, Callable[..., InferenceResult]] = {
     "lp": solve_lp,
     "max-product": solve_max_product,
     "ad3": solve_ad3,
+    "trws": solve_trws,
+    "expansion": solve_expansion,
+    "swap": solve_swap,
+    "qpbo": solve_qpbo,
 }
 
 INFERENCE_METHODS: tuple[str, ...] = tuple(_METHODS)
@@ -34,7 +40,7 @@ def infer(
     unary: ArrayLike,
     edges: ArrayLike,
     pairwise: ArrayLike,
-    method: str = "max-product",
+    method: str = "trws",
     *,
     relaxed: bool = False,
     **options: Any,
@@ -55,7 +61,7 @@ def infer(
     pairwise : array-like of shape (n_edges, n_states, n_states) or (n_states, n_states)
         ``pairwise[e, a, b]`` scores y_u = a and y_v = b on edge e = (u, v); a single
         (n_states, n_states) table is shared by all edges without being copied.
-    method : str, default="max-product"
+    method : str, default="trws"
         One of :data:`INFERENCE_METHODS`:
 
         - ``"brute"``: enumeration of all labellings (tiny models only); option
@@ -69,8 +75,17 @@ def infer(
           ``damping``, ``tol`` and ``schedule`` (``"parallel"`` sweeps, or ``"serial"``
           ones that visit the nodes in order and back).
         - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
-          with exact active-set edge subproblems, rounded, with its dual bound; options
-          ``max_iter``, ``eta``, ``tol``.
+          with exact active-set edge subproblems, rounded by local search, with its dual
+          bound; options ``max_iter``, ``eta``, ``tol``.
+        - ``"trws"``: sequential tree-reweighted message passing, exact on forests; on graphs
+          with cycles the best labelling its passes decode, with the TRW bound; options
+          ``max_iter``, ``tol``.
+        - ``"expansion"``: α-expansion by graph cuts, for pairwise scores whose costs are a
+          metric (Potts, truncated linear); exact with two states; option ``max_cycles``.
+        - ``"swap"``: αβ-swap by graph cuts, for semi-metric costs (also truncated
+          quadratic); exact with two states; option ``max_cycles``.
+        - ``"qpbo"``: QPBO (roof duality) for two states and any pairwise scores; nodes it
+          leaves open are completed by local search; certified when it labels every node.
     relaxed : bool, default=False
         For the relaxations ("lp", "ad3"), also return the fractional node and edge marginals
         (and let AD3 run on after a certificate until it has solved the relaxation); the other
@@ -86,11 +101,24 @@ def infer(
     Raises
     ------
     ValueError
-        For malformed potentials or edges (naming the argument), an unknown method or an
-        option the method does not take.
+        For malformed potentials or edges (naming the argument), an unknown method, an
+        option the method does not take, or pairwise scores the method cannot handle (graph
+        cuts; naming the method and its condition).
 
     References
     ----------
+    Y. Boykov, O. Veksler and R. Zabih. Fast approximate energy minimization via graph cuts.
+    IEEE TPAMI 23(11), 2001.
+
+    Y. Boykov and V. Kolmogorov. An experimental comparison of min-cut/max-flow algorithms for
+    energy minimization in vision. IEEE TPAMI 26(9), 2004.
+
+    V. Kolmogorov. Convergent tree-reweighted message passing for energy minimization. IEEE
+    TPAMI 28(10), 2006.
+
+    V. Kolmogorov and C. Rother. Minimizing nonsubmodular functions with graph cuts — a
+    review. IEEE TPAMI 29(7), 2007.
+
     A. F. T. Martins, M. A. T. Figueiredo, P. M. Q. Aguiar, N. A. Smith and E. P. Xing. AD3:
     alternating directions dual decomposition for MAP inference in graphical models. JMLR 16,
     2015.
@@ -112,7 +140,7 @@ def infer_many(
     unaries: ArrayLike,
     edges: ArrayLike,
     pairwise: ArrayLike,
-    method: str = "max-product",
+    method: str = "trws",
     *,
     relaxed: bool = False,
     **options: Any,
@@ -121,10 +149,10 @@ def infer_many(
 
     Model m maximises Σ_i unaries[m, i, y_i] + Σ_e pairwise[e, y_u, y_v]. The answers are
     those of ``infer(unaries[m], edges, pairwise, method, relaxed=relaxed, **options)`` for
-    every m, but two cases are computed for the whole stack at once: ``"max-product"`` on a
-    forest (the schedule is built once, all upward and downward passes run in one compiled
-    call) and ``"brute"`` (every model scored against every labelling in a few array
-    operations). Other methods and graphs with cycles call :func:`infer` model by model.
+    every m, but two cases are computed for the whole stack at once: ``"max-product"`` or
+    ``"trws"`` on a forest (the schedule is built once, all upward and downward passes run in
+    one compiled call) and ``"brute"`` (every model scored against every labelling in a few
+    array operations). Other methods and graphs with cycles call :func:`infer` model by model.
 
     Parameters
     ----------
@@ -150,7 +178,7 @@ def infer_many(
     model = check_model(stack[0], edges, pairwise)
     if method == "brute":
         labels = brute_labellings(model, stack, **options)
-    elif method == "max-product" and model.is_forest():
+    elif method in ("max-product", "trws") and model.is_forest():
         labels = forest_labellings(model, stack, **options)
     else:
         return [

@@ -34,6 +34,7 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
+from structsvm.inference._local_search import node_adjacency
 from structsvm.inference._result import InferenceResult, closes_gap
 
 MAX_ITER, DAMPING, TOL, SCHEDULE = 100, 0.5, 1e-6, "parallel"
@@ -85,7 +86,7 @@ def solve_max_product(
     """
     options = loopy_options(max_iter=max_iter, damping=damping, tol=tol, schedule=schedule)
     if model.is_forest():
-        return _solve_forest(model)
+        return solve_forest(model)
     labels, n_iter, messages = _loopy_max_product(
         model.unary, model.tables, model.per_edge, model.edges, *options
     )
@@ -104,7 +105,8 @@ def solve_max_product(
     return InferenceResult(labels, score, bound, certified, None, None, "max-product", n_iter)
 
 
-def _solve_forest(model: PairwiseModel) -> InferenceResult:
+def solve_forest(model: PairwiseModel) -> InferenceResult:
+    """Return the exact answer of max-product on the forest ``model``, certified."""
     order, parent, parent_edge, child_is_second = _forest_schedule(model)
     labels = _forest_max_product(
         model.unary, model.tables, model.per_edge, order, parent, parent_edge, child_is_second
@@ -337,19 +339,7 @@ def _serial_max_product(
     """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
-    # The ends of the edges at every node: end 2 e + k is node edges[e, k] of edge e.
-    starts = np.zeros(n_nodes + 1, dtype=np.int64)
-    for e in range(n_edges):
-        starts[edges[e, 0] + 1] += 1
-        starts[edges[e, 1] + 1] += 1
-    starts = np.cumsum(starts)
-    ends = np.empty(2 * n_edges, dtype=np.int64)
-    filled = starts[:-1].copy()
-    for e in range(n_edges):
-        for k in range(2):
-            node = edges[e, k]
-            ends[filled[node]] = 2 * e + k
-            filled[node] += 1
+    starts, ends = node_adjacency(n_nodes, edges)
     messages = np.zeros((2 * n_edges, n_states))
     belief = np.empty(n_states)
     cavity = np.empty(n_states)

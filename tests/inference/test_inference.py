@@ -20,6 +20,8 @@ from tests.references import (
 )
 
 TIGHT = 1e-7  # exact methods and certificates
+GRAPH_CUTS = ("expansion", "swap", "qpbo")  # tables of a kind only: tests/inference/test_graph_cuts
+ANY_TABLE = tuple(method for method in INFERENCE_METHODS if method not in GRAPH_CUTS)
 AD3_TOLERANCE = 1e-6  # AD3's bound on trees after convergence
 
 
@@ -122,7 +124,7 @@ def assert_consistent(result, case, maximum):
 
 
 # ------------------------------------------------------------------------ ground truth
-@pytest.mark.parametrize("method", INFERENCE_METHODS)
+@pytest.mark.parametrize("method", ANY_TABLE)
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_every_answer_is_bounded_and_certified_only_when_optimal(case, method):
     result = infer(*make_model(case), method)
@@ -141,7 +143,7 @@ def test_exact_methods_reach_the_enumerated_maximum(case, method):
 @pytest.mark.parametrize("case", FOREST_CASES, ids=FOREST_IDS)
 def test_relaxations_and_max_product_are_exact_on_trees_and_forests(case):
     maximum = reference_maximum(case)
-    for method in ("max-product", "lp", "ad3"):
+    for method in ("max-product", "lp", "ad3", "trws"):
         result = infer(*make_model(case), method)
         assert result.score == pytest.approx(maximum, abs=TIGHT), method
         assert result.bound == pytest.approx(maximum, abs=AD3_TOLERANCE), method
@@ -178,8 +180,9 @@ def test_loss_augmented_inference_against_enumeration(case):
         pairwise,
         loss=lambda y: weighted_hamming_loss(y_true, y, node_weights, class_weights),
     )
-    exact = ["brute", "ilp"] + (["max-product", "lp", "ad3"] if case in FOREST_CASES else [])
-    for method in INFERENCE_METHODS:
+    on_forests = ["max-product", "lp", "ad3", "trws"]
+    exact = ["brute", "ilp"] + (on_forests if case in FOREST_CASES else [])
+    for method in ANY_TABLE:
         result = infer(augmented, edges, pairwise, method)
         assert result.score <= maximum + TIGHT and result.bound >= maximum - TIGHT, method
         if method in exact or result.certified:
@@ -214,20 +217,27 @@ def test_a_frustrated_cycle_is_never_certified_by_a_relaxation():
     lp = infer(*FRUSTRATED_TRIANGLE, "lp", relaxed=True)
     assert lp.bound == pytest.approx(3.0) and not lp.certified
     assert np.allclose(lp.node_marginals, 0.5)
-    for method, options in [("ad3", {}), ("max-product", {}), ("max-product", SERIAL)]:
+    for method, options in [
+        ("ad3", {}),
+        ("max-product", {}),
+        ("max-product", SERIAL),
+        ("trws", {}),
+        ("qpbo", {}),
+    ]:
         result = infer(*FRUSTRATED_TRIANGLE, method, **options)
         assert not result.certified and result.bound >= 3.0 - 1e-4, method
 
 
 @pytest.mark.parametrize("method", INFERENCE_METHODS)
 def test_a_graph_without_edges_takes_each_node_argmax(method):
-    unary = np.random.default_rng(0).normal(size=(6, 4))
-    result = infer(unary, np.zeros((0, 2), dtype=int), np.zeros((4, 4)), method)
+    n_states = 2 if method == "qpbo" else 4
+    unary = np.random.default_rng(0).normal(size=(6, n_states))
+    result = infer(unary, np.zeros((0, 2), dtype=int), np.zeros((n_states, n_states)), method)
     assert np.array_equal(result.labels, unary.argmax(axis=1))
     assert result.certified and result.bound == result.score
 
 
-@pytest.mark.parametrize("method", INFERENCE_METHODS)
+@pytest.mark.parametrize("method", ANY_TABLE)
 def test_a_shared_table_gives_the_answer_of_its_copies(method):
     unary, edges, table = make_model(CASES[-1])
     shared = infer(unary, edges, table, method)
@@ -270,10 +280,20 @@ UNARY, EDGES, PAIRWISE = np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), np.zeros(
         ((UNARY, EDGES, np.full((2, 2), np.inf)), {}, "pairwise contains NaN or infinite"),
         ((UNARY, EDGES, PAIRWISE), {"method": "gibbs"}, "method must be one of 'brute', 'ilp'"),
         ((UNARY, EDGES, PAIRWISE), {"method": "lp", "max_iter": 3}, "'lp' takes no option"),
-        ((UNARY, EDGES, PAIRWISE), {"damping": 1.0}, "damping must be"),
-        ((UNARY, EDGES, PAIRWISE), {"schedule": "random"}, "schedule must be one of"),
+        ((UNARY, EDGES, PAIRWISE), {"damping": 0.5}, "'trws' takes no option 'damping'"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "max-product", "damping": 1.0}, "damping must be"),
+        (
+            (UNARY, EDGES, PAIRWISE),
+            {"method": "max-product", "schedule": "random"},
+            "schedule must be one of",
+        ),
         ((UNARY, EDGES, PAIRWISE), {"method": "ad3", "eta": 0}, "eta must be > 0"),
         ((UNARY, EDGES, PAIRWISE), {"method": "ilp", "time_limit": -1}, "time_limit must be"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "trws", "max_iter": 0}, "max_iter must be"),
+        ((UNARY, EDGES, PAIRWISE), {"method": "swap", "max_cycles": 0}, "max_cycles must be"),
+        ((UNARY, EDGES, 1 - np.eye(2)), {"method": "expansion"}, "'expansion' needs pairwise"),
+        ((UNARY, EDGES, 1 - np.eye(2)), {"method": "swap"}, "'swap' needs pairwise"),
+        ((np.zeros((3, 3)), EDGES, np.zeros((3, 3))), {"method": "qpbo"}, "'qpbo' needs binary"),
         (
             (np.zeros((30, 2)), np.zeros((0, 2), dtype=int), PAIRWISE),
             {"method": "brute"},
@@ -306,6 +326,7 @@ def test_bad_loss_arguments_are_refused_by_name(arguments, message):
     [
         ("tree", "max-product"),
         ("forest", "max-product"),
+        ("forest", "trws"),
         ("cycle", "max-product"),
         ("tree", "brute"),
         ("cycle", "brute"),
@@ -338,4 +359,6 @@ def test_infer_many_rejects_a_single_model_and_unknown_options():
     with pytest.raises(ValueError, match="max_iter"):
         infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "brute", max_iter=3)
     with pytest.raises(ValueError, match="damping"):
-        infer_many(unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), damping=2.0)
+        infer_many(
+            unary[None], np.zeros((0, 2), dtype=int), np.zeros((2, 2)), "max-product", damping=2.0
+        )

@@ -123,6 +123,23 @@ def test_decode_on_cycles_is_loopy_max_product_and_not_exact(kind, graph, option
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("graph", [*FORESTS.values(), *CYCLIC.values()])
+def test_decode_with_trws_is_the_python_oracles(kind, graph):
+    rng = np.random.default_rng(6)
+    task = make_task(kind, method="trws", inference_options={"max_iter": 30})
+    X, Y = training_set(task, graph, rng)
+    oracle = task.compiled_oracle(X, Y)
+    for _ in range(3):
+        w = rng.normal(size=task.size_joint_feature)
+        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
+            np.testing.assert_array_equal(compiled_decode(oracle, i, w, False), task.argmax(x, w))
+            np.testing.assert_array_equal(
+                compiled_decode(oracle, i, w, True),
+                python_labels(task.loss_augmented_argmax(x, y, w)),
+            )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("graph", [*FORESTS.values(), *CYCLIC.values()])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_features_and_loss_are_the_tasks(kind, graph, sparse):
     rng = np.random.default_rng(2)

@@ -1,0 +1,233 @@
+"""TRW-S: sequential tree-reweighted message passing (Kolmogorov, 2006), in compiled code.
+
+The nodes are visited in their order and back. Every edge (u, v) with u < v carries a
+forward message m_{u→v} and a backward one m_{v→u}. A node u of n_in earlier and n_out later
+neighbours lies on n_u = max(n_in, n_out, 1) monotonic chains and gets the weight
+γ_u = 1 / n_u. Visiting u on the way forward it sums its unary scores and all the messages it
+receives into θ̂_u and sends to every later neighbour v
+
+    m_{u→v}(b) = max_a [γ_u θ̂_u(a) − m_{v→u}(a) + θ_uv(a, b)] − c_uv,
+
+with c_uv the maximum of the bracket over (a, b); the backward pass is the mirror image. After
+a forward pass max_a [γ_u θ̂_u(a) + θ̄_uv(a, b)] = c_uv for every b, where θ̄ is the
+reparametrisation by the messages, so dynamic programming along every monotonic chain gives
+the bound of the chain decomposition in closed form:
+
+    Σ_{u<v} c_uv + Σ_u (1 − n_out(u) / n_u) max_a θ̂_u(a)
+
+(the chains end at u in n_u − n_out(u) of its slots), and symmetrically after a backward pass
+with n_in. This bound on the maximum is the TRW bound, which TRW-S never increases.
+
+Labellings are decoded during both passes as in the paper: a node takes the state that is best
+given its unary scores, the edges to the neighbours already labelled in this pass and the
+messages from the others. The best labelling met is then improved by iterated conditional modes
+(ICM: each node in turn takes its best state given its neighbours, until no node changes), and
+it is certified when its score meets the bound.
+
+Tables of the form "one score on the diagonal of each state, one score off it" (Potts and its
+generalisations) send their messages in O(n_states) instead of O(n_states²).
+
+Reference: V. Kolmogorov. Convergent tree-reweighted message passing for energy minimization.
+IEEE TPAMI 28(10), 2006.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from structsvm._utils.validation import check_positive_float, check_positive_int
+from structsvm.inference._evaluate import labelling_score
+from structsvm.inference._graph import PairwiseModel
+from structsvm.inference._local_search import icm, node_adjacency, potts_tables
+from structsvm.inference._max_product import solve_forest
+from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
+
+MAX_ITER, TOL = 100, 1e-7
+"""The defaults of the options ``max_iter`` and ``tol``."""
+
+
+class TrwsOptions(NamedTuple):
+    """The checked options of TRW-S."""
+
+    max_iter: int
+    tol: float
+
+
+def trws_options(*, max_iter: int = MAX_ITER, tol: float = TOL) -> TrwsOptions:
+    """Return the options of :func:`solve_trws`, checked; raise ValueError if bad."""
+    return TrwsOptions(check_positive_int(max_iter, "max_iter"), check_positive_float(tol, "tol"))
+
+
+def solve_trws(
+    model: PairwiseModel, relaxed: bool, *, max_iter: int = MAX_ITER, tol: float = TOL
+) -> InferenceResult:
+    """Run TRW-S; stop when the labelling meets the bound or the bound stalls.
+
+    On a forest, max-product's exact pass answers instead. Options: ``max_iter`` round trips
+    (forward and backward passes) at most, ``tol`` the relative decrease of the bound over a
+    round trip below which it stops.
+    """
+    max_iter, tol = trws_options(max_iter=max_iter, tol=tol)
+    if model.is_forest():
+        return dataclasses.replace(solve_forest(model), method="trws")
+    labels, bound, n_iter = trws(
+        model.unary, model.tables, model.per_edge, model.edges, max_iter, tol, GAP_TOLERANCE
+    )
+    score = model.score(labels)
+    certified = closes_gap(score, bound)
+    bound = score if certified else max(bound, score)
+    return InferenceResult(labels, score, bound, certified, None, None, "trws", n_iter)
+
+
+@numba.njit(cache=True)
+def trws(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    max_iter: int,
+    tol: float,
+    gap_tolerance: float,
+) -> tuple[np.ndarray, float, int]:
+    """Return the best labelling found (polished by ICM), the smallest bound and round trips."""
+    n_nodes, n_states = unary.shape
+    n_edges = edges.shape[0]
+    starts, ends = node_adjacency(n_nodes, edges)
+    potts, diagonal, off_diagonal = potts_tables(tables)
+    n_earlier = np.zeros(n_nodes, dtype=np.int64)
+    n_later = np.zeros(n_nodes, dtype=np.int64)
+    for e in range(n_edges):
+        low, high = min(edges[e, 0], edges[e, 1]), max(edges[e, 0], edges[e, 1])
+        n_later[low] += 1
+        n_earlier[high] += 1
+    gamma = np.empty(n_nodes)
+    for node in range(n_nodes):
+        gamma[node] = 1.0 / max(1, n_earlier[node], n_later[node])
+    # messages[e, 0]: the message from the earlier end of edge e into the later one;
+    # messages[e, 1] the other way. Both indexed by the receiving node's state.
+    messages = np.zeros((n_edges, 2, n_states))
+    belief = np.empty(n_states)
+    cavity = np.empty(n_states)
+    labels = np.zeros(n_nodes, dtype=np.int64)
+    best_labels = np.zeros(n_nodes, dtype=np.int64)
+    best_score, best_bound = -np.inf, np.inf
+    n_iter = 0
+    for iteration in range(max_iter):
+        n_iter = iteration + 1
+        previous_bound = best_bound
+        for backward in (False, True):
+            bound = 0.0
+            for step in range(n_nodes):
+                node = n_nodes - 1 - step if backward else step
+                # The belief, and the decoding given the neighbours labelled in this pass.
+                for a in range(n_states):
+                    belief[a] = unary[node, a]
+                    cavity[a] = unary[node, a]
+                for p in range(starts[node], starts[node + 1]):
+                    e, k = ends[p] // 2, ends[p] % 2
+                    other = edges[e, 1 - k]
+                    into = 0 if other < node else 1
+                    t = e if per_edge else 0
+                    labelled = (other < node) != backward
+                    for a in range(n_states):
+                        received = messages[e, into, a]
+                        belief[a] += received
+                        if not labelled:
+                            cavity[a] += received
+                        elif k == 1:
+                            cavity[a] += tables[t, labels[other], a]
+                        else:
+                            cavity[a] += tables[t, a, labels[other]]
+                labels[node] = np.argmax(cavity)
+                scale = gamma[node]
+                sending = 0
+                for p in range(starts[node], starts[node + 1]):
+                    e, k = ends[p] // 2, ends[p] % 2
+                    other = edges[e, 1 - k]
+                    if (other > node) == backward:
+                        continue
+                    sending += 1
+                    into = 0 if other < node else 1
+                    for a in range(n_states):
+                        cavity[a] = scale * belief[a] - messages[e, into, a]
+                    t = e if per_edge else 0
+                    if potts[t]:
+                        top = _send_potts(cavity, diagonal, off_diagonal, t, messages, e, 1 - into)
+                    else:
+                        top = _send(cavity, tables, t, k == 0, messages, e, 1 - into)
+                    bound += top
+                ending = max(1, n_earlier[node], n_later[node]) - sending
+                bound += ending * scale * np.max(belief)
+            best_bound = min(best_bound, bound)
+            score = labelling_score(unary, tables, per_edge, edges, labels)
+            if score > best_score:
+                best_score = score
+                best_labels[:] = labels
+        if best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score)):
+            break
+        if previous_bound - best_bound <= tol * max(1.0, abs(best_bound)):
+            break
+    icm(unary, tables, per_edge, edges, starts, ends, best_labels)
+    return best_labels, best_bound, n_iter
+
+
+@numba.njit(cache=True)
+def _send(
+    cavity: np.ndarray,
+    tables: np.ndarray,
+    t: int,
+    from_first: bool,
+    messages: np.ndarray,
+    e: int,
+    into: int,
+) -> float:
+    """Write max_a cavity[a] + θ_t(a, b) − c into ``messages[e, into, b]``; return c.
+
+    a is the sender's state, c the largest value before normalisation; ``from_first`` tells
+    whether the sender is the edge's first node (the rows of table t).
+    """
+    n_states = cavity.size
+    top = -np.inf
+    for b in range(n_states):
+        best = -np.inf
+        for a in range(n_states):
+            value = cavity[a] + (tables[t, a, b] if from_first else tables[t, b, a])
+            if value > best:
+                best = value
+        messages[e, into, b] = best
+        top = max(top, best)
+    for b in range(n_states):
+        messages[e, into, b] -= top
+    return top
+
+
+@numba.njit(cache=True)
+def _send_potts(
+    cavity: np.ndarray,
+    diagonal: np.ndarray,
+    off_diagonal: np.ndarray,
+    t: int,
+    messages: np.ndarray,
+    e: int,
+    into: int,
+) -> float:
+    """:func:`_send` for table t, ``diagonal[t]`` on its diagonal and ``off_diagonal[t]`` off it."""
+    first, second, arg = -np.inf, -np.inf, -1
+    for a in range(cavity.size):
+        if cavity[a] > first:
+            first, second, arg = cavity[a], first, a
+        elif cavity[a] > second:
+            second = cavity[a]
+    top = -np.inf
+    for b in range(cavity.size):
+        elsewhere = second if b == arg else first
+        value = max(cavity[b] + diagonal[t, b], elsewhere + off_diagonal[t])
+        messages[e, into, b] = value
+        top = max(top, value)
+    for b in range(cavity.size):
+        messages[e, into, b] -= top
+    return top
