@@ -89,10 +89,11 @@ class WeightedCFGTask(Task):
     The loss counts labelled brackets (phrase labels over spans, root included, not tags nor
     ``@…`` labels): those of y not in y_true plus those of y_true not in y, evalb's errors.
     It decomposes over the nodes of y up to a constant (:mod:`tasks._cfg_oracle`), so the
-    loss-augmented oracle is CKY with each bracket's term added (exact). Slack rescaling of
-    this loss, or margin rescaling of 1 − F1, is not offered: F1 is a ratio of counts over the
-    whole tree and the product of slack rescaling couples every node with the tree's score;
-    neither decomposes over CKY's cells, so they would need the counts in the chart.
+    loss-augmented oracle is CKY with each bracket's term added (exact). Neither 1 − F1 nor
+    slack rescaling has a CKY oracle: F1 is a ratio of counts over the whole tree and the
+    product of slack rescaling couples every node with the tree's score, so neither decomposes
+    over CKY's cells (they would need the counts in the chart); slack rescaling falls back on
+    the base class's enumeration of :meth:`outputs`, for tiny sentences only.
 
     Parameters
     ----------
