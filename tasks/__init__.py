@@ -6,7 +6,8 @@ measures such as F1 over a whole data set (:class:`MultivariateTask`), linear-ch
 labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 :class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
 (:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
-:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`) and text
+:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
+constituency parsing with a weighted context-free grammar (:class:`WeightedCFGTask`) and text
 chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
 constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
 :class:`LatentChainTask`) add hidden sub-classes or sub-states for
@@ -15,6 +16,7 @@ constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
 
 from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
 from tasks._blosum62 import blosum62
+from tasks._cfg import ParseInput, WeightedCFGTask, word_signature
 from tasks._chain import ChainTask, split_sequences
 from tasks._chow_liu import chow_liu_tree, label_mutual_information
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
@@ -53,6 +55,7 @@ __all__ = [
     "MultiLabelTask",
     "MulticlassTask",
     "MultivariateTask",
+    "ParseInput",
     "RankingTask",
     "RelaxedLabelling",
     "Sentence",
@@ -61,6 +64,7 @@ __all__ = [
     "Taxonomy",
     "TaxonomyTask",
     "TypeScores",
+    "WeightedCFGTask",
     "WeightedLabels",
     "bio_constraints",
     "blosum62",
@@ -74,4 +78,5 @@ __all__ = [
     "read_conll",
     "split_sequences",
     "taxonomy_from_paths",
+    "word_signature",
 ]

@@ -4,7 +4,10 @@
 grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one token
 per line, the lines of a sequence sharing a query id, as the sequences of
 :class:`tasks.ChainTask`; :func:`read_fasta` and :func:`read_msf` read biological sequences and
-alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns. A malformed file
+alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns; :func:`read_treebank`
+reads Penn Treebank bracketed trees (:class:`Tree`), which :func:`prepare_tree`,
+:func:`binarise` and :func:`unbinarise` make ready for :class:`tasks.WeightedCFGTask` and
+:func:`bracket_scores` scores by their labelled brackets. A malformed file
 raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
@@ -19,18 +22,44 @@ from structsvm.io._registry import register
 from structsvm.io._sequences import read_fasta, read_msf
 from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
 from structsvm.io._svmlight import read_svmlight, write_svmlight
+from structsvm.io._treebank import Tree, parse_trees, read_treebank
+from structsvm.io._trees import (
+    BracketScores,
+    base_label,
+    binarise,
+    bracket_scores,
+    collapse_unaries,
+    labelled_brackets,
+    prepare_tree,
+    strip_empty,
+    strip_function_tags,
+    unbinarise,
+)
 
 __all__ = [
+    "BracketScores",
     "FileFormatError",
     "ModelFileError",
     "TaggedSequences",
+    "Tree",
+    "base_label",
+    "binarise",
+    "bracket_scores",
+    "collapse_unaries",
+    "labelled_brackets",
     "load",
+    "parse_trees",
+    "prepare_tree",
     "read_fasta",
     "read_msf",
     "read_svmhmm",
     "read_svmlight",
+    "read_treebank",
     "register",
     "save",
+    "strip_empty",
+    "strip_function_tags",
+    "unbinarise",
     "write_svmhmm",
     "write_svmlight",
 ]

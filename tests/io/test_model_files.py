@@ -16,7 +16,7 @@ import structsvm
 import tasks
 from structsvm import LatentStructuredSVM, ModelFileError, ParallelTask, StructuredSVM, Task
 from structsvm.datasets import load_ocr_letters
-from structsvm.io import load, register, save
+from structsvm.io import load, parse_trees, prepare_tree, register, save
 from tasks import (
     AlignmentTask,
     ChainTask,
@@ -30,6 +30,7 @@ from tasks import (
     RankingTask,
     SequencePair,
     TaxonomyTask,
+    WeightedCFGTask,
 )
 
 PATH_EDGES = np.array([[0, 1], [1, 2], [2, 3]])
@@ -69,7 +70,23 @@ def _pairs(rng, n):
     return X, Y
 
 
+def _parses():
+    """A grammar of three treebank trees, with the trees' sentences and parses."""
+    trees = [
+        prepare_tree(tree)
+        for tree in parse_trees(
+            "(S (NP-SBJ (DT the) (NN dog)) (VP (VBZ barks)))"
+            "(S (NP (PRP it)) (VP (VBZ sees) (NP (DT the) (JJ big) (NN cat))))"
+            "(NP (NP (DT a) (NN dog)) (PP (IN in) (NP (NN town))))"
+        )
+    ]
+    task = WeightedCFGTask(trees)
+    X, Y = zip(*(task.encode(tree) for tree in trees), strict=True)
+    return task, list(X), list(Y)
+
+
 PROBLEMS = {
+    "WeightedCFGTask": lambda rng: _parses(),
     "AlignmentTask": lambda rng: (AlignmentTask("ACGT"), *_pairs(rng, 6)),
     "TaxonomyTask": lambda rng: (
         TaxonomyTask([-1, 0, 0, 1, 1, 2], 2),
