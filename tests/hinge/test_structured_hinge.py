@@ -31,16 +31,6 @@ def enumerated_max(score, n_nodes, n_states, truth, augmented=True):
     return best, best_y
 
 
-@pytest.fixture
-def chain_batch():
-    """Three chains of lengths 4, 2 and 3 over 3 labels, padded to 4, shared transitions."""
-    rng = np.random.default_rng(3)
-    lengths = np.array([4, 2, 3])
-    mask = np.arange(4) < lengths[:, None]
-    truth = rng.integers(0, 3, size=(3, 4))
-    return rng.normal(size=(3, 4, 3)), rng.normal(size=(3, 3)), truth, mask, lengths
-
-
 @pytest.mark.parametrize("augmented", [True, False])
 def test_the_chain_hinge_and_subgradient_are_those_of_enumeration(chain_batch, augmented):
     unary, transitions, truth, mask, lengths = chain_batch
@@ -138,25 +128,16 @@ def test_the_subgradient_matches_finite_differences_at_a_generic_point(structure
     assert slope == pytest.approx(predicted, abs=1e-6)
 
 
-def test_the_hinge_of_a_linear_chain_is_the_structural_svms_slack_and_its_gradient_is_phi():
+def test_the_hinge_of_a_linear_chain_is_the_structural_svms_slack_and_its_gradient_is_phi(
+    linear_chain_problem,
+):
     # The bridge: unary scores X E^T and transitions T from w are the chain task's w · φ.
-    from tasks import ChainTask
-
-    rng = np.random.default_rng(9)
-    n_labels, n_features = 3, 4
-    X = [rng.normal(size=(length, n_features)) for length in (3, 5, 2)]
-    Y = [rng.integers(0, n_labels, size=len(x)) for x in X]
-    task = ChainTask(n_labels, n_features)
-    w = rng.normal(size=task.size_joint_feature)
-    emissions = w[: n_labels * n_features].reshape(n_labels, n_features)
-    transitions = w[n_labels * n_features :].reshape(n_labels, n_labels)
-    padded = np.zeros((3, 5, n_features))
-    truth = np.zeros((3, 5), dtype=np.int64)
-    mask = np.zeros((3, 5), dtype=bool)
-    for k, (x, y) in enumerate(zip(X, Y)):
-        padded[k, : len(x)], truth[k, : len(y)], mask[k, : len(x)] = x, y, True
-    result = structured_hinge(ChainStructure(n_labels), (padded @ emissions.T, transitions),
-                              truth, mask)
+    task, X, Y, padded, truth, mask = linear_chain_problem
+    w = np.random.default_rng(12).normal(size=task.size_joint_feature)
+    emissions, transitions = w[:12].reshape(3, 4), w[12:].reshape(3, 3)
+    result = structured_hinge(
+        ChainStructure(3), (padded @ emissions.T, transitions), truth, mask
+    )
     for k, (x, y) in enumerate(zip(X, Y)):
         y_hat = task.loss_augmented_argmax(x, y, w)
         difference = task.joint_feature(x, y_hat) - task.joint_feature(x, y)
@@ -165,6 +146,23 @@ def test_the_hinge_of_a_linear_chain_is_the_structural_svms_slack_and_its_gradie
             (result.gradients[0][k].T @ padded[k]).ravel(), result.gradients[1][k].ravel()
         ])
         np.testing.assert_allclose(gradient, difference, atol=1e-12)
+
+
+def test_at_a_fitted_structural_svms_weights_its_primal_is_half_the_norm_plus_c_times_the_hinges(
+    linear_chain_problem,
+):
+    from structsvm import StructuredSVM
+
+    task, X, Y, padded, truth, mask = linear_chain_problem
+    svm = StructuredSVM(task, C=0.5, max_iter=3, solver="n-slack")
+    with pytest.warns(Warning):
+        svm.fit(X, Y)
+    emissions, transitions = svm.w_[:12].reshape(3, 4), svm.w_[12:].reshape(3, 3)
+    hinges = structured_hinge(
+        ChainStructure(3), (padded @ emissions.T, transitions), truth, mask
+    ).losses
+    primal = 0.5 * svm.w_ @ svm.w_ + 0.5 * hinges.sum()
+    assert primal == pytest.approx(svm.primal_objective_, rel=1e-10)
 
 
 @pytest.mark.parametrize(
@@ -187,21 +185,3 @@ def test_score_arrays_of_the_wrong_number_of_axes_are_refused():
     with pytest.raises(ValueError, match="axes"):
         structured_hinge(ChainStructure(2), (np.zeros((1, 1, 3, 2)), np.zeros((2, 2))), [[0]])
 
-
-def test_at_a_fitted_structural_svms_weights_its_primal_is_half_the_norm_plus_c_times_the_hinges():
-    from structsvm import StructuredSVM
-    from tasks import ChainTask
-
-    rng = np.random.default_rng(11)
-    X = [rng.normal(size=(length, 4)) for length in (3, 5, 2, 4)]
-    Y = [rng.integers(0, 3, size=len(x)) for x in X]
-    svm = StructuredSVM(ChainTask(3, 4), C=0.5, max_iter=3, solver="n-slack")
-    with pytest.warns(Warning):
-        svm.fit(X, Y)
-    emissions, transitions = svm.w_[:12].reshape(3, 4), svm.w_[12:].reshape(3, 3)
-    hinges = [
-        structured_hinge(ChainStructure(3), (x[None] @ emissions.T, transitions), y[None]).losses
-        for x, y in zip(X, Y)
-    ]
-    primal = 0.5 * svm.w_ @ svm.w_ + 0.5 * np.sum(hinges)
-    assert primal == pytest.approx(svm.primal_objective_, rel=1e-10)
