@@ -25,16 +25,9 @@ from structsvm.hinge import Structure
 from structsvm.hinge import decode as decode_arrays
 from structsvm.hinge import perceptron_loss as perceptron_loss_arrays
 from structsvm.hinge import structured_hinge as structured_hinge_arrays
+from structsvm.hinge._structure import batch_size
 
 __all__ = ["decode", "perceptron_loss", "structured_hinge"]
-
-
-def _batch_size(structure: Structure, scores: Sequence[Any]) -> int:
-    """Return the leading axis of the first batched score array (shapes are static)."""
-    for array, ndim in zip(scores, structure.score_ndims, strict=True):
-        if array.ndim == ndim + 1:
-            return array.shape[0]
-    raise ValueError("at least one score array needs a leading batch axis")
 
 
 def _host_margin_loss(
@@ -42,7 +35,7 @@ def _host_margin_loss(
 ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
     """Return the losses and per-example subgradients, computed by the decoder on the host."""
     dtype = scores[0].dtype
-    batch = _batch_size(structure, scores)
+    batch = batch_size(structure, scores)
     shapes = (
         jax.ShapeDtypeStruct((batch,), dtype),
         tuple(

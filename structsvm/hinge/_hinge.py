@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from structsvm.hinge._structure import Structure, _batch_size
+from structsvm.hinge._structure import Structure, batch_size
 
 
 class HingeResult(NamedTuple):
@@ -121,7 +121,7 @@ def _margin_loss(
     scores = check_scores(structure, scores)
     lengths = structure.lengths(scores, mask)
     truth = np.asarray(truth, dtype=np.int64)
-    if truth.shape[:1] != (_batch_size(structure, scores),):
+    if truth.shape[:1] != (batch_size(structure, scores),):
         raise ValueError(f"truth has shape {truth.shape}, expected the batch axis first")
     labels = structure.decode(scores, lengths, truth if augmented else None)
     shapes = tuple(

@@ -60,7 +60,7 @@ class Structure(ABC):
         per-example axis. A structure without variable lengths returns ones.
         """
         first = scores[0]
-        batch = _batch_size(self, scores)
+        batch = batch_size(self, scores)
         if mask is None:
             return np.full(batch, first.shape[1], dtype=np.int64)
         mask = np.asarray(mask, dtype=bool)
@@ -76,7 +76,7 @@ class Structure(ABC):
         return lengths
 
 
-def _batch_size(structure: Structure, scores: tuple[np.ndarray, ...]) -> int:
+def batch_size(structure: Structure, scores: tuple[np.ndarray, ...]) -> int:
     """Return the batch size: the leading axis of the first batched score array."""
     for array, ndim in zip(scores, structure.score_ndims, strict=True):
         if array.ndim == ndim + 1:
