@@ -185,3 +185,24 @@ def test_score_arrays_of_the_wrong_number_of_axes_are_refused():
     with pytest.raises(ValueError, match="axes"):
         structured_hinge(ChainStructure(2), (np.zeros((1, 1, 3, 2)), np.zeros((2, 2))), [[0]])
 
+
+
+@pytest.mark.parametrize(
+    ("structure", "scores"),
+    [
+        (MulticlassStructure(3), (np.zeros((2, 3)),)),
+        (GraphStructure([[0, 1]], 2), (np.zeros((2, 2, 2)), np.zeros((1, 2, 2)))),
+    ],
+)
+def test_structures_without_variable_lengths_refuse_a_mask(structure, scores):
+    with pytest.raises(ValueError, match="no mask"):
+        structured_hinge(structure, scores, np.zeros((2, 2), dtype=int), np.ones((2, 2), bool))
+
+
+def test_a_loss_matrix_sets_the_multiclass_margin():
+    loss_matrix = np.array([[0.0, 2.0], [0.5, 0.0]])
+    result = structured_hinge(
+        MulticlassStructure(2, loss_matrix), (np.zeros((2, 2)),), np.array([0, 1])
+    )
+    np.testing.assert_allclose(result.losses, [2.0, 0.5])
+    np.testing.assert_array_equal(result.labels, [1, 0])
