@@ -3,6 +3,7 @@
 Build it from the root of the repository with ``python -m sphinx -W -b html docs docs/_build/html``.
 """
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -40,11 +41,15 @@ API_MODULES = [
     "structsvm",
     "structsvm.kernels",
     "structsvm.inference",
+    "structsvm.hinge",
+    "structsvm.torch",
+    "structsvm.jax",
     "structsvm.io",
     "structsvm.datasets",
     "structsvm.plotting",
     "tasks",
     "tasks.chunking",
+    "tasks.structures",
 ]
 RE_EXPORTED_BY = {
     "structsvm.kernels": "structsvm",
@@ -72,6 +77,11 @@ def _documented_elsewhere():
 autosummary_context = {"documented_elsewhere": _documented_elsewhere()}
 autosummary_ignore_module_all = False
 autodoc_default_options = {"members": True, "inherited-members": False}
+# The adapters' frameworks are optional extras: where one is not installed, it is mocked so that
+# its adapter's page still builds from the docstrings.
+autodoc_mock_imports = [
+    name for name in ("torch", "jax") if importlib.util.find_spec(name) is None
+]
 autodoc_typehints = "none"  # the numpydoc Parameters sections say the types
 
 numpydoc_show_class_members = False  # the autosummary templates list the members

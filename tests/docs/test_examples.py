@@ -2,9 +2,11 @@
 
 Each file's examples run one after another in one namespace, as in a user's script, in a
 temporary directory; the examples of a reStructuredText page are its ``.. code-block:: python``
-blocks. A block that starts with ``# needs a running Dask cluster`` is shown, not run.
+blocks. A block that starts with ``# needs a running Dask cluster`` is shown, not run; one that
+starts with ``# needs the optional module NAME`` runs where NAME is installed.
 """
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -18,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS_A_CLUSTER = "# needs a running Dask cluster"
+NEEDS_A_MODULE = "# needs the optional module "
 BUILT = {"_build", "_templates", "api", "_generated", "auto_examples"}
 """Folders of docs/ that a build writes, not pages of the documentation's source."""
 PAGES = sorted((ROOT / "docs").rglob("*.rst"), key=str)
@@ -66,10 +69,18 @@ def run_examples(path, examples, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     try:
         for code in examples:
-            if not code.startswith(NEEDS_A_CLUSTER):
+            if not code.startswith(NEEDS_A_CLUSTER) and has_the_modules_it_needs(code):
                 exec(compile(code, str(path), "exec"), script.__dict__)
     finally:
         cloudpickle.unregister_pickle_by_value(script)
+
+
+def has_the_modules_it_needs(code):
+    """Return whether the optional module an example names in its first line is installed."""
+    first_line = code.splitlines()[0]
+    if not first_line.startswith(NEEDS_A_MODULE):
+        return True
+    return importlib.util.find_spec(first_line.removeprefix(NEEDS_A_MODULE).strip()) is not None
 
 
 def check_expected(name, printed, tmp_path):
