@@ -4,7 +4,9 @@
 grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one token
 per line, the lines of a sequence sharing a query id, as the sequences of
 :class:`tasks.ChainTask`; :func:`read_fasta` and :func:`read_msf` read biological sequences and
-alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns. A malformed file
+alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns; :func:`read_conllu`
+and :func:`write_conllu` handle the dependency treebanks of Universal Dependencies (CoNLL-U),
+which :class:`tasks.DependencyTask` parses. A malformed file
 raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
@@ -13,6 +15,7 @@ any; a class of your own is named to :func:`load` or to :func:`register`. A file
 one, or a damaged one, raises :class:`ModelFileError`.
 """
 
+from structsvm.io._conllu import DependencySentence, read_conllu, write_conllu
 from structsvm.io._errors import FileFormatError
 from structsvm.io._model_file import ModelFileError, load, save
 from structsvm.io._registry import register
@@ -21,16 +24,19 @@ from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
 from structsvm.io._svmlight import read_svmlight, write_svmlight
 
 __all__ = [
+    "DependencySentence",
     "FileFormatError",
     "ModelFileError",
     "TaggedSequences",
     "load",
+    "read_conllu",
     "read_fasta",
     "read_msf",
     "read_svmhmm",
     "read_svmlight",
     "register",
     "save",
+    "write_conllu",
     "write_svmhmm",
     "write_svmlight",
 ]
