@@ -133,8 +133,10 @@ def read_conllu(path: str | os.PathLike[str]) -> list[DependencySentence]:
             if text.startswith("#"):
                 if lines or others:
                     raise FileFormatError(
-                        path, number, "a comment line inside a sentence (a blank line must "
-                        "end the sentence first)"
+                        path,
+                        number,
+                        "a comment line inside a sentence (a blank line must "
+                        "end the sentence first)",
                     )
                 comments.append(text)
                 continue
@@ -149,14 +151,17 @@ def read_conllu(path: str | os.PathLike[str]) -> list[DependencySentence]:
             elif _WORD_ID.fullmatch(identifier):
                 if int(identifier) != len(lines) + 1:
                     raise FileFormatError(
-                        path, number, f"word ID {identifier} out of order: expected "
-                        f"{len(lines) + 1}"
+                        path,
+                        number,
+                        f"word ID {identifier} out of order: expected {len(lines) + 1}",
                     )
                 lines.append((number, fields))
             else:
                 raise FileFormatError(
-                    path, number, f"ID {identifier!r} is neither a word number, a range "
-                    "(multiword token) nor a decimal (empty node)"
+                    path,
+                    number,
+                    f"ID {identifier!r} is neither a word number, a range "
+                    "(multiword token) nor a decimal (empty node)",
                 )
     if lines or comments or others:
         sentences.append(_sentence(path, lines, comments, others, None))
