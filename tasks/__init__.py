@@ -6,17 +6,21 @@ measures such as F1 over a whole data set (:class:`MultivariateTask`), linear-ch
 labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 :class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
 (:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
-:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`) and text
-chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
-constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
-:class:`LatentChainTask`) add hidden sub-classes or sub-states for
-:class:`structsvm.LatentStructuredSVM`.
+:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
+first-order dependency parsing (:class:`DependencyTask`, with :class:`ArcFeatures` and
+:class:`ArcLabeller`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader,
+chunking features, BIO constraints and conlleval's scores. Latent tasks
+(:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
+for :class:`structsvm.LatentStructuredSVM`.
 """
 
 from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
 from tasks._blosum62 import blosum62
 from tasks._chain import ChainTask, split_sequences
 from tasks._chow_liu import chow_liu_tree, label_mutual_information
+from tasks._dependency import DependencyTask, ReferenceTree
+from tasks._dependency_features import ArcFeatures, ParseInput
+from tasks._dependency_labeller import ArcLabeller
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
 from tasks._graph import GraphTask
 from tasks._grid import edge_features_from_nodes, grid_direction_features, grid_edges
@@ -43,9 +47,12 @@ from tasks.chunking import (
 __all__ = [
     "PROTEIN_ALPHABET",
     "AlignmentTask",
+    "ArcFeatures",
+    "ArcLabeller",
     "ChainTask",
     "ChunkScores",
     "ChunkingFeatures",
+    "DependencyTask",
     "EdgeFeatureGraphTask",
     "GraphTask",
     "LatentChainTask",
@@ -53,7 +60,9 @@ __all__ = [
     "MultiLabelTask",
     "MulticlassTask",
     "MultivariateTask",
+    "ParseInput",
     "RankingTask",
+    "ReferenceTree",
     "RelaxedLabelling",
     "Sentence",
     "SequencePair",
