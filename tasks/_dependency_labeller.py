@@ -1,8 +1,8 @@
 """The labels of dependency arcs (their relations), predicted one arc at a time.
 
 An unlabelled parser (:class:`tasks.DependencyTask`) finds the tree; :class:`ArcLabeller`
-then gives every arc its relation (``nsubj``, ``obj``, …) by a multiclass SVM
-(:class:`structsvm.MulticlassSVM`, Crammer & Singer) over the arc's hashed features, the same
+then gives every arc its relation (``nsubj``, ``obj``, …) by a multiclass structural SVM
+(:class:`tasks.MulticlassTask`, Crammer & Singer's) over the arc's hashed features, the same
 templates as the parser's, trained on the arcs of the true trees. Labelled attachment (LAS)
 counts the words whose head and relation are both right.
 """
@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.learners import MulticlassSVM
+from structsvm.learners import StructuredSVM
 from tasks._dependency import heads_of
 from tasks._dependency_features import ParseInput, tree_arc_columns
+from tasks._multiclass import MulticlassTask
 
 
 class ArcLabeller:
@@ -29,7 +30,7 @@ class ArcLabeller:
         The columns the arc features are hashed into for the labeller (its weights are
         ``n_features`` per relation).
     C : float, default=0.1
-        The multiclass SVM's C (its objective sums the hinge losses of the arcs).
+        The structural SVM's C (its objective sums the hinge losses of the arcs).
     max_iter : int, optional
         The solver's most iterations (its default when None).
 
@@ -37,8 +38,8 @@ class ArcLabeller:
     ----------
     relations_ : ndarray of str
         The relations seen in training, sorted.
-    svm_ : MulticlassSVM
-        The fitted classifier of arcs.
+    svm_ : StructuredSVM
+        The fitted classifier of arcs (on a :class:`tasks.MulticlassTask`, solver "auto").
     """
 
     def __init__(self, n_features: int = 2**18, C: float = 0.1, max_iter: int | None = None):
@@ -71,8 +72,9 @@ class ArcLabeller:
         """Train on the arcs of true trees (``heads``) and their ``relations``; return self."""
         targets = np.array([label for sentence in relations for label in sentence])
         self.relations_, encoded = np.unique(targets, return_inverse=True)
-        self.svm_ = MulticlassSVM(C=self.C, max_iter=self.max_iter, fit_intercept=True)
-        self.svm_.fit(self.arc_rows(X, heads), encoded)
+        task = MulticlassTask(len(self.relations_), self.n_features)
+        self.svm_ = StructuredSVM(task, C=self.C, max_iter=self.max_iter)
+        self.svm_.fit(self.arc_rows(X, heads), encoded.ravel())
         return self
 
     def predict(self, X: Sequence[ParseInput], heads: Sequence[Any]) -> list[list[str]]:
