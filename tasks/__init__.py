@@ -8,7 +8,7 @@ labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 (:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
 :func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
 first-order dependency parsing (:class:`DependencyTask`, with :class:`ArcFeatures` and
-:class:`ArcLabeller`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader,
+:class:`ArcLabeller`, scored by :func:`attachment_scores`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader,
 chunking features, BIO constraints and conlleval's scores. Latent tasks
 (:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
 for :class:`structsvm.LatentStructuredSVM`.
@@ -21,6 +21,7 @@ from tasks._chow_liu import chow_liu_tree, label_mutual_information
 from tasks._dependency import DependencyTask, ReferenceTree
 from tasks._dependency_features import ArcFeatures, ParseInput
 from tasks._dependency_labeller import ArcLabeller
+from tasks._dependency_scores import AttachmentScores, attachment_scores
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
 from tasks._graph import GraphTask
 from tasks._grid import edge_features_from_nodes, grid_direction_features, grid_edges
@@ -49,6 +50,7 @@ __all__ = [
     "AlignmentTask",
     "ArcFeatures",
     "ArcLabeller",
+    "AttachmentScores",
     "ChainTask",
     "ChunkScores",
     "ChunkingFeatures",
@@ -71,6 +73,7 @@ __all__ = [
     "TaxonomyTask",
     "TypeScores",
     "WeightedLabels",
+    "attachment_scores",
     "bio_constraints",
     "blosum62",
     "chow_liu_tree",
