@@ -8,8 +8,9 @@ labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 (:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
 :func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
 first-order dependency parsing (:class:`DependencyTask`, with :class:`ArcFeatures` and
-:class:`ArcLabeller`, scored by :func:`attachment_scores`) and text chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader,
-chunking features, BIO constraints and conlleval's scores. Latent tasks
+:class:`ArcLabeller`, scored by :func:`attachment_scores`) and text chunking support in
+:mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and conlleval's
+scores. Latent tasks
 (:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
 for :class:`structsvm.LatentStructuredSVM`.
 """
