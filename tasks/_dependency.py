@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, array_key, overrides_any
@@ -127,6 +128,20 @@ class DependencyTask(Task):
     def sparse_joint_feature(self, x: ParseInput, y: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return the non-zero entries of φ(x, y) as sorted columns and counts."""
         return tree_columns(x.words, x.tags, x.prefixes, heads_of(y), self.size_joint_feature)
+
+    def batch_joint_feature(self, X: Sequence[ParseInput], Y: Sequence[Any]) -> sp.csr_matrix:
+        """Return the rows φ(x_i, y_i) as a CSR matrix (a dense one would be n × 2**20)."""
+        rows = [self.sparse_joint_feature(x, y) for x, y in zip(X, Y, strict=True)]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(indices) for indices, _ in rows], out=indptr[1:])
+        return sp.csr_matrix(
+            (
+                np.concatenate([values for _, values in rows]),
+                np.concatenate([indices for indices, _ in rows]),
+                indptr,
+            ),
+            shape=(len(rows), self.size_joint_feature),
+        )
 
     def loss(self, y_true: Any, y: Any) -> float:
         """Return the weighted number of words whose head in y differs from y_true's.
@@ -291,6 +306,7 @@ def is_projective(heads: np.ndarray) -> bool:
 # The methods whose answers the compiled oracle reproduces.
 _COMPILED_METHODS = (
     "argmax",
+    "batch_joint_feature",
     "loss_augmented_argmax",
     "loss",
     "joint_feature",
