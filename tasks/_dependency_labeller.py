@@ -81,4 +81,4 @@ class ArcLabeller:
         """Return the relation of every arc of the trees ``heads`` of X, sentence by sentence."""
         predicted = self.relations_[self.svm_.predict(self.arc_rows(X, heads))]
         ends = np.cumsum([x.n_words for x in X])
-        return [list(part) for part in np.split(predicted, ends[:-1])]
+        return [part.tolist() for part in np.split(predicted, ends[:-1])]
