@@ -8,6 +8,11 @@ labelled attachment (UAS, LAS), over all words and without punctuation (UPOS ``P
 table also gives the training times, the sentences parsed (and labelled) per second and the
 process's peak memory. The test split is never read.
 
+The solver is BCFW rather than StructuredSVM's "auto" (which picks 1-slack for a compiled
+oracle): on the first 2000 training sentences (2**20 features, C = 0.1, on a loaded 2-core
+machine), 5 BCFW passes took 78 s to dev UAS 80.7% at 0.94 GB peak, 60 1-slack iterations 313 s
+to UAS 80.7% at 1.8 GB, every cutting plane being a dense vector of the hashed width.
+
 The data are not part of the project: give ``--data-dir`` or the environment variable
 ``STRUCTSVM_DATA`` (a directory holding the two files, or ``ud_english_ewt/`` holding them).
 Run ``python -m experiments.ud_parsing --help`` for the options.
@@ -54,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
     parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")
     parser.add_argument("--labeller-C", type=float, default=0.1, help="the labeller's C (0.1)")
+    parser.add_argument(
+        "--labeller-max-iter", type=int, default=20, help="the labeller's most iterations (20)"
+    )
     args = parser.parse_args(argv)
 
     directory = data_directory(args.data_dir)
@@ -71,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     parser_time = time.perf_counter() - start
 
     start = time.perf_counter()
-    labeller = ArcLabeller(C=args.labeller_C).fit(
+    labeller = ArcLabeller(C=args.labeller_C, max_iter=args.labeller_max_iter).fit(
         X_train, heads, [sentence.deprels for sentence in train]
     )
     labeller_time = time.perf_counter() - start
