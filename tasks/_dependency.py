@@ -162,15 +162,29 @@ class DependencyTask(Task):
 
     def argmax(self, x: ParseInput, w: np.ndarray) -> np.ndarray:
         """Return the heads of the best tree of x."""
-        return self._decode(x, None, w)
+        return self._decode(x, None, self._checked(w))
 
     def loss_augmented_argmax(self, x: ParseInput, y_true: Any, w: np.ndarray) -> np.ndarray:
         """Return the heads of the tree maximising ``Δ(y_true, y) + w · φ(x, y)``."""
-        return self._decode(x, y_true, w)
+        return self._decode(x, y_true, self._checked(w))
+
+    def batch_argmax(self, X: Sequence[ParseInput], w: np.ndarray) -> list[np.ndarray]:
+        """Return ``argmax(x, w)`` for every input (``w`` checked once)."""
+        w = self._checked(w)
+        return [self._decode(x, None, w) for x in X]
+
+    def batch_loss_augmented_argmax(
+        self, X: Sequence[ParseInput], Y_true: Sequence[Any], w: np.ndarray
+    ) -> list[np.ndarray]:
+        """Return ``loss_augmented_argmax(x, y_true, w)`` for every example (``w`` checked once)."""
+        w = self._checked(w)
+        return [self._decode(x, y, w) for x, y in zip(X, Y_true, strict=True)]
+
+    def _checked(self, w: np.ndarray) -> np.ndarray:
+        return check_weights(w, self.size_joint_feature)
 
     def _decode(self, x: ParseInput, y_true: Any, w: np.ndarray) -> np.ndarray:
         """Score the arcs of x and decode them (loss-augmented against ``y_true`` if given)."""
-        w = check_weights(w, self.size_joint_feature)
         scores = arc_scores(x.words, x.tags, x.prefixes, w, self.size_joint_feature)
         if y_true is None:
             gold, weights = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -306,6 +320,8 @@ def is_projective(heads: np.ndarray) -> bool:
 # The methods whose answers the compiled oracle reproduces.
 _COMPILED_METHODS = (
     "argmax",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
     "batch_joint_feature",
     "loss_augmented_argmax",
     "loss",
