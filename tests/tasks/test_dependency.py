@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from structsvm import StructuredSVM, check_task, load, save
-from tasks import ArcFeatures, ArcLabeller, DependencyTask, ParseInput, ReferenceTree
+from tasks import (
+    ArcFeatures,
+    ArcLabeller,
+    DependencyTask,
+    ParseInput,
+    ReferenceTree,
+    attachment_scores,
+)
 from tasks._dependency_features import arc_scores
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
 
@@ -220,3 +227,17 @@ def test_the_labeller_learns_the_relations_of_the_training_arcs():
     relations = [["root", *(relation_of[codes[code]] for code in x.tags[2:])] for x in X]
     labeller = ArcLabeller(n_features=2**12, C=10.0).fit(X, heads, relations)
     assert labeller.predict(X, heads) == relations
+
+
+def test_attachment_scores_count_heads_and_relations_with_and_without_punctuation():
+    from structsvm.io import DependencySentence
+
+    gold = [
+        DependencySentence(
+            ["Dogs", "bark", "."], ["NOUN", "VERB", "PUNCT"], [2, 0, 2], ["nsubj", "root", "punct"]
+        )
+    ]
+    scores = attachment_scores(gold, [np.array([2, 0, 1])], [["obj", "root", "punct"]])
+    assert (scores.uas, scores.las) == pytest.approx((2 / 3, 1 / 3))
+    assert (scores.uas_without_punctuation, scores.las_without_punctuation) == (1.0, 0.5)
+    assert (scores.n_words, scores.n_words_without_punctuation) == (3, 2)
