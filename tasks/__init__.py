@@ -7,18 +7,24 @@ labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
 :class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
 (:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
 :func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
-constituency parsing with a weighted context-free grammar (:class:`WeightedCFGTask`) and text
-chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
-constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
-:class:`LatentChainTask`) add hidden sub-classes or sub-states for
-:class:`structsvm.LatentStructuredSVM`.
+constituency parsing with a weighted context-free grammar (:class:`WeightedCFGTask`),
+first-order dependency parsing (:class:`DependencyTask`, with :class:`ArcFeatures` and
+:class:`ArcLabeller`, scored by :func:`attachment_scores`) and text chunking support in
+:mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and conlleval's
+scores. Latent tasks
+(:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
+for :class:`structsvm.LatentStructuredSVM`.
 """
 
 from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
 from tasks._blosum62 import blosum62
-from tasks._cfg import ParseInput, WeightedCFGTask, word_signature
+from tasks._cfg import GrammarInput, WeightedCFGTask, word_signature
 from tasks._chain import ChainTask, split_sequences
 from tasks._chow_liu import chow_liu_tree, label_mutual_information
+from tasks._dependency import DependencyTask, ReferenceTree
+from tasks._dependency_features import ArcFeatures, ParseInput
+from tasks._dependency_labeller import ArcLabeller
+from tasks._dependency_scores import AttachmentScores, attachment_scores
 from tasks._edge_feature_graph import EdgeFeatureGraphTask
 from tasks._graph import GraphTask
 from tasks._grid import edge_features_from_nodes, grid_direction_features, grid_edges
@@ -45,10 +51,15 @@ from tasks.chunking import (
 __all__ = [
     "PROTEIN_ALPHABET",
     "AlignmentTask",
+    "ArcFeatures",
+    "ArcLabeller",
+    "AttachmentScores",
     "ChainTask",
     "ChunkScores",
     "ChunkingFeatures",
+    "DependencyTask",
     "EdgeFeatureGraphTask",
+    "GrammarInput",
     "GraphTask",
     "LatentChainTask",
     "LatentMulticlassTask",
@@ -57,6 +68,7 @@ __all__ = [
     "MultivariateTask",
     "ParseInput",
     "RankingTask",
+    "ReferenceTree",
     "RelaxedLabelling",
     "Sentence",
     "SequencePair",
@@ -66,6 +78,7 @@ __all__ = [
     "TypeScores",
     "WeightedCFGTask",
     "WeightedLabels",
+    "attachment_scores",
     "bio_constraints",
     "blosum62",
     "chow_liu_tree",

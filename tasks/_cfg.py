@@ -38,7 +38,7 @@ from tasks._cfg_oracle import (
 _UNKNOWN = "<unknown>"
 
 
-class ParseInput(NamedTuple):
+class GrammarInput(NamedTuple):
     """A sentence to parse: word classes, signatures and fixed tags (-1: free), int64 arrays."""
 
     words: np.ndarray
@@ -76,7 +76,7 @@ class WeightedCFGTask(Task):
     (function tags, empty elements and unary chains removed), right-binarised with horizontal
     markovisation of order ``markov`` (:func:`structsvm.io.binarise`): its binary rules
     ``A → B C``, its leaf unary rules ``A → t`` (a phrase over one word's tag, ``NP → PRP``)
-    and its root labels. x is a :class:`ParseInput` (:meth:`encode_input`), y a binarised
+    and its root labels. x is a :class:`GrammarInput` (:meth:`encode_input`), y a binarised
     parse as int64 labels (:mod:`tasks._cfg_oracle` gives the layout; :meth:`encode` makes them
     of a tree, :meth:`to_tree` turns them back into one).
 
@@ -170,7 +170,7 @@ class WeightedCFGTask(Task):
         )
 
     # ----------------------------------------------------------------- sentences and trees
-    def encode_input(self, words: Sequence[str], tags: Sequence[str] | None = None) -> ParseInput:
+    def encode_input(self, words: Sequence[str], tags: Sequence[str] | None = None) -> GrammarInput:
         """Return the input of a sentence, its tags fixed if given (an unknown tag is free)."""
         if len(words) == 0:
             raise ValueError("a sentence to parse needs at least one word")
@@ -181,7 +181,7 @@ class WeightedCFGTask(Task):
             for word, signature in zip(words, signatures, strict=True)
         ]
         fixed = [-1] * len(words) if tags is None else [self._tag_id(tag) for tag in tags]
-        return ParseInput(
+        return GrammarInput(
             np.array(classes, dtype=np.int64),
             np.array(signatures, dtype=np.int64),
             np.array(fixed, dtype=np.int64),
@@ -191,7 +191,7 @@ class WeightedCFGTask(Task):
         label = self._label_ids.get(tag, -1)
         return label if 0 <= label < self.n_tags else -1
 
-    def encode(self, tree: Tree, gold_tags: bool = False) -> tuple[ParseInput, np.ndarray]:
+    def encode(self, tree: Tree, gold_tags: bool = False) -> tuple[GrammarInput, np.ndarray]:
         """Return (x, y) of a prepared tree: its words (and tags if ``gold_tags``), its parse.
 
         Raises
@@ -255,7 +255,7 @@ class WeightedCFGTask(Task):
             or np.any(splits >= ends)
         ):
             raise ValueError("the labels are not those of a parse (see tasks._cfg_oracle)")
-        x = ParseInput(np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1))
+        x = GrammarInput(np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1))
         indices, values = parse_features(x.words, x.signatures, labels, self.grammar)
         n_rule_columns = self.grammar.word_offset
         expected = (n - 1) + sum(labels[n + i] != labels[i] for i in range(n)) + 1
@@ -291,14 +291,14 @@ class WeightedCFGTask(Task):
         return unbinarise(build(0, n))
 
     # ----------------------------------------------------------------- the contract
-    def joint_feature(self, x: ParseInput, y: np.ndarray) -> np.ndarray:
+    def joint_feature(self, x: GrammarInput, y: np.ndarray) -> np.ndarray:
         """Return φ(x, y): rule, leaf unary rule, root and lexical counts (see the class)."""
         indices, values = self.sparse_joint_feature(x, y)
         phi = np.zeros(self.size_joint_feature)
         phi[indices] = values
         return phi
 
-    def sparse_joint_feature(self, x: ParseInput, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def sparse_joint_feature(self, x: GrammarInput, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the non-zero counts of φ(x, y) as sorted columns and values."""
         return parse_features(x.words, x.signatures, labels_of(y), self.grammar)
 
@@ -312,15 +312,15 @@ class WeightedCFGTask(Task):
         true_brackets = np.count_nonzero(bracket_chart(labels, self.grammar.is_bracket) >= 0)
         return float(true_brackets + (len(labels) + 4) // 3 - 1)
 
-    def argmax(self, x: ParseInput, w: np.ndarray) -> np.ndarray:
+    def argmax(self, x: GrammarInput, w: np.ndarray) -> np.ndarray:
         """Return the labels of the best parse of x (CKY)."""
         return self._decode(x, None, w)
 
-    def loss_augmented_argmax(self, x: ParseInput, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
+    def loss_augmented_argmax(self, x: GrammarInput, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Return the labels of the parse maximising ``Δ(y_true, y) + w · φ(x, y)`` (CKY)."""
         return self._decode(x, labels_of(y_true), w)
 
-    def _decode(self, x: ParseInput, truth: np.ndarray | None, w: np.ndarray) -> np.ndarray:
+    def _decode(self, x: GrammarInput, truth: np.ndarray | None, w: np.ndarray) -> np.ndarray:
         """Run the compiled CKY on x (loss-augmented against ``truth`` if given)."""
         w = check_weights(w, self.size_joint_feature)
         scores = lexical_scores(x.words, x.signatures, self.grammar, w)
@@ -329,7 +329,7 @@ class WeightedCFGTask(Task):
             truth = np.zeros(0, dtype=np.int64)
         return best_parse(scores, x.tags, self.grammar, w, truth, augmented)
 
-    def outputs(self, x: ParseInput) -> Iterator[np.ndarray]:
+    def outputs(self, x: GrammarInput) -> Iterator[np.ndarray]:
         """Enumerate every parse of x in the grammar (for checks on short sentences only)."""
         n = len(x.words)
         root_labels = np.flatnonzero(self.grammar.root_columns >= 0)
@@ -341,7 +341,7 @@ class WeightedCFGTask(Task):
                 labels[2 * n :] = [entry for node in nodes for entry in node]
                 yield labels
 
-    def _subtrees(self, x: ParseInput, start: int, end: int) -> Iterator[tuple[int, list, list]]:
+    def _subtrees(self, x: GrammarInput, start: int, end: int) -> Iterator[tuple[int, list, list]]:
         """Yield (label, leaves (tag, top), nodes in pre-order) of every subtree over a span."""
         g = self.grammar
         if end - start == 1:
@@ -361,12 +361,12 @@ class WeightedCFGTask(Task):
                         yield parent, left_leaves + right_leaves, [node, *left_nodes, *right_nodes]
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
-        """Return X as a list of :class:`ParseInput` and Y as a list of int64 parse labels.
+        """Return X as a list of :class:`GrammarInput` and Y as a list of int64 parse labels.
 
         Raises
         ------
         ValueError
-            If an input is not a ParseInput of three equal-length int64 arrays within the
+            If an input is not a GrammarInput of three equal-length int64 arrays within the
             task's vocabularies, or an output is not the labels of a parse of its sentence in
             the grammar (length 6n − 4, tags, rules and root the grammar's).
         """
@@ -393,10 +393,10 @@ class WeightedCFGTask(Task):
             outputs.append(labels.astype(np.int64))
         return inputs, outputs
 
-    def _check_input(self, x: Any, k: int) -> ParseInput:
-        """Return input k as a ParseInput, or raise ValueError naming it."""
-        if not isinstance(x, ParseInput):
-            raise ValueError(f"X[{k}] must be a ParseInput (see encode_input)")
+    def _check_input(self, x: Any, k: int) -> GrammarInput:
+        """Return input k as a GrammarInput, or raise ValueError naming it."""
+        if not isinstance(x, GrammarInput):
+            raise ValueError(f"X[{k}] must be a GrammarInput (see encode_input)")
         arrays = [np.asarray(part, dtype=np.int64) for part in x]
         n = len(arrays[0])
         g = self.grammar
@@ -409,7 +409,7 @@ class WeightedCFGTask(Task):
             raise ValueError(f"X[{k}].signatures holds codes outside [0, {g.n_signatures})")
         if tags.min() < -1 or tags.max() >= self.n_tags:
             raise ValueError(f"X[{k}].tags holds codes outside [-1, {self.n_tags})")
-        return ParseInput(words, signatures, tags)
+        return GrammarInput(words, signatures, tags)
 
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).

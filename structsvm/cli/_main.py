@@ -23,9 +23,9 @@ from structsvm.learners import StructuredSVM
 
 DESCRIPTION = """\
 Train and apply structural SVMs on the data files of SVM^multiclass, SVM^hmm and SVM^rank,
-with SVM^struct's option names.
+and on CoNLL-U treebanks (dependency parsing), with SVM^struct's option names.
 
-  structsvm learn --task multiclass|hmm|rank [options] TRAIN MODEL
+  structsvm learn --task multiclass|hmm|rank|parse [options] TRAIN MODEL
   structsvm classify TEST MODEL PREDICTIONS
 
 Run 'structsvm learn --help' for the options and their mapping to StructuredSVM.
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         choices=sorted(PROBLEMS),
         help="multiclass: SVM^multiclass files; hmm: SVM^hmm files (sequence tagging); "
-        "rank: SVM^rank files (query ids)",
+        "rank: SVM^rank files (query ids); parse: CoNLL-U files (dependency trees)",
     )
     strength = learn.add_mutually_exclusive_group()
     strength.add_argument(
@@ -135,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="hmm: order of the transitions, 0 none, 1 pairs (default), 2 pairs and triples",
     )
     learn.add_argument(
+        "--decoder",
+        choices=["eisner", "chu-liu-edmonds"],
+        default=None,
+        help="parse: projective trees (eisner, default) or all trees (chu-liu-edmonds)",
+    )
+    learn.add_argument(
         "--max-iter",
         type=positive_int,
         default=None,
@@ -153,8 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Predict TEST with MODEL, write PREDICTIONS and print the evaluation against the "
             "labels of TEST. multiclass: per example, the predicted label then the score of "
-            "every class; hmm: one tag per token line; rank: one score per line. Reading MODEL "
-            "runs no code from it."
+            "every class; hmm: one tag per token line; rank: one score per line; parse: the "
+            "CoNLL-U file with the predicted heads and relations. Reading MODEL runs no code "
+            "from it."
         ),
     )
     _add_verbosity(classify)
@@ -181,11 +188,14 @@ def learn(args: argparse.Namespace) -> None:
     problem = PROBLEMS[args.task]
     if args.transitions is not None and args.task != "hmm":
         raise CommandLineError("--t (transition order) applies to --task hmm only")
+    if args.decoder is not None and args.task != "parse":
+        raise CommandLineError("--decoder applies to --task parse only")
     solver = default_solver(args.slack_norm) if args.solver is None else args.solver
     options = {
         "c": 0.01 if args.C is None and args.c is None else args.c,
         "C": args.C,
         "transitions": 1 if args.transitions is None else args.transitions,
+        "decoder": "eisner" if args.decoder is None else args.decoder,
         "tol": args.tol,
         "solver": solver,
         "rescaling": args.rescaling,
@@ -225,6 +235,7 @@ def learn(args: argparse.Namespace) -> None:
         labels=training.labels,
         n_features=training.n_features,
         options=options,
+        labeller=problem.labeller(training),
     ).save(args.model)
     say(f"Model written to {args.model}")
 

@@ -22,7 +22,7 @@ class SavedModel:
 
     Attributes
     ----------
-    kind : {"multiclass", "hmm", "rank"}
+    kind : {"multiclass", "hmm", "rank", "parse"}
         The task: which files the model reads and which predictions it writes.
     svm : StructuredSVM
         The fitted structural SVM, with its task.
@@ -33,6 +33,9 @@ class SavedModel:
         The width of the training data: the highest feature id the model weighs.
     options : dict
         The options of ``structsvm learn`` that made the model, for the record.
+    labeller : object or None
+        parse: the :class:`tasks.ArcLabeller` that gives predicted arcs their relations;
+        None for the other tasks.
     """
 
     kind: str
@@ -40,6 +43,7 @@ class SavedModel:
     labels: np.ndarray | None
     n_features: int
     options: dict[str, Any] = field(default_factory=dict)
+    labeller: Any = None
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model to ``path`` as a model file (see :func:`structsvm.save`)."""

@@ -1,8 +1,9 @@
-"""The three problems of the command line: what each reads, trains, predicts and reports.
+"""The four problems of the command line: what each reads, trains, predicts and reports.
 
 ``multiclass`` reads SVM^multiclass files and writes, per example, the predicted label and the
 score of every class; ``hmm`` reads SVM^hmm files and writes one tag per token line; ``rank``
-reads SVM^rank files and writes one score per line. Each also prints the evaluation of the
+reads SVM^rank files and writes one score per line; ``parse`` reads CoNLL-U treebanks and
+writes them back with the predicted heads and relations. Each also prints the evaluation of the
 predictions against the labels of the test file, as the SVM^struct tools do.
 """
 
@@ -19,7 +20,7 @@ import scipy.sparse as sp
 from structsvm._task import Task
 from structsvm.cli._model import CommandLineError, SavedModel
 from structsvm.cli._options import chain_options, multiclass_loss_scale
-from structsvm.io import read_svmhmm, read_svmlight
+from structsvm.io import read_conllu, read_svmhmm, read_svmlight, write_conllu
 from structsvm.io._lines import format_target
 from structsvm.learners import mean_ndcg, pairwise_accuracy
 from structsvm.learners._ranking_metrics import query_rows
@@ -37,6 +38,7 @@ class TrainingSet:
     n_features: int
     n_examples: int
     description: str
+    relations: list[list[str]] | None = None
 
 
 class Problem(ABC):
@@ -55,6 +57,10 @@ class Problem(ABC):
     @abstractmethod
     def classify(self, model: SavedModel, test: Path, predictions: Path) -> list[str]:
         """Write the predictions for a test file; return the lines of its evaluation."""
+
+    def labeller(self, training: TrainingSet) -> Any:
+        """Return what labels the predicted structures, trained on ``training`` (None here)."""
+        return None
 
 
 def with_width(X: sp.csr_matrix, n_features: int) -> sp.csr_matrix:
@@ -203,7 +209,71 @@ class RankProblem(Problem):
         ]
 
 
+class ParseProblem(Problem):
+    """CoNLL-U treebanks: dependency trees over words and their UPOS tags.
+
+    The structural SVM learns the heads (:class:`tasks.DependencyTask`); an
+    :class:`tasks.ArcLabeller` trained on the true arcs gives the predicted arcs their
+    relations.
+    """
+
+    kind = "parse"
+
+    def read_training(self, path: Path) -> TrainingSet:
+        from tasks import ArcFeatures
+
+        sentences = read_conllu(path)
+        unannotated = next((k for k, s in enumerate(sentences) if np.any(s.heads < 0)), None)
+        if unannotated is not None:
+            raise CommandLineError(
+                f"{os.fspath(path)}: sentence {unannotated + 1} has words without a head"
+            )
+        n_words = sum(len(sentence) for sentence in sentences)
+        return TrainingSet(
+            X=ArcFeatures().transform(sentences),
+            Y=[sentence.heads for sentence in sentences],
+            labels=None,
+            n_features=ArcFeatures().n_features,
+            n_examples=len(sentences),
+            description=f"{len(sentences)} sentences, {n_words} words",
+            relations=[sentence.deprels for sentence in sentences],
+        )
+
+    def task(self, training: TrainingSet, options: dict[str, Any]) -> Task:
+        from tasks import DependencyTask
+
+        return DependencyTask(decoder=options["decoder"])
+
+    def labeller(self, training: TrainingSet) -> Any:
+        from tasks import ArcLabeller
+
+        return ArcLabeller().fit(training.X, training.Y, training.relations)
+
+    def classify(self, model: SavedModel, test: Path, predictions: Path) -> list[str]:
+        from tasks import attachment_scores
+
+        sentences = read_conllu(test)
+        X = model.svm.task.inputs(sentences)
+        heads = model.svm.predict(X)
+        relations = model.labeller.predict(X, heads)
+        annotated = all(np.all(sentence.heads >= 0) for sentence in sentences)
+        scores = attachment_scores(sentences, heads, relations) if annotated else None
+        for sentence, tree, labels in zip(sentences, heads, relations, strict=True):
+            sentence.heads, sentence.deprels = tree, labels
+        write_conllu(predictions, sentences)
+        if scores is None:
+            return ["Some words of the test set have no head: no evaluation"]
+        return [
+            f"Attachment scores on test set ({scores.n_words} words): "
+            f"UAS {100 * scores.uas:.2f}%, LAS {100 * scores.las:.2f}%",
+            f"Without punctuation ({scores.n_words_without_punctuation} words): "
+            f"UAS {100 * scores.uas_without_punctuation:.2f}%, "
+            f"LAS {100 * scores.las_without_punctuation:.2f}%",
+        ]
+
+
 PROBLEMS: dict[str, Problem] = {
-    problem.kind: problem for problem in (MulticlassProblem(), HmmProblem(), RankProblem())
+    problem.kind: problem
+    for problem in (MulticlassProblem(), HmmProblem(), RankProblem(), ParseProblem())
 }
 """Every problem of the command line, by ``--task``."""

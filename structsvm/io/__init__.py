@@ -7,7 +7,9 @@ per line, the lines of a sequence sharing a query id, as the sequences of
 alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns; :func:`read_treebank`
 reads Penn Treebank bracketed trees (:class:`Tree`), which :func:`prepare_tree`,
 :func:`binarise` and :func:`unbinarise` make ready for :class:`tasks.WeightedCFGTask` and
-:func:`bracket_scores` scores by their labelled brackets. A malformed file
+:func:`bracket_scores` scores by their labelled brackets; :func:`read_conllu`
+and :func:`write_conllu` handle the dependency treebanks of Universal Dependencies (CoNLL-U),
+which :class:`tasks.DependencyTask` parses. A malformed file
 raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
@@ -16,6 +18,7 @@ any; a class of your own is named to :func:`load` or to :func:`register`. A file
 one, or a damaged one, raises :class:`ModelFileError`.
 """
 
+from structsvm.io._conllu import DependencySentence, read_conllu, write_conllu
 from structsvm.io._errors import FileFormatError
 from structsvm.io._model_file import ModelFileError, load, save
 from structsvm.io._registry import register
@@ -38,6 +41,7 @@ from structsvm.io._trees import (
 
 __all__ = [
     "BracketScores",
+    "DependencySentence",
     "FileFormatError",
     "ModelFileError",
     "TaggedSequences",
@@ -50,6 +54,7 @@ __all__ = [
     "load",
     "parse_trees",
     "prepare_tree",
+    "read_conllu",
     "read_fasta",
     "read_msf",
     "read_svmhmm",
@@ -60,6 +65,7 @@ __all__ = [
     "strip_empty",
     "strip_function_tags",
     "unbinarise",
+    "write_conllu",
     "write_svmhmm",
     "write_svmlight",
 ]

@@ -350,3 +350,32 @@ def test_a_progress_bar_is_drawn_on_a_terminal(
         ]
     )
     assert SavedModel.load(tmp_path / "m").svm.progress is bar
+
+
+def test_parse_learns_a_treebank_and_writes_it_back_with_heads_and_relations(tmp_path, capsys):
+    from structsvm.io import DependencySentence, read_conllu, write_conllu
+
+    sentences = [
+        DependencySentence(
+            ["the", "dog", "barks", "."],
+            ["DET", "NOUN", "VERB", "PUNCT"],
+            [2, 3, 0, 3],
+            ["det", "nsubj", "root", "punct"],
+        ),
+        DependencySentence(
+            ["a", "cat", "sees", "the", "dog"],
+            ["DET", "NOUN", "VERB", "DET", "NOUN"],
+            [2, 3, 0, 5, 3],
+            ["det", "nsubj", "root", "det", "obj"],
+        ),
+        DependencySentence(["dogs", "bark"], ["NOUN", "VERB"], [2, 0], ["nsubj", "root"]),
+    ]
+    treebank, model, predictions = (tmp_path / name for name in ("t.conllu", "m", "p.conllu"))
+    write_conllu(treebank, sentences)
+    assert learn("--task", "parse", "--C", 10, "--decoder", "chu-liu-edmonds", treebank, model) == 0
+    assert main(["classify", str(treebank), str(model), str(predictions)]) == 0
+    assert "UAS 100.00%, LAS 100.00%" in capsys.readouterr().out
+    for read, written in zip(read_conllu(predictions), sentences, strict=True):
+        np.testing.assert_array_equal(read.heads, written.heads)
+        assert read.deprels == written.deprels
+    assert learn("--task", "hmm", "--decoder", "eisner", treebank, model) == 1

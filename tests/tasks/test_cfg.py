@@ -10,7 +10,7 @@ import pytest
 import structsvm
 from structsvm import StructuredSVM, check_task
 from structsvm.io import labelled_brackets, parse_trees
-from tasks import ParseInput, WeightedCFGTask
+from tasks import GrammarInput, WeightedCFGTask
 from tests.tasks.compiled_checks import assert_same_one_slack_fit
 
 TREEBANK = """
@@ -173,7 +173,7 @@ def short_sentences(task, rng, count, free_tags):
             pattern = TAG_PATTERNS[rng.integers(len(TAG_PATTERNS))].split()
             tags = np.array([task.labels.index(tag) for tag in pattern])
         n = len(tags)
-        yield ParseInput(
+        yield GrammarInput(
             rng.integers(0, g.n_word_classes, n),
             rng.integers(0, g.n_signatures, n),
             tags.astype(np.int64),
@@ -332,7 +332,7 @@ def test_check_data_names_the_example_at_fault(task, trees):
     bad[2 * 3 + 3] = task.labels.index("PP")
     with pytest.raises(ValueError, match=r"Y\[0\]: the parse uses a rule or root label outside"):
         task.check_data([x], [bad])
-    with pytest.raises(ValueError, match=r"X\[0\] must be a ParseInput"):
+    with pytest.raises(ValueError, match=r"X\[0\] must be a GrammarInput"):
         task.check_data([tuple(x)])
     with pytest.raises(ValueError, match="'NX' is not in the grammar"):
         task.encode(parse_trees("(NX (NN dog) (NN dog))")[0])

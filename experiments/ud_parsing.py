@@ -1,0 +1,125 @@
+"""First-order dependency parsing of Universal Dependencies' English Web Treebank (EWT).
+
+A :class:`tasks.DependencyTask` (McDonald, Crammer & Pereira 2005: hashed arc features,
+Eisner's projective decoder by default) is trained as a structural SVM on
+``en_ewt-ud-train.conllu`` with the gold UPOS tags, and an :class:`tasks.ArcLabeller` on the
+true arcs; the dev split ``en_ewt-ud-dev.conllu`` is parsed and scored by unlabelled and
+labelled attachment (UAS, LAS), over all words and without punctuation (UPOS ``PUNCT``). The
+table also gives the training times, the sentences parsed (and labelled) per second and the
+process's peak memory. The test split is never read.
+
+The solver is BCFW rather than StructuredSVM's "auto" (which picks 1-slack for a compiled
+oracle): on the first 2000 training sentences (2**20 features, C = 0.1, on a loaded 2-core
+machine), 5 BCFW passes took 78 s to dev UAS 80.7% at 0.94 GB peak, 60 1-slack iterations 313 s
+to UAS 80.7% at 1.8 GB, every cutting plane being a dense vector of the hashed width.
+
+The data are not part of the project: give ``--data-dir`` or the environment variable
+``STRUCTSVM_DATA`` (a directory holding the two files, or ``ud_english_ewt/`` holding them).
+Run ``python -m experiments.ud_parsing --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+from experiments._measure import format_table, peak_rss_megabytes
+from structsvm import StructuredSVM
+from structsvm.io import read_conllu
+from tasks import ArcFeatures, ArcLabeller, DependencyTask, attachment_scores
+
+TRAIN = "en_ewt-ud-train.conllu"
+DEV = "en_ewt-ud-dev.conllu"
+
+
+def data_directory(given: str | None) -> Path:
+    """Return the directory holding the EWT files, from ``--data-dir`` or ``STRUCTSVM_DATA``."""
+    root = given or os.environ.get("STRUCTSVM_DATA")
+    if root is None:
+        raise SystemExit("give --data-dir or set STRUCTSVM_DATA (see the module's docstring)")
+    for candidate in (Path(root), Path(root) / "ud_english_ewt"):
+        if (candidate / TRAIN).is_file() and (candidate / DEV).is_file():
+            return candidate
+    raise SystemExit(f"{root}: holds neither {TRAIN} and {DEV} nor ud_english_ewt/ with them")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Train on EWT's training split, parse its dev split and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument(
+        "--max-train", type=int, default=None, help="train on the first N sentences only"
+    )
+    parser.add_argument("--decoder", choices=["eisner", "chu-liu-edmonds"], default="eisner")
+    parser.add_argument("--solver", default="bcfw", help="StructuredSVM's solver (bcfw)")
+    parser.add_argument("--C", type=float, default=0.1, help="StructuredSVM's C (0.1)")
+    parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
+    parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")
+    parser.add_argument("--labeller-C", type=float, default=0.1, help="the labeller's C (0.1)")
+    parser.add_argument(
+        "--labeller-max-iter", type=int, default=20, help="the labeller's most iterations (20)"
+    )
+    args = parser.parse_args(argv)
+
+    directory = data_directory(args.data_dir)
+    train = read_conllu(directory / TRAIN)[: args.max_train]
+    dev = read_conllu(directory / DEV)
+    task = DependencyTask(ArcFeatures(args.n_features), decoder=args.decoder)
+    X_train, X_dev = task.inputs(train), task.inputs(dev)
+    heads = [sentence.heads for sentence in train]
+
+    svm = StructuredSVM(task, C=args.C, solver=args.solver, max_iter=args.max_iter)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a capped fit warns that it did not converge
+        svm.fit(X_train, heads)
+    parser_time = time.perf_counter() - start
+
+    start = time.perf_counter()
+    labeller = ArcLabeller(C=args.labeller_C, max_iter=args.labeller_max_iter).fit(
+        X_train, heads, [sentence.deprels for sentence in train]
+    )
+    labeller_time = time.perf_counter() - start
+
+    start = time.perf_counter()
+    predicted = svm.predict(X_dev)
+    parse_time = time.perf_counter() - start
+    start = time.perf_counter()
+    relations = labeller.predict(X_dev, predicted)
+    label_time = time.perf_counter() - start
+    scores = attachment_scores(dev, predicted, relations)
+
+    n_words = sum(len(sentence) for sentence in train)
+    print(
+        f"EWT train: {len(train)} sentences, {n_words} words; dev: {len(dev)} sentences, "
+        f"{scores.n_words} words ({scores.n_words_without_punctuation} without punctuation)"
+    )
+    print(
+        f"parser: {args.decoder}, {svm.solver_}, C = {args.C:g}, {svm.n_iter_} iterations "
+        f"(max {args.max_iter}), relative duality gap {svm.history_[-1]['relative_gap']:.3g}, "
+        f"{args.n_features} hashed features"
+    )
+    print(
+        format_table(
+            [
+                {
+                    "UAS": 100 * scores.uas,
+                    "LAS": 100 * scores.las,
+                    "UAS no punct": 100 * scores.uas_without_punctuation,
+                    "LAS no punct": 100 * scores.las_without_punctuation,
+                    "parser train s": parser_time,
+                    "labeller train s": labeller_time,
+                    "parsed sent/s": len(dev) / parse_time,
+                    "parsed+labelled sent/s": len(dev) / (parse_time + label_time),
+                    "peak MB": peak_rss_megabytes(),
+                }
+            ]
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
