@@ -28,6 +28,17 @@ class FewOutputs(MulticlassTask):
         return types.SimpleNamespace(n_outputs=self.n_classes)
 
 
+class LongFeatures(MulticlassTask):
+    """A compiled oracle of many outputs and a joint feature of 2**20 entries."""
+
+    def __init__(self, n_classes, n_features):
+        super().__init__(n_classes, n_features)
+        self.size_joint_feature = 2**20
+
+    def compiled_oracle(self, X, Y):
+        return types.SimpleNamespace(n_outputs=None)
+
+
 class ManyOutputs(MulticlassTask):
     """A compiled oracle of outputs too many to count, as a chain's."""
 
@@ -40,6 +51,7 @@ class ManyOutputs(MulticlassTask):
     [
         (FewOutputs(3, 3), "margin", 1, "dual-cd", "has 3 outputs per example"),
         (ManyOutputs(3, 3), "margin", 1, "1-slack", "offers a compiled oracle"),
+        (LongFeatures(3, 3), "margin", 1, "bcfw", "has 1048576 entries"),
         (PythonOnly(3, 3), "margin", 1, "1-slack", "offers no compiled oracle"),
         (PairLabelling(3), "margin", 1, "1-slack", "offers no compiled oracle"),
         (FewOutputs(3, 3), "slack", 1, "1-slack", "slack rescaling"),
