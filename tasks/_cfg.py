@@ -316,7 +316,9 @@ class WeightedCFGTask(Task):
         """Return the labels of the best parse of x (CKY)."""
         return self._decode(x, None, w)
 
-    def loss_augmented_argmax(self, x: GrammarInput, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
+    def loss_augmented_argmax(
+        self, x: GrammarInput, y_true: np.ndarray, w: np.ndarray
+    ) -> np.ndarray:
         """Return the labels of the parse maximising ``Δ(y_true, y) + w · φ(x, y)`` (CKY)."""
         return self._decode(x, labels_of(y_true), w)
 
