@@ -516,3 +516,38 @@ def binary_hinge_svm_objective(X, signs, C):
     solution = solvers.qp(matrix(Q), matrix(-np.ones(n)), matrix(G), matrix(h), options=options)
     alpha = np.array(solution["x"]).ravel()
     return alpha.sum() - 0.5 * alpha @ Q @ alpha
+
+
+def every_tree(n, projective):
+    """Yield the heads of every single-root tree over n words (only projective ones if asked).
+
+    ``heads[d - 1]`` is word d's head, 0 the root: each word reaches the root, one word hangs
+    from it, and a projective tree's arcs span only descendants of their heads.
+    """
+    for heads in itertools.product(range(n + 1), repeat=n):
+        if sum(h == 0 for h in heads) != 1:
+            continue
+        parent = dict(enumerate(heads, start=1))
+        if not all(_reaches_root(d, parent, n) for d in parent):
+            continue
+        if projective and not all(
+            _descends(v, h, parent)
+            for d, h in parent.items()
+            for v in range(min(h, d) + 1, max(h, d))
+        ):
+            continue
+        yield np.array(heads)
+
+
+def _reaches_root(d, parent, n):
+    for _ in range(n + 1):
+        if d == 0:
+            return True
+        d = parent[d]
+    return False
+
+
+def _descends(v, h, parent):
+    while v not in (0, h):
+        v = parent[v]
+    return v == h

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from structsvm.hinge import decode, perceptron_loss, structured_hinge
-from tasks.structures import ChainStructure, GraphStructure, MulticlassStructure
+from tasks.structures import (
+    ChainStructure,
+    DependencyStructure,
+    GraphStructure,
+    MulticlassStructure,
+)
+from tests.references import every_tree
 
 
 def chain_score(unary, transitions, y):
@@ -108,6 +114,7 @@ def test_the_graph_hinge_on_a_tree_is_that_of_enumeration():
         (ChainStructure(3), [(2, 5, 3), (3, 3)], np.array([[0, 2, 1, 1, 0], [2, 2, 0, 1, 1]])),
         (MulticlassStructure(4), [(3, 4)], np.array([0, 3, 1])),
         (GraphStructure([[0, 1], [1, 2]], 3), [(2, 3, 3), (2, 3, 3)], np.array([[0, 1, 2]] * 2)),
+        (DependencyStructure(), [(2, 4, 4)], np.array([[2, 0, 2], [0, 1, 2]])),
     ],
 )
 def test_the_subgradient_matches_finite_differences_at_a_generic_point(structure, shapes, truth):
@@ -206,3 +213,28 @@ def test_a_loss_matrix_sets_the_multiclass_margin():
     )
     np.testing.assert_allclose(result.losses, [2.0, 0.5])
     np.testing.assert_array_equal(result.labels, [1, 0])
+
+
+@pytest.mark.parametrize(("decoder", "projective"), [("eisner", True), ("chu-liu-edmonds", False)])
+def test_the_tree_hinge_of_sentences_of_different_lengths_is_that_of_enumeration(
+    decoder, projective
+):
+    rng = np.random.default_rng(12)
+    lengths = np.array([4, 2, 3])
+    arcs = rng.normal(size=(3, 5, 5))
+    truth = np.array([[2, 0, 2, 3], [0, 1, 0, 0], [3, 3, 0, 0]])
+    mask = np.arange(4) < lengths[:, None]
+    result = structured_hinge(DependencyStructure(decoder), (arcs,), truth, mask=mask)
+    for k, n in enumerate(lengths):
+        def value(heads, k=k, n=n):
+            score = sum(arcs[k, h, d] for d, h in enumerate(heads, start=1))
+            return score + np.sum(heads != truth[k, :n])
+
+        best = max(every_tree(n, projective), key=value)
+        true_score = sum(arcs[k, h, d] for d, h in enumerate(truth[k, :n], start=1))
+        assert result.losses[k] == pytest.approx(value(best) - true_score)
+        np.testing.assert_array_equal(result.labels[k, :n], best)
+        expected = np.zeros((5, 5))
+        expected[best, np.arange(1, n + 1)] += 1.0
+        expected[truth[k, :n], np.arange(1, n + 1)] -= 1.0
+        np.testing.assert_array_equal(result.gradients[0][k], expected)

@@ -1,7 +1,5 @@
 """First-order dependency parsing: both decoders against every tree, the contract, learning."""
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -16,41 +14,11 @@ from tasks import (
 )
 from tasks._dependency_features import arc_scores
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
+from tests.references import every_tree
 
 DECODERS = ("eisner", "chu-liu-edmonds")
 VOCABULARY = ["the", "dog", "barks", "loudly", "at", "cats", "extraordinarily", "."]
 TAGS = ["DET", "NOUN", "VERB", "ADV", "ADP", "NOUN", "ADV", "PUNCT"]
-
-
-def every_tree(n, projective):
-    """Yield the heads of every single-root tree over n words (only projective ones if asked)."""
-    for heads in itertools.product(range(n + 1), repeat=n):
-        if sum(h == 0 for h in heads) != 1:
-            continue
-        parent = dict(enumerate(heads, start=1))
-        if not all(_reaches_root(d, parent, n) for d in parent):
-            continue
-        if projective and not all(
-            _descends(v, h, parent)
-            for d, h in parent.items()
-            for v in range(min(h, d) + 1, max(h, d))
-        ):
-            continue
-        yield np.array(heads)
-
-
-def _reaches_root(d, parent, n):
-    for _ in range(n + 1):
-        if d == 0:
-            return True
-        d = parent[d]
-    return False
-
-
-def _descends(v, h, parent):
-    while v not in (0, h):
-        v = parent[v]
-    return v == h
 
 
 def tree_score(scores, heads):
