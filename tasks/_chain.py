@@ -30,7 +30,6 @@ from tasks._chain_features import (
     chain_features_csr,
     dense_rows_as_csr,
     parallel_chain_features_csr,
-    parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
 from tasks._chain_oracle import (
@@ -38,6 +37,7 @@ from tasks._chain_oracle import (
     ChainData,
     chain_add_features,
     chain_decode,
+    chain_decode_second_order,
     chain_features,
     chain_labelling_score,
     chain_loss,
@@ -59,6 +59,10 @@ from tasks._viterbi_second_order import (
     parallel_batch_viterbi_second_order,
     second_order_scores,
 )
+
+#: Batches of at least this many stored entries build their joint features on Numba's threads:
+#: smaller ones take less time on one thread than compiling the threaded build.
+PARALLEL_ENTRIES = 1 << 20
 
 
 class ChainTask(Task):
@@ -88,9 +92,10 @@ class ChainTask(Task):
     labels (first order, L² per position) or the L² label pairs (second order, L³ per
     position); the batch versions score all positions of a batch with one matrix product and
     decode all sequences in one compiled call. The sequences of a batch of at least
-    :data:`tasks._threads.PARALLEL_FROM`, in the oracles and in the joint features, are spread
-    over Numba's threads (``threaded_batches``: a learner's ``n_jobs`` sets their number, with
-    no copies of the data; the results do not depend on it). :meth:`top_k` lists the k best
+    :data:`tasks._threads.PARALLEL_FROM` in the oracles, and the joint features of batches of
+    at least :data:`tasks._chain.PARALLEL_ENTRIES` stored entries, are spread over Numba's threads
+    (``threaded_batches``: a learner's ``n_jobs`` sets their number, with no copies of the
+    data; the results do not depend on it). :meth:`top_k` lists the k best
     labellings (list Viterbi) and :meth:`max_marginals` gives, for every position and label,
     the best score of a labelling through it. The slack-rescaled oracle (first order) runs
     Viterbi with one more dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see
@@ -463,7 +468,7 @@ class ChainTask(Task):
         if overrides_any(self, ChainTask, _COMPILED):
             return None
         X_all, offsets = _concatenate(X)
-        indptr, indices, values = _csr_arrays(X_all, use_threads(len(offsets) - 1))
+        indptr, indices, values = _csr_arrays(X_all)
         blas = not scipy.sparse.issparse(X_all) and len(values) > DENSE_FROM * X_all.size
         n_labels = self.n_labels
         data = ChainData(
@@ -493,7 +498,7 @@ class ChainTask(Task):
         return CompiledOracle(
             data,
             chain_scores,
-            chain_decode,
+            chain_decode if self.order == 1 else chain_decode_second_order,
             chain_features,
             chain_loss,
             n_examples=len(offsets) - 1,
@@ -605,10 +610,13 @@ class ChainTask(Task):
         Y_all = _stacked_labels(Y, "Y", self.n_labels)
         if len(Y_all) != offsets[-1]:
             raise ValueError("every Y[k] must have one label per position of X[k]")
-        threaded = use_threads(len(offsets) - 1)
+        X_indptr, X_indices, X_data = _csr_arrays(X_all)
+        threaded = use_threads(len(offsets) - 1) and len(X_data) >= PARALLEL_ENTRIES
         features_csr = parallel_chain_features_csr if threaded else chain_features_csr
         return features_csr(
-            *_csr_arrays(X_all, threaded),
+            X_indptr,
+            X_indices,
+            X_data,
             self.n_features,
             Y_all,
             offsets,
@@ -825,17 +833,17 @@ def _concatenate(
 
 
 def _csr_arrays(
-    X_all: np.ndarray | scipy.sparse.csr_matrix, threaded: bool = False
+    X_all: np.ndarray | scipy.sparse.csr_matrix,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of a stack of positions as int64, int, float64.
 
     The column indices of a sparse stack keep their type (int32 or int64): the compiled
     functions take either, and an int64 copy of a large stack's int32 indices would double
-    their memory.
-    Dense positions are converted on Numba's threads if ``threaded``, with the same result.
+    their memory. Dense positions are converted on the calling thread (one pass over memory,
+    which threads do not make faster).
     """
     if not scipy.sparse.issparse(X_all):
-        return (parallel_dense_rows_as_csr if threaded else dense_rows_as_csr)(X_all)
+        return dense_rows_as_csr(X_all)
     return (
         X_all.indptr.astype(np.int64, copy=False),
         X_all.indices,
