@@ -64,6 +64,9 @@ from tasks._viterbi_second_order import (
 #: smaller ones take less time on one thread than compiling the threaded build.
 PARALLEL_ENTRIES = 1 << 20
 
+#: The most bytes of dense positions that :meth:`ChainTask.batch_argmax` stacks at once.
+STACKED_BYTES = 1 << 23
+
 
 class ChainTask(Task):
     """Label every position of a sequence: a linear-chain model with a Hamming loss.
@@ -522,10 +525,18 @@ class ChainTask(Task):
         return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
 
     def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
-        """Return the best labelling of every sequence (one matrix product, one Viterbi call)."""
+        """Return the best labelling of every sequence (one matrix product, one Viterbi call).
+
+        Dense sequences are decoded in runs of at most :data:`STACKED_BYTES` of stacked
+        positions, so that a large batch is never copied whole; the labellings do not depend
+        on the runs.
+        """
         w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        return self._decode(unary, offsets, w)
+        labels: list[np.ndarray] = []
+        for begin, stop in _stacked_runs(X, self.n_features):
+            unary, offsets = self._unary_scores(X[begin:stop], w)
+            labels += self._decode(unary, offsets, w)
+        return labels
 
     def batch_loss_augmented_argmax(
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
@@ -830,6 +841,24 @@ def _concatenate(
     if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return scipy.sparse.vstack(X, format="csr"), offsets
+
+
+def _stacked_runs(X: Sequence[Any], n_features: int) -> list[tuple[int, int]]:
+    """Return the runs ``(begin, stop)`` of consecutive sequences that are stacked together.
+
+    Dense arrays are cut into runs of at most :data:`STACKED_BYTES` of float64 positions (a
+    longer sequence alone); any other batch is one run.
+    """
+    if not all(type(x) is np.ndarray for x in X):
+        return [(0, len(X))]
+    most = max(1, STACKED_BYTES // (8 * max(n_features, 1)))
+    runs, begin, rows = [], 0, 0
+    for k, x in enumerate(X):
+        if rows + len(x) > most and k > begin:
+            runs.append((begin, k))
+            begin, rows = k, 0
+        rows += len(x)
+    return [*runs, (begin, len(X))]
 
 
 def _csr_arrays(
