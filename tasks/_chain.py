@@ -525,11 +525,11 @@ class ChainTask(Task):
         return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
 
     def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
-        """Return the best labelling of every sequence (one matrix product, one Viterbi call).
+        """Return the best labelling of every sequence (matrix products, compiled Viterbi).
 
         Dense sequences are decoded in runs of at most :data:`STACKED_BYTES` of stacked
-        positions, so that a large batch is never copied whole; the labellings do not depend
-        on the runs.
+        positions (one product and one call each), so that a large batch is never copied
+        whole; the labellings do not depend on the runs.
         """
         w = check_weights(w, self.size_joint_feature, finite=False)
         labels: list[np.ndarray] = []
