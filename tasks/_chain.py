@@ -846,19 +846,17 @@ def _concatenate(
 def _stacked_runs(X: Sequence[Any], n_features: int) -> list[tuple[int, int]]:
     """Return the runs ``(begin, stop)`` of consecutive sequences that are stacked together.
 
-    Dense arrays are cut into runs of at most :data:`STACKED_BYTES` of float64 positions (a
-    longer sequence alone); any other batch is one run.
+    Dense arrays are cut into as few runs as keep each near :data:`STACKED_BYTES` of float64
+    positions, of about equal numbers of positions (so that no run is left too short for
+    threads); any other batch is one run.
     """
-    if not all(type(x) is np.ndarray for x in X):
+    if not X or not all(type(x) is np.ndarray for x in X):
         return [(0, len(X))]
-    most = max(1, STACKED_BYTES // (8 * max(n_features, 1)))
-    runs, begin, rows = [], 0, 0
-    for k, x in enumerate(X):
-        if rows + len(x) > most and k > begin:
-            runs.append((begin, k))
-            begin, rows = k, 0
-        rows += len(x)
-    return [*runs, (begin, len(X))]
+    ends = np.cumsum([len(x) for x in X])
+    n_runs = -(-int(ends[-1]) * 8 * max(n_features, 1) // STACKED_BYTES)
+    cuts = np.searchsorted(ends, np.arange(1, n_runs) * ends[-1] / n_runs) + 1
+    bounds = [0, *sorted(set(cuts.tolist()) - {0, len(X)}), len(X)]
+    return list(itertools.pairwise(bounds))
 
 
 def _csr_arrays(
