@@ -30,7 +30,6 @@ from tasks._chain_features import (
     chain_features_csr,
     dense_rows_as_csr,
     parallel_chain_features_csr,
-    parallel_dense_rows_as_csr,
     sparse_unary_scores,
 )
 from tasks._chain_oracle import (
@@ -38,6 +37,7 @@ from tasks._chain_oracle import (
     ChainData,
     chain_add_features,
     chain_decode,
+    chain_decode_second_order,
     chain_features,
     chain_labelling_score,
     chain_loss,
@@ -59,6 +59,13 @@ from tasks._viterbi_second_order import (
     parallel_batch_viterbi_second_order,
     second_order_scores,
 )
+
+#: Batches of at least this many stored entries build their joint features on Numba's threads:
+#: smaller ones take less time on one thread than compiling the threaded build.
+PARALLEL_ENTRIES = 1 << 20
+
+#: The most bytes of dense positions that :meth:`ChainTask.batch_argmax` stacks at once.
+STACKED_BYTES = 1 << 23
 
 
 class ChainTask(Task):
@@ -88,9 +95,10 @@ class ChainTask(Task):
     labels (first order, L² per position) or the L² label pairs (second order, L³ per
     position); the batch versions score all positions of a batch with one matrix product and
     decode all sequences in one compiled call. The sequences of a batch of at least
-    :data:`tasks._threads.PARALLEL_FROM`, in the oracles and in the joint features, are spread
-    over Numba's threads (``threaded_batches``: a learner's ``n_jobs`` sets their number, with
-    no copies of the data; the results do not depend on it). :meth:`top_k` lists the k best
+    :data:`tasks._threads.PARALLEL_FROM` in the oracles, and the joint features of batches of
+    at least :data:`tasks._chain.PARALLEL_ENTRIES` stored entries, are spread over Numba's threads
+    (``threaded_batches``: a learner's ``n_jobs`` sets their number, with no copies of the
+    data; the results do not depend on it). :meth:`top_k` lists the k best
     labellings (list Viterbi) and :meth:`max_marginals` gives, for every position and label,
     the best score of a labelling through it. The slack-rescaled oracle (first order) runs
     Viterbi with one more dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see
@@ -463,7 +471,7 @@ class ChainTask(Task):
         if overrides_any(self, ChainTask, _COMPILED):
             return None
         X_all, offsets = _concatenate(X)
-        indptr, indices, values = _csr_arrays(X_all, use_threads(len(offsets) - 1))
+        indptr, indices, values = _csr_arrays(X_all)
         blas = not scipy.sparse.issparse(X_all) and len(values) > DENSE_FROM * X_all.size
         n_labels = self.n_labels
         data = ChainData(
@@ -493,7 +501,7 @@ class ChainTask(Task):
         return CompiledOracle(
             data,
             chain_scores,
-            chain_decode,
+            chain_decode if self.order == 1 else chain_decode_second_order,
             chain_features,
             chain_loss,
             n_examples=len(offsets) - 1,
@@ -517,10 +525,18 @@ class ChainTask(Task):
         return np.bincount(np.repeat(np.arange(len(lengths)), lengths), costs, len(lengths))
 
     def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[np.ndarray]:
-        """Return the best labelling of every sequence (one matrix product, one Viterbi call)."""
+        """Return the best labelling of every sequence (matrix products, compiled Viterbi).
+
+        Dense sequences are decoded in runs of at most :data:`STACKED_BYTES` of stacked
+        positions (one product and one call each), so that a large batch is never copied
+        whole; the labellings do not depend on the runs.
+        """
         w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        return self._decode(unary, offsets, w)
+        labels: list[np.ndarray] = []
+        for begin, stop in _stacked_runs(X, self.n_features):
+            unary, offsets = self._unary_scores(X[begin:stop], w)
+            labels += self._decode(unary, offsets, w)
+        return labels
 
     def batch_loss_augmented_argmax(
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
@@ -605,10 +621,13 @@ class ChainTask(Task):
         Y_all = _stacked_labels(Y, "Y", self.n_labels)
         if len(Y_all) != offsets[-1]:
             raise ValueError("every Y[k] must have one label per position of X[k]")
-        threaded = use_threads(len(offsets) - 1)
+        X_indptr, X_indices, X_data = _csr_arrays(X_all)
+        threaded = use_threads(len(offsets) - 1) and len(X_data) >= PARALLEL_ENTRIES
         features_csr = parallel_chain_features_csr if threaded else chain_features_csr
         return features_csr(
-            *_csr_arrays(X_all, threaded),
+            X_indptr,
+            X_indices,
+            X_data,
             self.n_features,
             Y_all,
             offsets,
@@ -824,18 +843,34 @@ def _concatenate(
     return scipy.sparse.vstack(X, format="csr"), offsets
 
 
+def _stacked_runs(X: Sequence[Any], n_features: int) -> list[tuple[int, int]]:
+    """Return the runs ``(begin, stop)`` of consecutive sequences that are stacked together.
+
+    Dense arrays are cut into as few runs as keep each near :data:`STACKED_BYTES` of float64
+    positions, of about equal numbers of positions (so that no run is left too short for
+    threads); any other batch is one run.
+    """
+    if not X or not all(type(x) is np.ndarray for x in X):
+        return [(0, len(X))]
+    ends = np.cumsum([len(x) for x in X])
+    n_runs = -(-int(ends[-1]) * 8 * max(n_features, 1) // STACKED_BYTES)
+    cuts = np.searchsorted(ends, np.arange(1, n_runs) * ends[-1] / n_runs) + 1
+    bounds = [0, *sorted(set(cuts.tolist()) - {0, len(X)}), len(X)]
+    return list(itertools.pairwise(bounds))
+
+
 def _csr_arrays(
-    X_all: np.ndarray | scipy.sparse.csr_matrix, threaded: bool = False
+    X_all: np.ndarray | scipy.sparse.csr_matrix,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` of a stack of positions as int64, int, float64.
 
     The column indices of a sparse stack keep their type (int32 or int64): the compiled
     functions take either, and an int64 copy of a large stack's int32 indices would double
-    their memory.
-    Dense positions are converted on Numba's threads if ``threaded``, with the same result.
+    their memory. Dense positions are converted on the calling thread (one pass over memory,
+    which threads do not make faster).
     """
     if not scipy.sparse.issparse(X_all):
-        return (parallel_dense_rows_as_csr if threaded else dense_rows_as_csr)(X_all)
+        return dense_rows_as_csr(X_all)
     return (
         X_all.indptr.astype(np.int64, copy=False),
         X_all.indices,

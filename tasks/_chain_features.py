@@ -12,7 +12,7 @@ memory grow with the stored entries of the sequence, never with ``n_labels * n_f
 dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
 in position order, so dense and sparse positions of the same values give the same bits.
 :func:`parallel_chain_features_csr` builds the same arrays with the sequences spread over
-Numba's threads, and :func:`parallel_dense_rows_as_csr` converts dense positions on them.
+Numba's threads.
 """
 
 from __future__ import annotations
@@ -37,36 +37,6 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
                 nnz += 1
         indptr[t + 1] = nnz
     return indptr, indices[:nnz], data[:nnz]
-
-
-@numba.njit(cache=True, parallel=True)
-def parallel_dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return :func:`dense_rows_as_csr`'s result, the rows converted on Numba's threads.
-
-    The non-zero entries of every row are counted in parallel, then copied in parallel into
-    the row's place; the arrays are exactly the serial ones, sized to the non-zero entries.
-    """
-    n_rows, n_columns = X.shape
-    counts = np.zeros(n_rows, dtype=np.int64)
-    for t in numba.prange(n_rows):
-        count = 0
-        for j in range(n_columns):
-            if X[t, j] != 0.0:
-                count += 1
-        counts[t] = count
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    for t in range(n_rows):
-        indptr[t + 1] = indptr[t] + counts[t]
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    data = np.empty(indptr[-1], dtype=np.float64)
-    for t in numba.prange(n_rows):
-        nnz = indptr[t]
-        for j in range(n_columns):
-            if X[t, j] != 0.0:
-                indices[nnz] = j
-                data[nnz] = X[t, j]
-                nnz += 1
-    return indptr, indices, data
 
 
 @numba.njit(cache=True)
@@ -486,5 +456,7 @@ def parallel_sparse_unary_scores(
     """
     unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
     for t in numba.prange(unary.shape[0]):
-        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
+        # A parallel loop counts in uint64: as int64, the row is the serial loop's type and
+        # add_position_scores is compiled once for both.
+        add_position_scores(X_indptr, X_indices, X_data, emissions, np.int64(t), unary[t])
     return unary

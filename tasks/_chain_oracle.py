@@ -165,33 +165,44 @@ def _viterbi_weights(data, w, work):
 def chain_decode(data, i, w, scores, augmented):
     """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
 
-    ``scores`` are its unary scores, which the loss is added to in place. The weights are
-    read from ``w`` in place where no constraint changes them (:func:`_viterbi_weights`); a
-    first-order decoder also takes the transitions by next label (the layout its dynamic
-    programme reads), written with its other workspace into one array per call.
+    First order. ``scores`` are its unary scores, which the loss is added to in place. The
+    weights are read from ``w`` in place where no constraint changes them
+    (:func:`_viterbi_weights`); the decoder also takes the transitions by next label (the
+    layout its dynamic programme reads), written with its other workspace into one array per
+    call.
     """
     first, stop = data.offsets[i], data.offsets[i + 1]
     length, n = stop - first, data.n_labels
     if augmented:
         add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
     labels = np.empty(length, dtype=np.int64)
-    if data.use_triples:
-        transitions, start, end = _viterbi_weights(data, w, np.empty((n + 2, n)))
-        triples = w[data.triples_at : data.start_at].reshape((n, n, n))
-        decode_second_order(
-            scores, 0, length, transitions, second_order_scores(transitions, triples), start,
-            end, np.empty((length, n, n)), labels,
-        )
-    else:
-        work = np.empty((2 * n + 2 + length, n))
-        transitions, start, end = _viterbi_weights(data, w, work[n:])
-        by_next = work[:n]
-        for b in range(n):
-            for a in range(n):
-                by_next[b, a] = transitions[a, b]
-        decode_sequence(
-            scores, 0, length, transitions, by_next, start, end, work[2 * n + 2 :], labels
-        )
+    work = np.empty((2 * n + 2 + length, n))
+    transitions, start, end = _viterbi_weights(data, w, work[n:])
+    by_next = work[:n]
+    for b in range(n):
+        for a in range(n):
+            by_next[b, a] = transitions[a, b]
+    decode_sequence(scores, 0, length, transitions, by_next, start, end, work[2 * n + 2 :], labels)
+    return labels
+
+
+@numba.njit(cache=True)
+def chain_decode_second_order(data, i, w, scores, augmented):
+    """Return :func:`chain_decode`'s labelling for a second-order chain (label triples scored).
+
+    A decoder of its own, so that a first-order chain never compiles the second-order one.
+    """
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    length, n = stop - first, data.n_labels
+    if augmented:
+        add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
+    labels = np.empty(length, dtype=np.int64)
+    transitions, start, end = _viterbi_weights(data, w, np.empty((n + 2, n)))
+    triples = w[data.triples_at : data.start_at].reshape((n, n, n))
+    decode_second_order(
+        scores, 0, length, transitions, second_order_scores(transitions, triples), start, end,
+        np.empty((length, n, n)), labels,
+    )
     return labels
 
 
@@ -200,10 +211,13 @@ def chain_features(data, i, labels):
     """Return φ(x_i, y) as :meth:`tasks.ChainTask.sparse_joint_feature` gives it."""
     first, stop = data.offsets[i], data.offsets[i + 1]
     rows = data.indptr[first : stop + 1]
-    bound = entries_bound(rows, 0, stop - first, data.n_labels)
+    # An int64 zero, not the literal 0 (which Numba would compile a variant of every callee
+    # for): chain_features_csr's calls are compiled for the same types.
+    zero = np.int64(0)
+    bound = entries_bound(rows, zero, stop - first, data.n_labels)
     indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
     size = sequence_features(
-        rows, data.indices, data.values, data.n_features, labels, 0, stop - first,
+        rows, data.indices, data.values, data.n_features, labels, zero, stop - first,
         data.n_labels, data.transitions_at, data.triples_at, data.start_at, data.end_at,
         data.bias_at, data.use_transitions, data.use_triples, data.use_start_end,
         data.use_bias, indices, values,

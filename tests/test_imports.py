@@ -5,12 +5,16 @@ import sys
 
 import pytest
 
-# Plotting, Dask, the progress bar and the parts of scikit-learn that pull in most of it
-# (model selection, metrics, clustering) are imported by the functions that use them.
+# Plotting, Dask, the progress bar, the command line and the parts of scikit-learn that pull in
+# most of it (model selection, metrics, clustering) are imported by the functions that use them.
 LAZY = (
     "matplotlib",
+    "structsvm.plotting",
+    "structsvm.cli",
     "dask",
     "distributed",
+    "pandas",
+    "numba.cuda",
     "tqdm",
     "sklearn.model_selection",
     "sklearn.metrics",
@@ -38,3 +42,21 @@ def test_the_lazily_imported_names_still_work():
     from structsvm import mean_ndcg
 
     assert mean_ndcg([2.0, 1.0, 0.0], [0.3, 0.2, 0.1]) == pytest.approx(1.0)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux")
+def test_the_packages_add_little_memory_to_the_libraries_a_fit_needs():
+    # Numba, NumPy, SciPy's sparse matrices, scikit-learn's estimators, joblib and cvxopt are
+    # what a fit runs on (about 170 MB); structsvm and tasks add about 12 MB of their own.
+    peak = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    libraries = "import numba, numpy, scipy.sparse, sklearn.base, joblib, cvxopt"
+
+    def peak_kilobytes(imports):
+        result = subprocess.run(
+            [sys.executable, "-c", f"{imports}; {peak}"],
+            capture_output=True, text=True, check=True, timeout=120,
+        )
+        return int(result.stdout)
+
+    added = peak_kilobytes(f"{libraries}; import structsvm, tasks") - peak_kilobytes(libraries)
+    assert added < 40 * 1024

@@ -6,10 +6,10 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm._utils.parallel
+import tasks._chain
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
-from tasks._chain_features import dense_rows_as_csr, parallel_dense_rows_as_csr
 from tasks._threads import (
     PARALLEL_FROM,
     ROWS_PER_BLOCK,
@@ -47,7 +47,9 @@ def serial_and_threaded(task, call):
 
 @pytest.mark.parametrize("options", CHAIN_TASKS.values(), ids=CHAIN_TASKS.keys())
 @pytest.mark.parametrize("sparse", [False, True])
-def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse):
+def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse, monkeypatch):
+    # The joint features of a batch this small are built on threads only when told to.
+    monkeypatch.setattr(tasks._chain, "PARALLEL_ENTRIES", 0)
     task = ChainTask(4, 5, **options)
     X, Y = chain_data(300, 4, 5, seed=1, sparse=sparse)
     Y = [np.where(y == 1, 2, y) if "forbidden_transitions" in options else y for y in Y]
@@ -125,21 +127,6 @@ def test_small_batches_stay_on_the_calling_thread():
     with oracle_threads(task, -1):
         assert not use_threads(1) and not use_threads(PARALLEL_FROM - 1)
         assert use_threads(PARALLEL_FROM) == (numba.get_num_threads() > 1)
-
-
-def test_dense_positions_convert_to_the_same_csr_arrays_on_threads():
-    rng = np.random.default_rng(6)
-    X = rng.normal(size=(200, 7)) * (rng.random((200, 7)) < 0.3)
-    X[5] = 0.0
-    with oracle_threads(ChainTask(3, 7), -1):
-        threaded = parallel_dense_rows_as_csr(X)
-    serial = dense_rows_as_csr(X)
-    reference = sp.csr_matrix(X)
-    for mine, theirs, truth in zip(
-        threaded, serial, (reference.indptr, reference.indices, reference.data), strict=True
-    ):
-        np.testing.assert_array_equal(mine, theirs)
-        np.testing.assert_array_equal(mine, truth)
 
 
 def test_row_blocks_product_on_threads_is_the_one_thread_product():

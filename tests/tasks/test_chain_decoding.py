@@ -11,6 +11,7 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tasks._chain
 from structsvm import StructuredSVM, Task, check_task
 from tasks import ChainTask, bio_constraints
 from tests.references import allowed_labelings, chain_losses, chain_scores
@@ -177,6 +178,19 @@ def test_batches_equal_single_examples_and_dense_equals_sparse(order, sparse):
     for x_used, x in list(zip(X_used, X, strict=True))[:5]:
         np.testing.assert_array_equal(task.top_k(x_used, w, 4)[0], task.top_k(x, w, 4)[0])
         np.testing.assert_array_equal(task.max_marginals(x_used, w), task.max_marginals(x, w))
+
+
+def test_a_batch_decoded_in_short_runs_gets_the_labellings_of_one_run(monkeypatch):
+    rng = np.random.default_rng(13)
+    task = ChainTask(3, 5)
+    X = [rng.normal(size=(t, 5)) for t in rng.integers(1, 9, 70)]
+    w = rng.normal(size=task.size_joint_feature)
+    whole = task.batch_argmax(X, w)
+    # Runs of at most 8 positions of 5 float64 features: one to eight sequences each.
+    monkeypatch.setattr(tasks._chain, "STACKED_BYTES", 8 * 5 * 8)
+    assert len(tasks._chain._stacked_runs(X, 5)) > 1
+    for mine, theirs in zip(task.batch_argmax(X, w), whole, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 @pytest.mark.parametrize("order", [1, 2])

@@ -1,0 +1,64 @@
+"""A first fit compiles only what it runs, once, in a few seconds.
+
+A fresh process with an empty, private Numba cache makes the first 1-slack fit of a chain and
+reports what Numba compiled for the project (each function once per signature) and the CPU
+seconds the fit took, almost all of them compiling.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: The project's compilations a first 1-slack fit of a first-order chain makes: its compiled
+#: oracle (no second-order decoder), the preparation of its data and the 1-slack pass, each
+#: function for one signature. Every duplicate specialisation or unused loop that creeps back
+#: in raises the count.
+MOST_COMPILATIONS = 30
+
+#: CPU seconds of the first fit: loose, so that a loaded machine passes, but well under what a
+#: fit that compiled every variant of every loop took.
+MOST_CPU_SECONDS = 45.0
+
+FIT = """
+import json, time
+import numpy as np
+from numba.core import event
+from structsvm import StructuredSVM
+from tasks import ChainTask
+
+compiled = []
+
+
+class Compilations(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        function = ev.data["dispatcher"].py_func
+        if function.__module__.split(".")[0] in ("structsvm", "tasks"):
+            compiled.append(f"{function.__module__}.{function.__qualname__}")
+
+
+rng = np.random.default_rng(0)
+X = [rng.normal(size=(t, 6)) for t in rng.integers(2, 7, 30)]
+Y = [rng.integers(0, 4, len(x)) for x in X]
+event.register("numba:compile", Compilations())
+start = time.process_time()
+StructuredSVM(ChainTask(4, 6), C=1.0, solver="1-slack", max_iter=5).fit(X, Y)
+print(json.dumps({"seconds": time.process_time() - start, "compiled": compiled}))
+"""
+
+
+def test_a_first_one_slack_fit_on_an_empty_numba_cache_compiles_little(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", FIT],
+        cwd=Path(__file__).resolve().parents[2],
+        env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)),
+        capture_output=True, text=True, check=True, timeout=900,
+    )
+    first_fit = json.loads(result.stdout.splitlines()[-1])
+    assert len(first_fit["compiled"]) <= MOST_COMPILATIONS, first_fit["compiled"]
+    assert "tasks._viterbi_second_order.decode_second_order" not in first_fit["compiled"]
+    assert first_fit["seconds"] < MOST_CPU_SECONDS
