@@ -4,7 +4,8 @@
 grades with query ids); :func:`read_svmhmm` and :func:`write_svmhmm` handle SVM^hmm's one token
 per line, the lines of a sequence sharing a query id, as the sequences of
 :class:`tasks.ChainTask`; :func:`read_fasta` and :func:`read_msf` read biological sequences and
-alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns. A malformed file
+alignments (FASTA, GCG's MSF), which :class:`tasks.AlignmentTask` aligns; :func:`read_columns`
+reads CoNLL-style column files (one token a line, blank lines between sentences). A malformed file
 raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
@@ -13,6 +14,7 @@ any; a class of your own is named to :func:`load` or to :func:`register`. A file
 one, or a damaged one, raises :class:`ModelFileError`.
 """
 
+from structsvm.io._columns import read_columns
 from structsvm.io._errors import FileFormatError
 from structsvm.io._model_file import ModelFileError, load, save
 from structsvm.io._registry import register
@@ -25,6 +27,7 @@ __all__ = [
     "ModelFileError",
     "TaggedSequences",
     "load",
+    "read_columns",
     "read_fasta",
     "read_msf",
     "read_svmhmm",
