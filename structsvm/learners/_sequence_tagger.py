@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from structsvm._utils.validation import (
     BOOLEAN,
     Interval,
+    Options,
     ParameterConstraints,
     check_consistent_length,
     check_examples,
@@ -39,6 +40,28 @@ def check_tag_sequences(y: Any, X: Any) -> list[list[str]]:
     return result
 
 
+def bio_segments(tags: list[str], max_length: int) -> list[tuple[int, int, str]]:
+    """Return the entities and outside tokens of BIO tags as ``(start, stop, type)`` segments.
+
+    Every ``O`` token is a segment of type ``O``; an entity starts at ``B-X`` (or at ``I-X``
+    after another type, as conlleval reads it) and is cut into pieces of at most
+    ``max_length`` tokens.
+    """
+    segments: list[tuple[int, int, str]] = []
+    for position, tag in enumerate(tags):
+        kind = tag[2:] if tag[:2] in ("B-", "I-") else "O"
+        if (tag != "O" and kind == "O") or tag in ("B-", "I-"):
+            raise ValueError(f"segments need BIO tags (O, B-X, I-X), got {tag!r}")
+        if segments:
+            start, _, previous = segments[-1]
+            goes_on = tag.startswith("I-") and previous == kind
+            if goes_on and position - start < max_length:
+                segments[-1] = (start, position + 1, kind)
+                continue
+        segments.append((position, position + 1, kind))
+    return segments
+
+
 class SequenceTagger(BaseEstimator):
     """Tag sequences from per-token feature dicts, as sklearn-crfsuite's CRF, by a structural SVM.
 
@@ -48,6 +71,11 @@ class SequenceTagger(BaseEstimator):
     first-order :class:`tasks.ChainTask` (emissions, transitions, Hamming loss) and trains a
     :class:`~structsvm.StructuredSVM` on it. ``predict`` returns string tags; features unseen in
     ``fit`` are ignored.
+
+    With ``segments=L`` the tags must be BIO tags, and the model is a
+    :class:`tasks.SemiMarkovTask` over entities of at most L tokens (first-token, every-token
+    and last-token features, length, transitions; each ``O`` token a segment of its own), with
+    the loss ``segment_loss``; training entities longer than L tokens are cut into pieces.
 
     Parameters
     ----------
@@ -63,7 +91,13 @@ class SequenceTagger(BaseEstimator):
         Hash the feature names into this many columns instead of fitting a vocabulary.
     bio : bool, default=False
         The tags are BIO tags: decode only labellings in which ``I-X`` follows ``B-X`` or
-        ``I-X`` (:func:`tasks.chunking.bio_constraints`).
+        ``I-X`` (:func:`tasks.chunking.bio_constraints`); the chain only.
+    segments : int, optional
+        Train a semi-Markov model over BIO entities of at most this many tokens instead of a
+        chain over the tags.
+    segment_loss : {"hamming", "segments"}, default="hamming"
+        The semi-Markov model's loss: wrong BIO tags, or entities in one tagging but not the
+        other (see :class:`tasks.SemiMarkovTask`).
     random_state : int, RandomState or None, default=None
         Seed of the solvers' random order.
     n_jobs : int or None, default=None
@@ -77,6 +111,8 @@ class SequenceTagger(BaseEstimator):
     ----------
     classes_ : ndarray of str
         The tags seen in fit, sorted; label l of the chain is ``classes_[l]``.
+    segment_types_ : ndarray of str
+        With ``segments``: the entity types and ``O``, sorted; label k of the segment task.
     vectorizer_ : SequenceVectorizer
         The fitted feature names (or hashing).
     svm_ : StructuredSVM
@@ -94,6 +130,8 @@ class SequenceTagger(BaseEstimator):
         **flat_parameter_constraints(),
         "hash_features": [Interval(Integral, 1, None, closed="left"), None],
         "bio": [BOOLEAN],
+        "segments": [Interval(Integral, 1, None, closed="left"), None],
+        "segment_loss": [Options("hamming", "segments")],
     }
 
     def __init__(
@@ -105,6 +143,8 @@ class SequenceTagger(BaseEstimator):
         max_iter: int | None = None,
         hash_features: int | None = None,
         bio: bool = False,
+        segments: int | None = None,
+        segment_loss: str = "hamming",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
@@ -116,6 +156,8 @@ class SequenceTagger(BaseEstimator):
         self.max_iter = max_iter
         self.hash_features = hash_features
         self.bio = bio
+        self.segments = segments
+        self.segment_loss = segment_loss
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
@@ -130,20 +172,58 @@ class SequenceTagger(BaseEstimator):
         self.classes_ = np.array(sorted({tag for sequence in tags for tag in sequence}))
         if len(self.classes_) < 2:
             raise ValueError(f"y must hold two distinct tags or more, got {self.classes_.tolist()}")
-        index = {tag: label for label, tag in enumerate(self.classes_)}
-        labels = [np.array([index[tag] for tag in sequence], dtype=np.int64) for sequence in tags]
         self.vectorizer_ = SequenceVectorizer(hash_features=self.hash_features)
         inputs = self.vectorizer_.fit_transform(X)
+        task, labels = (self._chain if self.segments is None else self._segment_task)(tags)
+        self.svm_ = structural_svm_for(self, task).fit(inputs, labels)
+        return self
+
+    def _chain(self, tags: list[list[str]]) -> tuple[Any, list[np.ndarray]]:
+        """Return the chain over the tags and the label sequences of ``tags``."""
         # The framework knows no concrete task at import time (see MulticlassSVM).
         from tasks import ChainTask, bio_constraints
 
+        index = {tag: label for label, tag in enumerate(self.classes_)}
+        labels = [np.array([index[tag] for tag in sequence], dtype=np.int64) for sequence in tags]
         constraints = bio_constraints(self.classes_) if self.bio else {}
         task = ChainTask(len(self.classes_), self.vectorizer_.n_features_, **constraints)
-        self.svm_ = structural_svm_for(self, task).fit(inputs, labels)
-        return self
+        return task, labels
+
+    def _segment_task(self, tags: list[list[str]]) -> tuple[Any, list[np.ndarray]]:
+        """Return the semi-Markov task over BIO entities and the codes of ``tags``."""
+        from tasks import SemiMarkovTask
+
+        segmentations = [bio_segments(sequence, self.segments) for sequence in tags]
+        types = sorted({kind for segments in segmentations for _, _, kind in segments} | {"O"})
+        self.segment_types_ = np.array(types)
+        index = {kind: label for label, kind in enumerate(types)}
+        max_lengths = [1 if kind == "O" else self.segments for kind in types]
+        task = SemiMarkovTask(
+            len(types),
+            self.vectorizer_.n_features_,
+            max_length=self.segments,
+            max_lengths=max_lengths,
+            loss=self.segment_loss,
+        )
+        codes = [
+            task.codes([(s, e, index[kind]) for s, e, kind in segments], len(sequence))
+            for segments, sequence in zip(segmentations, tags, strict=True)
+        ]
+        return task, codes
 
     def predict(self, X: Any) -> list[list[str]]:
         """Return the tags of every sentence of feature dicts in X."""
         check_is_fitted(self, "svm_")
-        labels = self.svm_.predict(self.vectorizer_.transform(X))
-        return [self.classes_[sequence].tolist() for sequence in labels]
+        outputs = self.svm_.predict(self.vectorizer_.transform(X))
+        if self.segments is None:
+            return [self.classes_[sequence].tolist() for sequence in outputs]
+        return [self._bio_tags(codes) for codes in outputs]
+
+    def _bio_tags(self, codes: np.ndarray) -> list[str]:
+        """Return the BIO tags of a segmentation's codes."""
+        tags = []
+        n_types = len(self.segment_types_)
+        for code in codes:
+            kind = self.segment_types_[code % n_types]
+            tags.append("O" if kind == "O" else ("B-" if code < n_types else "I-") + kind)
+        return tags

@@ -9,6 +9,7 @@ import scipy.sparse
 
 import structsvm
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredSVM
+from structsvm.learners._sequence_tagger import bio_segments
 from tasks import ChainTask
 
 
@@ -136,3 +137,24 @@ def test_a_fitted_tagger_survives_a_model_file_and_pickle(tmp_path):
     for copy in (structsvm.load(tmp_path / "tagger.zip"), pickle.loads(pickle.dumps(tagger))):
         assert copy.predict(X) == tagger.predict(X)
         assert copy.vectorizer_.vocabulary_ == tagger.vectorizer_.vocabulary_
+
+
+def test_bio_tags_become_entity_segments_cut_at_the_longest_length():
+    tags = ["B-PER", "I-PER", "I-PER", "O", "I-LOC", "B-LOC", "O"]
+    assert bio_segments(tags, 2) == [
+        (0, 2, "PER"), (2, 3, "PER"), (3, 4, "O"), (4, 5, "LOC"), (5, 6, "LOC"), (6, 7, "O")
+    ]
+    with pytest.raises(ValueError, match="BIO tags"):
+        bio_segments(["B-O"], 2)
+
+
+@pytest.mark.parametrize("loss", ["hamming", "segments"])
+def test_a_segment_tagger_returns_bio_tags(loss):
+    tags = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-PER", "B-PER", "O"]]
+    sentences = [["Ana", "Pérez", "en", "Lima"], ["y", "Eva", "Luis", "ríen"]]
+    X_pairs = [[token(word) for word in sentence] for sentence in sentences]
+    tagger = SequenceTagger(segments=3, segment_loss=loss, C=10.0, random_state=0)
+    tagger.fit(X_pairs, tags)
+    assert tagger.segment_types_.tolist() == ["LOC", "O", "PER"]
+    assert tagger.predict(X_pairs) == tags
+    assert tagger.svm_.task.max_lengths.tolist() == [3, 1, 3]
