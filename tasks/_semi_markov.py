@@ -27,6 +27,7 @@ from tasks._semi_markov_oracle import (
 
 _COMPILED_METHODS = (
     "joint_feature",
+    "batch_joint_feature",
     "sparse_joint_feature",
     "loss",
     "argmax",
@@ -232,6 +233,24 @@ class SemiMarkovTask(Task):
         data = self._example(x)
         codes = self._check_codes(y, data.offsets[1], "y")
         return segment_features(data, 0, codes)
+
+    def batch_joint_feature(
+        self, X: Sequence[Any], Y: Sequence[Any]
+    ) -> scipy.sparse.csr_matrix:
+        """Return φ(X[k], Y[k]) for every example as the rows of a CSR matrix."""
+        X, Y = self.check_data(X, Y)
+        data = self._data(X, Y)
+        rows = [segment_features(data, i, y) for i, y in enumerate(Y)]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(indices) for indices, _ in rows], out=indptr[1:])
+        return scipy.sparse.csr_matrix(
+            (
+                np.concatenate([values for _, values in rows]),
+                np.concatenate([indices for indices, _ in rows]),
+                indptr,
+            ),
+            shape=(len(rows), self.size_joint_feature),
+        )
 
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:
         """Return φ(x, y): the emissions, lengths and transitions of y's segments."""

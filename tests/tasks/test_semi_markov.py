@@ -97,6 +97,11 @@ def test_joint_feature_and_losses_follow_the_segments(problem):
             assert task.loss(y_true, y) == hamming(true, segments, len(x))
             assert segments_task.loss(y_true, y) == segment_difference(true, segments, len(x))
             assert segments_task.loss(y_true, y) <= segments_task.max_loss(y_true)
+    Y = [codes_of(segments[0], len(x)) for x, segments in zip(X, segmentations, strict=True)]
+    stacked = task.batch_joint_feature(X, Y)
+    assert scipy.sparse.issparse(stacked) and stacked.shape == (len(X), task.size_joint_feature)
+    for row, x, y in zip(stacked.toarray(), X, Y, strict=True):
+        np.testing.assert_array_equal(row, task.joint_feature(x, y))
 
 
 def test_two_neighbouring_segments_of_one_label_stay_apart():
