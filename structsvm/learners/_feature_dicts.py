@@ -117,7 +117,7 @@ class SequenceVectorizer(BaseEstimator):
         return self
 
     def transform(self, X: Sequence[Sequence[dict[str, Any]]]) -> list[scipy.sparse.csr_matrix]:
-        """Return one float64 CSR matrix of shape (len(X[k]), n_features_) per sentence."""
+        """Return one float64 CSR matrix of shape ``(len(X[k]), n_features_)`` per sentence."""
         if not hasattr(self, "n_features_"):
             raise NotFittedError("This SequenceVectorizer is not fitted yet: call fit first")
         check_sentences(X)
