@@ -219,6 +219,14 @@ class SequenceTagger(BaseEstimator):
             return [self.classes_[sequence].tolist() for sequence in outputs]
         return [self._bio_tags(codes) for codes in outputs]
 
+    def score(self, X: Any, y: Any) -> float:
+        """Return the fraction of tokens of X whose predicted tag is the tag in y."""
+        tags = check_tag_sequences(y, X)
+        predicted = self.predict(X)
+        pairs = zip(predicted, tags, strict=True)
+        right = sum(a == b for p, t in pairs for a, b in zip(p, t, strict=True))
+        return right / sum(len(t) for t in tags)
+
     def _bio_tags(self, codes: np.ndarray) -> list[str]:
         """Return the BIO tags of a segmentation's codes."""
         tags = []
