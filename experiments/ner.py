@@ -195,13 +195,16 @@ def train_tagger(
         tol=args.tol,
         max_iter=args.max_iter,
         segments=segments,
+        segment_loss=args.segment_loss,
         random_state=0,
     )
     with Timer() as timer:
         tagger.fit(X, tags)
     svm = tagger.svm_
     detail = (
-        f"{svm.solver_}, C={args.C:g}, {svm.n_iter_} iterations, relative gap "
+        f"{svm.solver_}, C={args.C:g}, {svm.n_iter_} iterations"
+        + (f", {args.segment_loss} loss" if segments else "")
+        + f", relative gap "
         f"{svm.history_[-1]['relative_gap']:.2g}, {tagger.vectorizer_.n_features_} features"
     )
     return tagger.predict, timer, detail
@@ -291,6 +294,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="most solver iterations, passes for bcfw (default: 10)")
     parser.add_argument("--segment-length", type=int, default=6,
                         help="longest entity segment of the semi-Markov model (default: 6)")
+    parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="hamming",
+                        help="the semi-Markov model's loss (default: hamming)")
     parser.add_argument("--crf-c1", type=float, default=0.1, help="CRFsuite's L1 (default 0.1)")
     parser.add_argument("--crf-c2", type=float, default=0.1, help="CRFsuite's L2 (default 0.1)")
     parser.add_argument("--crf-max-iter", type=int, default=100,
