@@ -9,7 +9,8 @@ and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and 
 * ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags trained
   as a structural SVM with the default solver;
 * ``semi-markov`` — the same tagger with ``segments=L``: :class:`tasks.SemiMarkovTask` over
-  entities of at most L tokens, with first-, every- and last-token features and the length;
+  entities of at most L tokens, with first-, every- and last-token features and the length,
+  trained by default with the segment loss (entities in one tagging but not the other);
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
@@ -294,8 +295,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="most solver iterations, passes for bcfw (default: 10)")
     parser.add_argument("--segment-length", type=int, default=6,
                         help="longest entity segment of the semi-Markov model (default: 6)")
-    parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="hamming",
-                        help="the semi-Markov model's loss (default: hamming)")
+    parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="segments",
+                        help="the semi-Markov model's loss: entities missed or wrong (segments, "
+                        "the default) or wrong tags (hamming)")
     parser.add_argument("--crf-c1", type=float, default=0.1, help="CRFsuite's L1 (default 0.1)")
     parser.add_argument("--crf-c2", type=float, default=0.1, help="CRFsuite's L2 (default 0.1)")
     parser.add_argument("--crf-max-iter", type=int, default=100,
