@@ -8,8 +8,9 @@ find the weights: :class:`StructuredPerceptron` and :class:`StructuredSVM` for a
 :class:`MulticlassSVM`, :class:`KernelMulticlassSVM`, :class:`MultiLabelSVM` and
 :class:`PerformanceSVM` (F1 and other multivariate performance measures) as flat classifiers,
 :class:`RankingSVM` (with :func:`pairwise_accuracy` and :func:`mean_ndcg`) as a ranker of
-documents by query; the optimisation methods are in :mod:`structsvm.solvers` and the QPs in
-:mod:`structsvm.qp`.
+documents by query, :class:`SequenceTagger` as a tagger of sentences of per-token feature
+dicts (:class:`SequenceVectorizer`); the optimisation methods are in
+:mod:`structsvm.solvers` and the QPs in :mod:`structsvm.qp`.
 :func:`infer` (:mod:`structsvm.inference`) finds the best labelling of a pairwise graphical
 model, exactly or through a relaxation with its bound. :class:`ParallelTask` spreads a task's
 oracle calls over joblib workers (local or Dask).
@@ -58,6 +59,8 @@ from structsvm.learners import (
     MultiLabelSVM,
     PerformanceSVM,
     RankingSVM,
+    SequenceTagger,
+    SequenceVectorizer,
     StructuredPerceptron,
     StructuredSVM,
     TaxonomySVM,
@@ -97,6 +100,8 @@ __all__ = [
     "RBFKernel",
     "RankingSVM",
     "ScoreTable",
+    "SequenceTagger",
+    "SequenceVectorizer",
     "SigmoidKernel",
     "StructuredPerceptron",
     "StructuredSVM",

@@ -3,17 +3,17 @@
 Multiclass classification (:class:`MulticlassTask`), multi-label classification on a graph over
 the labels (:class:`MultiLabelTask`, with :func:`chow_liu_tree`), multivariate performance
 measures such as F1 over a whole data set (:class:`MultivariateTask`), linear-chain sequence
-labelling (:class:`ChainTask`), graph labelling (:class:`GraphTask`,
-:class:`EdgeFeatureGraphTask`, grid helpers), ranking by pairwise preferences
-(:class:`RankingTask`), pairwise sequence alignment (:class:`AlignmentTask`, with
-:func:`blosum62`), classification into the leaves of a taxonomy (:class:`TaxonomyTask`),
-constituency parsing with a weighted context-free grammar (:class:`WeightedCFGTask`),
-first-order dependency parsing (:class:`DependencyTask`, with :class:`ArcFeatures` and
-:class:`ArcLabeller`, scored by :func:`attachment_scores`) and text chunking support in
-:mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO constraints and conlleval's
-scores. Latent tasks
-(:class:`LatentMulticlassTask`, :class:`LatentChainTask`) add hidden sub-classes or sub-states
-for :class:`structsvm.LatentStructuredSVM`.
+labelling (:class:`ChainTask`), segmentation into labelled segments (:class:`SemiMarkovTask`),
+graph labelling (:class:`GraphTask`, :class:`EdgeFeatureGraphTask`, grid helpers), ranking by
+pairwise preferences (:class:`RankingTask`), pairwise sequence alignment
+(:class:`AlignmentTask`, with :func:`blosum62`), classification into the leaves of a taxonomy
+(:class:`TaxonomyTask`), constituency parsing with a weighted context-free grammar
+(:class:`WeightedCFGTask`), first-order dependency parsing (:class:`DependencyTask`, with
+:class:`ArcFeatures` and :class:`ArcLabeller`, scored by :func:`attachment_scores`) and text
+chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
+constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
+:class:`LatentChainTask`) add hidden sub-classes or sub-states for
+:class:`structsvm.LatentStructuredSVM`.
 """
 
 from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
@@ -35,6 +35,7 @@ from tasks._multilabel import MultiLabelTask
 from tasks._multivariate import MultivariateTask
 from tasks._ranking import RankingTask
 from tasks._relaxed import RelaxedLabelling, WeightedLabels
+from tasks._semi_markov import SemiMarkovTask
 from tasks._taxonomy import Taxonomy, TaxonomyTask, taxonomy_from_paths
 from tasks.chunking import (
     ChunkingFeatures,
@@ -70,6 +71,7 @@ __all__ = [
     "RankingTask",
     "ReferenceTree",
     "RelaxedLabelling",
+    "SemiMarkovTask",
     "Sentence",
     "SequencePair",
     "TagEncoder",

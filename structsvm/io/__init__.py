@@ -9,7 +9,8 @@ reads Penn Treebank bracketed trees (:class:`Tree`), which :func:`prepare_tree`,
 :func:`binarise` and :func:`unbinarise` make ready for :class:`tasks.WeightedCFGTask` and
 :func:`bracket_scores` scores by their labelled brackets; :func:`read_conllu`
 and :func:`write_conllu` handle the dependency treebanks of Universal Dependencies (CoNLL-U),
-which :class:`tasks.DependencyTask` parses. A malformed file
+which :class:`tasks.DependencyTask` parses; :func:`read_columns` reads CoNLL-style column files
+(one token a line, blank lines between sentences). A malformed file
 raises :class:`FileFormatError`, a ValueError whose message names the file and the line.
 
 :func:`save` and :func:`load` write and read model files: an estimator with its task in a zip
@@ -18,6 +19,7 @@ any; a class of your own is named to :func:`load` or to :func:`register`. A file
 one, or a damaged one, raises :class:`ModelFileError`.
 """
 
+from structsvm.io._columns import read_columns
 from structsvm.io._conllu import DependencySentence, read_conllu, write_conllu
 from structsvm.io._errors import FileFormatError
 from structsvm.io._model_file import ModelFileError, load, save
@@ -54,6 +56,7 @@ __all__ = [
     "load",
     "parse_trees",
     "prepare_tree",
+    "read_columns",
     "read_conllu",
     "read_fasta",
     "read_msf",

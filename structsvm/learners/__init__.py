@@ -7,11 +7,13 @@ on the multiclass structural SVM, :class:`MultiLabelSVM` a multi-label classifie
 graph over the labels, :class:`PerformanceSVM` a binary one trained for F1 or another
 multivariate performance measure, :class:`RankingSVM` a ranker of documents by query, scored by
 :func:`pairwise_accuracy` or :func:`mean_ndcg`, :class:`TaxonomySVM` a classifier into the
-leaves of a tree. :func:`radius`, :func:`margin` and
+leaves of a tree, :class:`SequenceTagger` a tagger of sentences of per-token feature dicts
+(:class:`SequenceVectorizer`) with string tags. :func:`radius`, :func:`margin` and
 :func:`mistake_bound` give the perceptron's mistake bound.
 """
 
 from structsvm.learners._bounds import margin, mistake_bound, radius
+from structsvm.learners._feature_dicts import SequenceVectorizer
 from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
 from structsvm.learners._latent import LatentStructuredSVM, latent_objective
 from structsvm.learners._multiclass import MulticlassSVM
@@ -20,6 +22,7 @@ from structsvm.learners._perceptron import StructuredPerceptron
 from structsvm.learners._performance import PerformanceSVM
 from structsvm.learners._ranking import RankingSVM
 from structsvm.learners._ranking_metrics import mean_ndcg, pairwise_accuracy
+from structsvm.learners._sequence_tagger import SequenceTagger
 from structsvm.learners._ssvm import StructuredSVM
 from structsvm.learners._taxonomy import TaxonomySVM
 
@@ -30,6 +33,8 @@ __all__ = [
     "MulticlassSVM",
     "PerformanceSVM",
     "RankingSVM",
+    "SequenceTagger",
+    "SequenceVectorizer",
     "StructuredPerceptron",
     "StructuredSVM",
     "TaxonomySVM",

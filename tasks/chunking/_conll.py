@@ -13,11 +13,11 @@ In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
-from structsvm._utils.validation import check_examples, check_iterable
+from structsvm._utils.validation import check_examples
+from structsvm.io._columns import read_columns
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,12 @@ class Sentence:
 
 _FIELDS = tuple(field.name for field in fields(Sentence))
 """The fields of a sentence, which are also the names a column of a file may have."""
-_DOCSTART = "-DOCSTART-"
-"""First column of a document-boundary line (as in CoNLL-2003 files): not a token."""
 
 
 def read_conll(
     source: str | os.PathLike[str] | Iterable[str],
     columns: Sequence[str | None] = _FIELDS,
+    encoding: str = "utf-8",
 ) -> list[Sentence]:
     """Read a file in the CoNLL-2000 column format into a list of sentences.
 
@@ -71,7 +70,8 @@ def read_conll(
     ``word POS chunk-tag``; blank lines separate sentences. Several blank lines in a row,
     blank lines at the start or end, a missing final blank line and ``-DOCSTART-`` lines (a
     document boundary, as in CoNLL-2003 files) are all accepted; a ``-DOCSTART-`` line ends
-    the sentence before it and is not a token.
+    the sentence before it and is not a token. The lines are read by
+    :func:`structsvm.io.read_columns`.
 
     Parameters
     ----------
@@ -82,6 +82,8 @@ def read_conll(
         exactly ``len(columns)`` columns. "words" is required; a field that is not named
         stays None in the sentences (for example ``columns=("words", "pos")`` for
         untagged text).
+    encoding : str, default="utf-8"
+        The encoding of a file given by name.
 
     Returns
     -------
@@ -91,8 +93,10 @@ def read_conll(
     Raises
     ------
     ValueError
-        If ``columns`` is invalid, or if a line does not have ``len(columns)`` columns; the
-        message gives the file name (or ``<lines>``) and the 1-based line number.
+        If ``columns`` is invalid.
+    FileFormatError
+        If a line does not have ``len(columns)`` columns, or a file holds bytes that are not
+        text in ``encoding``; the message gives the file name (or ``<lines>``) and the line.
     TypeError
         If ``source`` is not a file name, a path or an iterable of str in order (not a set or
         a mapping), or ``columns`` is not a sequence.
@@ -110,14 +114,11 @@ def read_conll(
     [Sentence(words=('He', 'reckons'), pos=('PRP', 'VBZ'), tags=('B-NP', 'B-VP'))]
     """
     positions = _check_columns(columns)
-    n_columns = len(columns)
-    if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
-        with open(source, encoding="utf-8") as lines:
-            return _read_lines(lines, name, positions, n_columns)
-    check_iterable(source, "source", of="lines (str), or a file name or path")
-    name = getattr(source, "name", "<lines>")
-    return _read_lines(source, str(name), positions, n_columns)
+    fields = read_columns(source, n_columns=len(columns), encoding=encoding)
+    return [
+        Sentence(**{key: sentence[index] for key, index in positions.items()})
+        for sentence in fields
+    ]
 
 
 def _check_columns(columns: Sequence[str | None]) -> dict[str, int]:
@@ -139,50 +140,3 @@ def _check_columns(columns: Sequence[str | None]) -> dict[str, int]:
     if "words" not in positions:
         raise ValueError(f"columns must include 'words', got {tuple(columns)!r}")
     return positions
-
-
-def _read_lines(
-    lines: Iterable[str], name: str, positions: dict[str, int], n_columns: int
-) -> list[Sentence]:
-    """Split numbered lines into sentences; ``name`` labels the lines in error messages."""
-    sentences: list[Sentence] = []
-    rows: list[list[str]] = []
-
-    def close_sentence() -> None:
-        if rows:
-            # One string object per distinct word or tag, however often it occurs.
-            fields = {
-                key: [sys.intern(row[index]) for row in rows] for key, index in positions.items()
-            }
-            sentences.append(Sentence(**fields))
-            rows.clear()
-
-    for number, line in enumerate(lines, start=1):
-        if not isinstance(line, str):
-            raise TypeError(
-                f"{name}:{number}: source must give lines of text (str), got {type(line).__name__}"
-            )
-        parts = line.split()
-        if not parts:
-            close_sentence()
-            continue
-        if parts[0] == _DOCSTART:
-            close_sentence()
-            continue
-        if len(parts) != n_columns:
-            raise ValueError(
-                f"{name}:{number}: expected {n_columns} columns "
-                f"({' '.join(str(c) for c in _column_names(positions, n_columns))}), "
-                f"found {len(parts)}: {line.rstrip()!r}"
-            )
-        rows.append(parts)
-    close_sentence()
-    return sentences
-
-
-def _column_names(positions: dict[str, int], n_columns: int) -> list[str]:
-    """Return the field held by every column, ``_`` for a skipped column."""
-    names = ["_"] * n_columns
-    for key, index in positions.items():
-        names[index] = key
-    return names

@@ -28,6 +28,7 @@ from tasks import (
     MultiLabelTask,
     MultivariateTask,
     RankingTask,
+    SemiMarkovTask,
     SequencePair,
     TaxonomyTask,
     WeightedCFGTask,
@@ -119,6 +120,10 @@ PROBLEMS = {
         LatentMulticlassTask(2, 2, 3),
         rng.normal(size=(10, 3)),
         rng.integers(0, 2, 10),
+    ),
+    "SemiMarkovTask": lambda rng: (
+        SemiMarkovTask(2, 2, max_length=2, loss="segments"),
+        *_sequences(rng, 8, 2, 2),
     ),
     "LatentChainTask": lambda rng: (
         LatentChainTask(2, 2, 2),

@@ -26,6 +26,7 @@ from structsvm import (
     OneClassSVM,
     PerformanceSVM,
     RankingSVM,
+    SequenceTagger,
     StructuredPerceptron,
     StructuredSVM,
     TaxonomySVM,
@@ -118,6 +119,11 @@ FITTED = {
         *data["2 classes"],
     ),
     "SVR": lambda data: (SVR(C=10.0), *data["2 classes"]),
+    "SequenceTagger": lambda data: (
+        SequenceTagger(segments=2, random_state=0),
+        [[{"w": str(w)} for w in x.argmax(axis=1)] for x in data["sequences"][0]],
+        [["B-X" if label else "O" for label in y] for y in data["sequences"][1]],
+    ),
     "KernelRidge": lambda data: (KernelRidge(kernel="rbf"), *data["2 classes"]),
 }
 
@@ -130,7 +136,8 @@ def test_every_public_estimator_is_tried(data):
         and issubclass(getattr(structsvm, name), BaseEstimator)
     }
     tried = {type(make(data)[0]).__name__ for make in FITTED.values()}
-    assert public == tried | {"OneClassSVM"}  # the outlier detector has its own test below
+    # The outlier detector has its own test below; the vectorizer is saved with the tagger.
+    assert public == tried | {"OneClassSVM", "SequenceVectorizer"}
 
 
 @pytest.mark.parametrize("round_trip", ROUND_TRIPS)

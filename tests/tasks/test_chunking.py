@@ -75,9 +75,9 @@ def test_reader_takes_lines_or_an_open_file(tmp_path):
 def test_wrong_number_of_columns_names_the_file_and_the_line(tmp_path):
     path = tmp_path / "broken.txt"
     path.write_text("A DT B-NP\n\nB NN\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"broken\.txt:3: expected 3 columns.*found 2"):
+    with pytest.raises(ValueError, match=r"broken\.txt, line 3: expected 3 columns.*found 2"):
         read_conll(path)
-    with pytest.raises(ValueError, match=r"<lines>:1: expected 3 columns.*found 4"):
+    with pytest.raises(ValueError, match=r"<lines>, line 1: expected 3 columns.*found 4"):
         read_conll(["A DT B-NP extra"])
 
 

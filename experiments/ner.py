@@ -1,0 +1,361 @@
+"""Named entities on CoNLL-2002: a chain, a semi-Markov model and CRFsuite on the same features.
+
+Reads the CoNLL-2002 shared-task data (Tjong Kim Sang, 2002: Spanish EFE news wire and Dutch
+De Morgen text, one ``word POS tag`` line per token, IOB2 entity tags of PER, LOC, ORG, MISC),
+turns every token into a dict of features (:func:`token_features`: the word, its case, affixes
+and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and reports on
+``*.testa`` only:
+
+* ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags trained
+  as a structural SVM with the default solver;
+* ``semi-markov`` — the same tagger with ``segments=L``: :class:`tasks.SemiMarkovTask` over
+  entities of at most L tokens, with first-, every- and last-token features and the length,
+  trained by default with the segment loss (entities in one tagging but not the other);
+* ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
+  python-crfsuite, L-BFGS, on exactly the same feature dicts.
+
+Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
+conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
+clock and CPU time, feature extraction excluded; the CPU time is the steadier figure on a shared
+machine) and the process's peak memory.
+
+The second table is the setting of Tsochantaridis et al. (ICML 2004; JMLR 2005): the first 300
+Spanish training sentences, the token error of the structural SVM (the chain), the averaged
+structured perceptron (Collins, 2002) and CRFsuite, beside the figures of the paper. The paper's
+figures come from its own protocol on its 300 sentences; ours are measured on testa.
+
+The data are not part of the project: give their directory with ``--data-dir`` or the
+environment variable ``STRUCTSVM_DATA`` (the directory holding ``esp.train`` or its parent
+holding ``conll2002/``). Run ``python -m experiments.ner --help`` for the options.
+
+References
+----------
+E. F. Tjong Kim Sang. Introduction to the CoNLL-2002 shared task: language-independent named
+entity recognition. In *Proceedings of CoNLL-2002*, pages 155–158, 2002.
+
+I. Tsochantaridis, T. Hofmann, T. Joachims and Y. Altun. Support vector machine learning for
+interdependent and structured output spaces. In *ICML*, 2004.
+
+S. Sarawagi and W. W. Cohen. Semi-Markov conditional random fields for information
+extraction. In *NIPS*, 2004.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments._measure import format_table, peak_rss_megabytes, run_in_fresh_process
+from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
+from structsvm.io import read_columns
+from tasks import ChainTask, chunk_scores
+
+LANGUAGES = {"esp": "Spanish", "ned": "Dutch"}
+LEARNERS = ("chain", "semi-markov", "crfsuite")
+PAPER_TOKEN_ERRORS = {"structural SVM": 5.08, "CRF": 5.17, "averaged perceptron": 5.94, "HMM": 9.36}
+"""Token error (%) on 300 Spanish sentences, Tsochantaridis et al. (ICML 2004), Table 2."""
+
+Sentences = list[tuple[list[str], list[str], list[str]]]
+Row = dict[str, Any]
+
+
+def find_data_dir(data_dir: str | None) -> Path | None:
+    """Return the directory holding ``esp.train``, or None if no directory is given.
+
+    Looks at ``data_dir``, else at ``STRUCTSVM_DATA``; either may be the directory itself or
+    a parent holding ``conll2002/``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a directory is given but holds no ``esp.train`` (nor ``conll2002/esp.train``).
+    """
+    given = data_dir or os.environ.get("STRUCTSVM_DATA")
+    if not given:
+        return None
+    for candidate in (Path(given), Path(given) / "conll2002"):
+        if (candidate / "esp.train").is_file():
+            return candidate
+    raise FileNotFoundError(f"no CoNLL-2002 esp.train in {given} or {Path(given) / 'conll2002'}")
+
+
+def load(path: Path, encoding: str, first: int | None = None) -> Sentences:
+    """Return the (words, POS tags, entity tags) of the sentences of a file (the first ones)."""
+    sentences = read_columns(path, encoding=encoding)[:first]
+    return [(list(s[0]), list(s[1]), list(s[-1])) for s in sentences]
+
+
+def _shape(word: str) -> str:
+    """The word's letters as X, x and d, runs of one kind written once: ``Madrid`` → ``Xx``."""
+    kinds = [
+        "X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c for c in word
+    ]
+    return "".join(k for n, k in enumerate(kinds) if n == 0 or k != kinds[n - 1])
+
+
+def token_features(words: list[str], pos: list[str]) -> list[dict[str, Any]]:
+    """Return the feature dict of every token: itself, and its neighbours at ±1 and ±2."""
+    tokens = []
+    for t, word in enumerate(words):
+        features: dict[str, Any] = {
+            "bias": 1.0,
+            "lower": word.lower(),
+            "prefixes": [word[:k] for k in (1, 2, 3) if len(word) >= k],
+            "suffixes": [word[-k:] for k in (1, 2, 3) if len(word) >= k],
+            "shape": _shape(word),
+            "title": word.istitle(),
+            "upper": word.isupper(),
+            "digit": any(c.isdigit() for c in word),
+            "pos": pos[t],
+            "pos2": pos[t][:2],
+        }
+        for offset in (-2, -1, 1, 2):
+            at = t + offset
+            if 0 <= at < len(words):
+                features[f"{offset:+d}:lower"] = words[at].lower()
+                features[f"{offset:+d}:title"] = words[at].istitle()
+                features[f"{offset:+d}:pos"] = pos[at]
+            elif abs(offset) == 1:
+                features["BOS" if offset < 0 else "EOS"] = True
+        if t > 0:
+            features["-1|0:lower"] = f"{words[t - 1].lower()}|{word.lower()}"
+        tokens.append(features)
+    return tokens
+
+
+def dicts(sentences: Sentences) -> list[list[dict[str, Any]]]:
+    """Return the feature dicts of every sentence."""
+    return [token_features(words, pos) for words, pos, _ in sentences]
+
+
+def token_error(truth: Sentences, predicted: list[list[str]]) -> float:
+    """Return the percentage of tokens whose predicted tag is wrong."""
+    wrong = sum(
+        a != b for (_, _, tags), guess in zip(truth, predicted, strict=True)
+        for a, b in zip(tags, guess, strict=True)
+    )
+    return 100.0 * wrong / sum(len(tags) for _, _, tags in truth)
+
+
+class Timer:
+    """Wall-clock and CPU time (all threads of the process) of a ``with`` block."""
+
+    def __enter__(self) -> Timer:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = time.process_time() - self._cpu
+
+
+def train_crfsuite(
+    X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
+) -> tuple[Any, Timer, str]:
+    """Train a CRFsuite CRF; return a predict function, the training time and a detail."""
+    import pycrfsuite
+
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for sentence, sequence in zip(X, tags, strict=True):
+        trainer.append(sentence, sequence)
+    trainer.set_params(
+        {
+            "c1": args.crf_c1,
+            "c2": args.crf_c2,
+            "max_iterations": args.crf_max_iter,
+            "feature.possible_transitions": True,
+        }
+    )
+    tagger = pycrfsuite.Tagger()
+    with tempfile.TemporaryDirectory() as directory:
+        model_path = str(Path(directory) / "ner.crfsuite")
+        with Timer() as timer:
+            trainer.train(model_path)
+        tagger.open(model_path)  # CRFsuite reads the whole model into memory
+    detail = (
+        f"L-BFGS, c1={args.crf_c1:g}, c2={args.crf_c2:g}, "
+        f"{trainer.logparser.last_iteration['num']} iterations"
+    )
+    return (lambda sentences: [tagger.tag(s) for s in sentences]), timer, detail
+
+
+def train_tagger(
+    learner: str, X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
+) -> tuple[Any, Timer, str]:
+    """Train the chain or the semi-Markov tagger; return predict, the time and a detail."""
+    segments = args.segment_length if learner == "semi-markov" else None
+    tagger = SequenceTagger(
+        C=args.C,
+        solver=args.solver,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        segments=segments,
+        segment_loss=args.segment_loss,
+        random_state=0,
+    )
+    with Timer() as timer:
+        tagger.fit(X, tags)
+    svm = tagger.svm_
+    detail = (
+        f"{svm.solver_}, C={args.C:g}, {svm.n_iter_} iterations"
+        + (f", {args.segment_loss} loss" if segments else "")
+        + f", relative gap "
+        f"{svm.history_[-1]['relative_gap']:.2g}, {tagger.vectorizer_.n_features_} features"
+    )
+    return tagger.predict, timer, detail
+
+
+def train_perceptron(
+    X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
+) -> tuple[Any, Timer, str]:
+    """Train the averaged structured perceptron on the chain; return predict, time, detail."""
+    vectorizer = SequenceVectorizer().fit(X)
+    classes = np.array(sorted({tag for sequence in tags for tag in sequence}))
+    index = {tag: label for label, tag in enumerate(classes)}
+    labels = [np.array([index[tag] for tag in sequence]) for sequence in tags]
+    perceptron = StructuredPerceptron(
+        ChainTask(len(classes), vectorizer.n_features_),
+        averaged=True,
+        max_epochs=args.perceptron_epochs,
+        random_state=0,
+    )
+    inputs = vectorizer.transform(X)
+    with Timer() as timer:
+        perceptron.fit(inputs, labels)
+
+    def predict(sentences: list[list[dict[str, Any]]]) -> list[list[str]]:
+        return [classes[y].tolist() for y in perceptron.predict(vectorizer.transform(sentences))]
+
+    return predict, timer, f"averaged, {args.perceptron_epochs} epochs"
+
+
+def run_learner(
+    learner: str, train_path: Path, testa_path: Path, first: int | None, args: argparse.Namespace
+) -> Row:
+    """Train one learner on a training file and score it on testa (in its own process)."""
+    train = load(train_path, args.encoding, first)
+    X, tags = dicts(train), [t for _, _, t in train]
+    del train
+    if learner == "crfsuite":
+        predict, timer, detail = train_crfsuite(X, tags, args)
+    elif learner == "perceptron":
+        predict, timer, detail = train_perceptron(X, tags, args)
+    else:
+        predict, timer, detail = train_tagger(learner, X, tags, args)
+    del X, tags
+    testa = load(testa_path, args.encoding)
+    predicted = predict(dicts(testa))
+    scores = chunk_scores([t for _, _, t in testa], predicted)
+    return {
+        "learner": learner,
+        "entity F1": f"{100 * scores.f1:.2f}",
+        "precision": f"{100 * scores.precision:.2f}",
+        "recall": f"{100 * scores.recall:.2f}",
+        "token error": f"{token_error(testa, predicted):.2f}",
+        "train time": f"{timer.wall:.1f} s",
+        "train CPU": f"{timer.cpu:.1f} s",
+        "peak RSS": f"{peak_rss_megabytes():.0f} MB",
+        "detail": detail,
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.ner", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--data-dir", default=None,
+                        help="directory with esp.train, esp.testa, ned.train, ned.testa "
+                        "(default: $STRUCTSVM_DATA)")
+    parser.add_argument("--languages", nargs="+", choices=tuple(LANGUAGES),
+                        default=list(LANGUAGES))
+    parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
+    parser.add_argument("--settings", nargs="+", choices=("entities", "icml2004"),
+                        default=["entities", "icml2004"],
+                        help="the entity table on the full training sets, the 300-sentence "
+                        "token-error table, or both (default: both)")
+    parser.add_argument("--first", type=int, default=None,
+                        help="train the entity table on the first N sentences only")
+    parser.add_argument("--encoding", default="utf-8",
+                        help="encoding of the files (the original CoNLL-2002 files: latin-1)")
+    parser.add_argument("--C", type=float, default=0.1,
+                        help="structural SVM regularisation constant (default: 0.1)")
+    parser.add_argument("--tol", type=float, default=0.01,
+                        help="relative duality gap at which training stops (default: 0.01)")
+    parser.add_argument("--solver", default="bcfw",
+                        help="the structural SVM's solver (default: bcfw; 'auto' picks 1-slack, "
+                        "whose cutting planes are dense vectors of the size of w)")
+    parser.add_argument("--max-iter", type=int, default=10,
+                        help="most solver iterations, passes for bcfw (default: 10)")
+    parser.add_argument("--segment-length", type=int, default=6,
+                        help="longest entity segment of the semi-Markov model (default: 6)")
+    parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="segments",
+                        help="the semi-Markov model's loss: entities missed or wrong (segments, "
+                        "the default) or wrong tags (hamming)")
+    parser.add_argument("--crf-c1", type=float, default=0.1, help="CRFsuite's L1 (default 0.1)")
+    parser.add_argument("--crf-c2", type=float, default=0.1, help="CRFsuite's L2 (default 0.1)")
+    parser.add_argument("--crf-max-iter", type=int, default=100,
+                        help="most L-BFGS iterations of CRFsuite (default: 100)")
+    parser.add_argument("--perceptron-epochs", type=int, default=20,
+                        help="epochs of the averaged perceptron (default: 20)")
+    parser.add_argument("--icml-sentences", type=int, default=300,
+                        help="training sentences of the ICML 2004 setting (default: 300)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> dict[str, list[Row]]:
+    """Entry point of ``python -m experiments.ner``: print the tables, return their rows."""
+    args = parse_args(argv)
+    data_dir = find_data_dir(args.data_dir)
+    if data_dir is None:
+        raise SystemExit("CoNLL-2002 data not found: pass --data-dir DIR or set STRUCTSVM_DATA")
+    tables: dict[str, list[Row]] = {}
+    if "entities" in args.settings:
+        for language in args.languages:
+            subset = "" if args.first is None else f", first {args.first} sentences"
+            print(f"\nCoNLL-2002 {LANGUAGES[language]}: train on {language}.train{subset}, "
+                  f"report on {language}.testa")
+            rows = [
+                {"language": language, **run_in_fresh_process(
+                    run_learner, learner, data_dir / f"{language}.train",
+                    data_dir / f"{language}.testa", args.first, args,
+                )}
+                for learner in args.learners
+            ]
+            print(format_table(rows), flush=True)
+            tables[language] = rows
+    if "icml2004" in args.settings:
+        print(f"\nICML 2004 setting: the first {args.icml_sentences} Spanish training sentences, "
+              "token error (%) on esp.testa, beside the paper's figures")
+        names = {"chain": "structural SVM", "perceptron": "averaged perceptron", "crfsuite": "CRF"}
+        rows = []
+        for learner, name in names.items():
+            row = run_in_fresh_process(
+                run_learner, learner, data_dir / "esp.train", data_dir / "esp.testa",
+                args.icml_sentences, args,
+            )
+            rows.append({
+                "method": name,
+                "token error (ours)": row["token error"],
+                "token error (paper)": f"{PAPER_TOKEN_ERRORS[name]:.2f}",
+                "entity F1 (ours)": row["entity F1"],
+                "train time": row["train time"],
+                "train CPU": row["train CPU"],
+                "detail": row["detail"],
+            })
+        rows.append({"method": "HMM", "token error (ours)": "-", "token error (paper)":
+                     f"{PAPER_TOKEN_ERRORS['HMM']:.2f}", "entity F1 (ours)": "-",
+                     "train time": "-", "train CPU": "-", "detail": "not run"})
+        print(format_table(rows), flush=True)
+        tables["icml2004"] = rows
+    return tables
+
+
+if __name__ == "__main__":
+    main()
