@@ -11,6 +11,7 @@ from tasks.structures import (
     DependencyStructure,
     GraphStructure,
     MulticlassStructure,
+    SegmentStructure,
 )
 from tests.references import every_tree
 
@@ -115,6 +116,7 @@ def test_the_graph_hinge_on_a_tree_is_that_of_enumeration():
         (MulticlassStructure(4), [(3, 4)], np.array([0, 3, 1])),
         (GraphStructure([[0, 1], [1, 2]], 3), [(2, 3, 3), (2, 3, 3)], np.array([[0, 1, 2]] * 2)),
         (DependencyStructure(), [(2, 4, 4)], np.array([[2, 0, 2], [0, 1, 2]])),
+        (SegmentStructure(2, 3), [(2, 4, 6), (2, 3), (2, 2)], np.array([[0, 2, 1, 3]] * 2)),
     ],
 )
 def test_the_subgradient_matches_finite_differences_at_a_generic_point(structure, shapes, truth):
@@ -238,3 +240,60 @@ def test_the_tree_hinge_of_sentences_of_different_lengths_is_that_of_enumeration
         expected[best, np.arange(1, n + 1)] += 1.0
         expected[truth[k, :n], np.arange(1, n + 1)] -= 1.0
         np.testing.assert_array_equal(result.gradients[0][k], expected)
+
+
+def every_segmentation(length, n_labels, max_length):
+    """Yield the (start, stop, label) segments of every segmentation of ``length`` tokens."""
+    if length == 0:
+        yield []
+        return
+    for size in range(1, min(max_length, length) + 1):
+        for label in range(n_labels):
+            for rest in every_segmentation(length - size, n_labels, max_length):
+                yield [(0, size, label)] + [(s + size, e + size, k) for s, e, k in rest]
+
+
+def segment_codes(segments, length, n_labels):
+    codes = np.empty(length, dtype=np.int64)
+    for start, stop, label in segments:
+        codes[start], codes[start + 1 : stop] = label, n_labels + label
+    return codes
+
+
+@pytest.mark.parametrize("segment_loss", [False, True])
+def test_the_segment_hinge_of_sequences_of_different_lengths_is_that_of_enumeration(
+    segment_loss,
+):
+    rng = np.random.default_rng(13)
+    K, L, lengths = 2, 3, np.array([4, 2, 3])
+    tokens, per_length = rng.normal(size=(3, 4, 3 * K)), rng.normal(size=(K, L))
+    transitions = rng.normal(size=(K, K))
+    truth = np.array([[0, 2, 1, 3], [1, 0, 0, 0], [1, 3, 3, 0]])
+    mask = np.arange(4) < lengths[:, None]
+    structure = SegmentStructure(K, L, segment_loss=segment_loss)
+    result = structured_hinge(structure, (tokens, per_length, transitions), truth, mask=mask)
+    for k, n in enumerate(lengths):
+        def score(segments, k=k):
+            total = sum(
+                tokens[k, s, label] + tokens[k, s:e, K + label].sum()
+                + tokens[k, e - 1, 2 * K + label] + per_length[label, e - s - 1]
+                for s, e, label in segments
+            )
+            return total + sum(
+                transitions[a[2], b[2]] for a, b in itertools.pairwise(segments)
+            )
+
+        true_segments = next(
+            segments for segments in every_segmentation(n, K, L)
+            if np.array_equal(segment_codes(segments, n, K), truth[k, :n])
+        )
+
+        def loss(segments, true_segments=true_segments, k=k, n=n):
+            if segment_loss:
+                return len(set(segments) ^ set(true_segments))
+            return np.sum(segment_codes(segments, n, K) != truth[k, :n])
+
+        best = max(every_segmentation(n, K, L), key=lambda y: score(y) + loss(y))
+        assert result.losses[k] == pytest.approx(
+            score(best) + loss(best) - score(true_segments)
+        )
