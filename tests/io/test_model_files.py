@@ -19,7 +19,9 @@ from structsvm.datasets import load_ocr_letters
 from structsvm.io import load, parse_trees, prepare_tree, register, save
 from tasks import (
     AlignmentTask,
+    ArcFeatures,
     ChainTask,
+    DependencyTask,
     EdgeFeatureGraphTask,
     GraphTask,
     LatentChainTask,
@@ -86,8 +88,21 @@ def _parses():
     return task, list(X), list(Y)
 
 
+def _dependency_trees(rng, n):
+    """Sentences of random words and tags, with the trees a random weight vector gives them."""
+    words, tags = ["the", "dog", "barks", "at", "cats"], ["DET", "NOUN", "VERB", "ADP", "NOUN"]
+    task = DependencyTask(ArcFeatures(2**10))
+    X = []
+    for _ in range(n):
+        picks = rng.integers(0, len(words), rng.integers(2, 5))
+        X.append(task.features.sentence([words[k] for k in picks], [tags[k] for k in picks]))
+    hidden = rng.normal(size=task.size_joint_feature)
+    return task, X, [task.argmax(x, hidden) for x in X]
+
+
 PROBLEMS = {
     "WeightedCFGTask": lambda rng: _parses(),
+    "DependencyTask": lambda rng: _dependency_trees(rng, 6),
     "AlignmentTask": lambda rng: (AlignmentTask("ACGT"), *_pairs(rng, 6)),
     "TaxonomyTask": lambda rng: (
         TaxonomyTask([-1, 0, 0, 1, 1, 2], 2),
