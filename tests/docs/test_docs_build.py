@@ -19,8 +19,10 @@ PUBLIC_MODULES = {
     "structsvm.kernels": "structsvm",
     "structsvm.inference": "structsvm",
     "structsvm.io": "structsvm",
+    "structsvm.hinge": None,
     "tasks": None,
     "tasks.chunking": "tasks",
+    "tasks.structures": None,
 }
 """Modules whose ``__all__`` the API reference covers, with the package re-exporting them."""
 
