@@ -165,6 +165,19 @@ def _swap_violation(tables: np.ndarray, tolerance: float) -> tuple[int, int, int
 
 
 @numba.njit(cache=True)
+def _keep_if_better(unary, tables, per_edge, edges, labels, moved, score):
+    """Copy the move ``moved`` into ``labels`` if it scores above ``score`` (beyond rounding).
+
+    Returns the score of ``labels`` afterwards and whether the move was kept.
+    """
+    moved_score = labelling_score(unary, tables, per_edge, edges, moved)
+    if moved_score > score + 1e-12 * max(1.0, abs(score)):
+        labels[:] = moved
+        return moved_score, True
+    return score, False
+
+
+@numba.njit(cache=True)
 def _expansion(
     unary: np.ndarray,
     tables: np.ndarray,
@@ -200,11 +213,8 @@ def _expansion(
             _, sink_side = max_flow(graph)
             for i in range(n_nodes):
                 moved[i] = alpha if sink_side[i] else labels[i]
-            moved_score = labelling_score(unary, tables, per_edge, edges, moved)
-            if moved_score > score + 1e-12 * max(1.0, abs(score)):
-                score = moved_score
-                labels[:] = moved
-                improved = True
+            score, kept = _keep_if_better(unary, tables, per_edge, edges, labels, moved, score)
+            improved |= kept
         if not improved:
             break
     return n_cycles
@@ -258,11 +268,10 @@ def _swap(
                     moved[i] = labels[i]
                     if labels[i] == alpha or labels[i] == beta:
                         moved[i] = beta if sink_side[i] else alpha
-                moved_score = labelling_score(unary, tables, per_edge, edges, moved)
-                if moved_score > score + 1e-12 * max(1.0, abs(score)):
-                    score = moved_score
-                    labels[:] = moved
-                    improved = True
+                score, kept = _keep_if_better(
+                    unary, tables, per_edge, edges, labels, moved, score
+                )
+                improved |= kept
         if not improved:
             break
     return n_cycles
