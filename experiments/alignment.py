@@ -31,7 +31,6 @@ the archive ``balibase3_rv11_rv12.tar.xz``, or ``balibase/`` holding either. Run
 from __future__ import annotations
 
 import argparse
-import os
 import tarfile
 import tempfile
 import time
@@ -44,6 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from experiments._data import candidate_directories
 from experiments._measure import format_table
 from structsvm import StructuredSVM
 from structsvm.io import read_msf
@@ -129,10 +129,10 @@ def balibase_directory(data_dir: str | None) -> Iterator[Path]:
     FileNotFoundError
         If no directory is given or it holds neither the sets nor the archive.
     """
-    given = data_dir or os.environ.get("STRUCTSVM_DATA")
-    if not given:
+    candidates = candidate_directories(data_dir, "balibase")
+    if not candidates:
         raise FileNotFoundError("give --data-dir or set STRUCTSVM_DATA (see --help)")
-    for candidate in (Path(given), Path(given) / "balibase"):
+    for candidate in candidates:
         if all((candidate / reference).is_dir() for reference in REFERENCES):
             yield candidate
             return
@@ -142,7 +142,7 @@ def balibase_directory(data_dir: str | None) -> Iterator[Path]:
                     archive.extractall(scratch, filter="data")
                 yield Path(scratch)
             return
-    raise FileNotFoundError(f"{given}: no RV11/ and RV12/, nor {ARCHIVE}")
+    raise FileNotFoundError(f"{candidates[0]}: no RV11/ and RV12/, nor {ARCHIVE}")
 
 
 def load_families(directory: Path, variants: tuple[str, ...]) -> list[Family]:

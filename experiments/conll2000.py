@@ -27,13 +27,13 @@ parent holding ``conll2000/``). Run ``python -m experiments.conll2000 --help`` f
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from experiments._data import candidate_directories
 from experiments._measure import peak_rss_megabytes, run_in_fresh_process
 from structsvm import StructuredSVM
 from tasks import (
@@ -61,14 +61,14 @@ def find_data_dir(data_dir: str | None) -> Path | None:
     FileNotFoundError
         If a directory is given but holds no ``train.txt`` (nor ``conll2000/train.txt``).
     """
-    given = data_dir or os.environ.get("STRUCTSVM_DATA")
-    if not given:
+    candidates = candidate_directories(data_dir, "conll2000")
+    if not candidates:
         return None
-    for candidate in (Path(given), Path(given) / "conll2000"):
+    for candidate in candidates:
         if (candidate / "train.txt").is_file():
             return candidate
     raise FileNotFoundError(
-        f"no CoNLL-2000 train.txt in {given} or {Path(given) / 'conll2000'} "
+        f"no CoNLL-2000 train.txt in {candidates[0]} or {candidates[1]} "
         "(set --data-dir or STRUCTSVM_DATA to the directory holding train.txt)"
     )
 

@@ -43,7 +43,6 @@ extraction. In *NIPS*, 2004.
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from experiments._data import candidate_directories
 from experiments._measure import format_table, peak_rss_megabytes, run_in_fresh_process
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
@@ -76,13 +76,13 @@ def find_data_dir(data_dir: str | None) -> Path | None:
     FileNotFoundError
         If a directory is given but holds no ``esp.train`` (nor ``conll2002/esp.train``).
     """
-    given = data_dir or os.environ.get("STRUCTSVM_DATA")
-    if not given:
+    candidates = candidate_directories(data_dir, "conll2002")
+    if not candidates:
         return None
-    for candidate in (Path(given), Path(given) / "conll2002"):
+    for candidate in candidates:
         if (candidate / "esp.train").is_file():
             return candidate
-    raise FileNotFoundError(f"no CoNLL-2002 esp.train in {given} or {Path(given) / 'conll2002'}")
+    raise FileNotFoundError(f"no CoNLL-2002 esp.train in {candidates[0]} or {candidates[1]}")
 
 
 def load(path: Path, encoding: str, first: int | None = None) -> Sentences:

@@ -33,11 +33,11 @@ environment variable ``STRUCTSVM_DATA`` (a directory holding the ``wsj_*.mrg`` f
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import time
 from pathlib import Path
 
+from experiments._data import candidate_directories
 from experiments._measure import format_table, peak_rss_megabytes, run_in_fresh_process
 from structsvm import StructuredSVM
 from structsvm.io import Tree, bracket_scores, prepare_tree, read_treebank
@@ -54,14 +54,14 @@ def treebank_files(data_dir: str | None) -> list[Path]:
     FileNotFoundError
         If no directory is given or none of the candidates holds such files.
     """
-    given = data_dir or os.environ.get("STRUCTSVM_DATA")
-    if not given:
+    candidates = candidate_directories(data_dir, "ptb_sample")
+    if not candidates:
         raise FileNotFoundError("give --data-dir or set STRUCTSVM_DATA (see --help)")
-    for candidate in (Path(given), Path(given) / "ptb_sample"):
+    for candidate in candidates:
         files = sorted(path for path in candidate.glob("wsj_*.mrg") if _FILE.fullmatch(path.name))
         if files:
             return files
-    raise FileNotFoundError(f"{given}: no wsj_*.mrg files")
+    raise FileNotFoundError(f"{candidates[0]}: no wsj_*.mrg files")
 
 
 def load_trees(files: list[Path], max_length: int) -> list[Tree]:

@@ -35,7 +35,6 @@ it). Run ``python -m experiments.taxonomy --help`` for the options.
 from __future__ import annotations
 
 import argparse
-import os
 import tarfile
 import time
 import warnings
@@ -47,6 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from experiments._data import candidate_directories
 from experiments._measure import format_table
 from structsvm import TaxonomySVM
 from tasks import TaxonomyTask, taxonomy_from_paths
@@ -80,13 +80,13 @@ def find_archive(data_dir: str | None) -> Path:
     FileNotFoundError
         If no directory is given, or it holds no archive.
     """
-    given = data_dir or os.environ.get("STRUCTSVM_DATA")
-    if not given:
+    candidates = candidate_directories(data_dir, "20newsgroups")
+    if not candidates:
         raise FileNotFoundError("give --data-dir or set STRUCTSVM_DATA (see --help)")
-    for candidate in (Path(given) / ARCHIVE, Path(given) / "20newsgroups" / ARCHIVE):
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f"{given}: no {ARCHIVE} (nor 20newsgroups/{ARCHIVE})")
+    for candidate in candidates:
+        if (candidate / ARCHIVE).is_file():
+            return candidate / ARCHIVE
+    raise FileNotFoundError(f"{candidates[0]}: no {ARCHIVE} (nor 20newsgroups/{ARCHIVE})")
 
 
 def post_body(text: str) -> str:

@@ -21,11 +21,11 @@ Run ``python -m experiments.ud_parsing --help`` for the options.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import warnings
 from pathlib import Path
 
+from experiments._data import candidate_directories
 from experiments._measure import format_table, peak_rss_megabytes
 from structsvm import StructuredSVM
 from structsvm.io import read_conllu
@@ -37,13 +37,15 @@ DEV = "en_ewt-ud-dev.conllu"
 
 def data_directory(given: str | None) -> Path:
     """Return the directory holding the EWT files, from ``--data-dir`` or ``STRUCTSVM_DATA``."""
-    root = given or os.environ.get("STRUCTSVM_DATA")
-    if root is None:
+    candidates = candidate_directories(given, "ud_english_ewt")
+    if not candidates:
         raise SystemExit("give --data-dir or set STRUCTSVM_DATA (see the module's docstring)")
-    for candidate in (Path(root), Path(root) / "ud_english_ewt"):
+    for candidate in candidates:
         if (candidate / TRAIN).is_file() and (candidate / DEV).is_file():
             return candidate
-    raise SystemExit(f"{root}: holds neither {TRAIN} and {DEV} nor ud_english_ewt/ with them")
+    raise SystemExit(
+        f"{candidates[0]}: holds neither {TRAIN} and {DEV} nor ud_english_ewt/ with them"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
