@@ -273,9 +273,7 @@ def time_threads(
     passes: dict[str, Callable[[int], PassSummary]] = {
         "compiled summed pass": lambda n_jobs: prepared[n_jobs].oracle_pass(w),
         "generic pass": lambda n_jobs: PassSummary.of(
-            loss_augmented_pass(
-                task, X, Y, true_features, w, true_feature_sum=true_sum, n_jobs=n_jobs
-            )
+            loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n_jobs), true_sum
         ),
     }
     identical = {}

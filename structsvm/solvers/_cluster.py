@@ -1,24 +1,12 @@
 """A training set kept on the workers of a Dask cluster for the whole of a fit.
 
 Inside ``joblib.parallel_backend("dask")``, with a ``dask.distributed.Client`` connected, a
-solver whose ``n_jobs`` is not 1 does not send chunks of the data with every oracle call, as
-:func:`~structsvm._utils.parallel.map_chunks` does: it scatters the training set once per fit,
-one contiguous shard of examples (inputs, outputs and the task) per worker slot, whose true
-joint features the worker computes once, and every oracle pass then submits one small task
-per shard that carries only the weights ``w``. Each worker makes the pass over its own shard
-where the shard lives — the oracle, the losses, the joint features of the outputs, the
-contract checks and the slacks — and sends back only what the solver needs:
-
-* the n-slack solver and BCFW's gap evaluation need every example's output, loss, slack and
-  joint feature (:class:`ShardOutputs`): what travels back grows with the shard, what is sent
-  does not;
-* the 1-slack solver needs only the aggregated constraint and the one slack
-  (:class:`~structsvm.solvers._oracle.PassSummary`): ``Σ_i v_i(ŷ_i)``, ``Σ_i Δ(y_i, ŷ_i)`` and
-  ``Σ_i ξ_i(w)``, ``size_joint_feature + 2`` numbers per shard however many examples it holds.
-  It keeps no cache of outputs per example, so nothing else has to come back.
-
-The shards are released when the fit ends, completes, fails or is interrupted, and so are the
-tasks of a pass that a KeyboardInterrupt cut short: no futures outlive the fit.
+solver whose ``n_jobs`` is not 1 scatters the training set once per fit, one contiguous shard
+of examples (with the task) per worker slot, and every oracle pass then sends each shard only
+``w``. A worker makes the pass over its shard, the true joint features computed there once, and
+sends back every example's results (:class:`ShardOutputs`, n-slack and BCFW's gap evaluation)
+or only their sums (:class:`~structsvm.solvers._oracle.PassSummary`, 1-slack). The shards, and
+the tasks of an interrupted pass, are released when the fit ends, however it ends.
 """
 
 from __future__ import annotations
@@ -52,8 +40,7 @@ from structsvm.solvers._working_set import FeatureSpace
 class Shard:
     """The examples one worker holds for a fit, with the task that makes passes over them.
 
-    Their true joint features are computed where the shard lives, on its first pass, and kept
-    there: they are often larger than the data, and never need to travel.
+    Their true joint features are computed on the worker, on its first pass, and kept there.
     """
 
     task: Task
@@ -89,16 +76,10 @@ def shard_pass(shard: Shard, w: np.ndarray, rescaling: str, summed: bool) -> Any
     :class:`ShardOutputs` otherwise.
     """
     oracle = loss_augmented_pass(
-        shard.task,
-        shard.X,
-        shard.Y,
-        shard.true_features,
-        w,
-        true_feature_sum=shard.true_feature_sum if summed else None,
-        rescaling=rescaling,
+        shard.task, shard.X, shard.Y, shard.true_features, w, rescaling=rescaling
     )
     if summed:
-        return PassSummary.of(oracle)
+        return PassSummary.of(oracle, shard.true_feature_sum)
     return ShardOutputs(
         oracle.outputs, oracle.losses, oracle.slacks, oracle.features, oracle.certified
     )
@@ -107,26 +88,11 @@ def shard_pass(shard: Shard, w: np.ndarray, rescaling: str, summed: bool) -> Any
 class ClusterConstraints:
     """A task's training set held in shards by the workers of a Dask cluster.
 
-    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource`, and a context manager:
-    entering scatters the shards (once), leaving releases them.
-
-    Parameters
-    ----------
-    client : dask.distributed.Client
-    task : Task
-    X, Y : sequences of training inputs and outputs (already validated by the task)
-    n_jobs : int or None
-        The solver's ``n_jobs``, read inside joblib's "dask" backend: one shard per worker
-        slot it asks for (``effective_n_jobs(n_jobs)``), at most one per example.
-    true_features : ndarray or sparse matrix, optional
-        The rows φ(x_i, y_i), if the caller has them; computed here unless ``summed`` (the
-        workers compute their own shard's).
-    rescaling : {"margin", "slack"}, default="margin"
-        The constraints (see :mod:`structsvm.solvers._oracle`).
-    summed : bool, default=False
-        Whether the solver needs only the sums of a pass (1-slack): :meth:`oracle_pass` then
-        returns a :class:`~structsvm.solvers._oracle.PassSummary`, else an
-        :class:`~structsvm.solvers._oracle.OraclePass`.
+    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` and a context manager:
+    entering scatters the shards, leaving releases them. The parameters after ``client`` are
+    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`' (the workers compute their
+    shard's true joint features; this process only for per-example passes). One shard per
+    worker slot that ``n_jobs`` asks for (``effective_n_jobs``), at most one per example.
     """
 
     def __init__(
@@ -149,7 +115,6 @@ class ClusterConstraints:
         self.space = FeatureSpace(task.size_joint_feature)
         if true_features is None and not summed:
             true_features = task.batch_joint_feature(X, Y)
-        # The rows of the constraints a per-example pass returns are formed here.
         self.true_features = true_features
         self._shards: list[Any] = []
 
@@ -167,10 +132,6 @@ class ClusterConstraints:
     def __exit__(self, *exc_info: object) -> None:
         shards, self._shards = self._shards, []
         self.client.cancel(shards)
-
-    def zero_weights(self) -> np.ndarray:
-        """Return ``w = 0``."""
-        return self.space.zero_weights()
 
     def oracle_pass(self, w: np.ndarray) -> OraclePass | PassSummary:
         """Make the pass at ``w`` on the workers; send only ``w``, receive what is needed."""
@@ -211,43 +172,28 @@ def training_set(
 ) -> Iterator[ConstraintSource]:
     """Hold the training set where the oracle passes of a fit will run, for the block.
 
-    On a Dask cluster (joblib's "dask" backend active and ``n_jobs`` not 1) that is the
-    cluster's workers: a :class:`ClusterConstraints` with one shard per worker slot,
-    ``summed`` as given. Anywhere else it is this process: for margin rescaling, if the task
-    offers a compiled oracle (:meth:`~structsvm.Task.compiled_oracle`), a
-    :class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` if ``summed``, a
-    :class:`~structsvm.solvers._example_pass.CompiledExamplePasses` if not, whose passes are
-    compiled calls on ``n_jobs`` threads; otherwise a
-    :class:`~structsvm.solvers._cutting_plane.TaskConstraints` whose passes run through
-    :func:`~structsvm._utils.parallel.map_chunks` on ``n_jobs`` joblib workers or threads.
+    The parameters are :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'. On a Dask
+    cluster (joblib's "dask" backend and ``n_jobs`` not 1): a :class:`ClusterConstraints`.
+    Otherwise, for margin rescaling and a task with a compiled oracle, its compiled passes on
+    ``n_jobs`` threads (:class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` if
+    ``summed``, else :class:`~structsvm.solvers._example_pass.CompiledExamplePasses`); else a
+    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`.
     """
     client = dask_client(n_jobs)
-    compiled: ConstraintSource | None = None
-    if client is None and rescaling == "margin":
-        passes = CompiledSummedPasses if summed else CompiledExamplePasses
-        compiled = passes.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
-    if compiled is not None:
-        yield compiled
+    if client is not None:
+        with ClusterConstraints(
+            client, task, X, Y, n_jobs=n_jobs, true_features=true_features,
+            rescaling=rescaling, summed=summed,
+        ) as source:
+            yield source
         return
-    if client is None:
-        yield TaskConstraints(
-            task,
-            X,
-            Y,
-            n_jobs=n_jobs,
-            true_features=true_features,
-            rescaling=rescaling,
-            summed=summed,
-        )
-        return
-    with ClusterConstraints(
-        client,
-        task,
-        X,
-        Y,
-        n_jobs=n_jobs,
-        true_features=true_features,
-        rescaling=rescaling,
+    passes = CompiledSummedPasses if summed else CompiledExamplePasses
+    source = (
+        passes.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
+        if rescaling == "margin"
+        else None
+    )
+    yield source if source is not None else TaskConstraints(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling,
         summed=summed,
-    ) as source:
-        yield source
+    )

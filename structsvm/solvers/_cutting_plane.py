@@ -29,6 +29,7 @@ from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import (
     FeatureMatrix,
     OraclePass,
+    PassSummary,
     column_sums,
     loss_augmented_pass,
 )
@@ -73,48 +74,34 @@ class OracleResult(Protocol):
 
 
 class ConstraintSource(Protocol):
-    """The training set as the cutting-plane loop sees it.
-
-    Attributes
-    ----------
-    n_examples : int
-        Number of training examples.
-    space : ConstraintSpace
-        Where the constraint rows ψ_i(ȳ) and the weights live.
-    """
+    """The training set as the cutting-plane loop sees it: ``n_examples``, the
+    :class:`ConstraintSpace` ``space`` of the constraint rows and weights, and the passes."""
 
     n_examples: int
     space: ConstraintSpace
 
-    def zero_weights(self) -> Any:
-        """Return ``w = 0``."""
-        ...
-
-    def oracle_pass(self, w: Any) -> OracleResult:
+    def oracle_pass(self, w: Any) -> OracleResult | PassSummary:
         """Call the loss-augmented oracle on every example at ``w``."""
         ...
 
 
 class TaskConstraints:
-    """A task's training set with explicit constraint vectors ``ψ_i(ȳ) = φ(x_i, y_i) − φ(x_i, ȳ)``.
-
-    The true joint features are computed once for the whole fit, here unless given.
+    """A task's training set with explicit constraint vectors, its passes made in Python.
 
     Parameters
     ----------
     task : Task
     X, Y : sequences of training inputs and outputs (already validated by the task)
     n_jobs : int or None, default=None
-        Joblib workers of each oracle pass (see
-        :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the iterates do not depend on it.
+        Workers of each pass (:func:`~structsvm.solvers._oracle.loss_augmented_pass`); the
+        iterates do not depend on it.
     true_features : ndarray or sparse matrix, optional
-        The rows φ(x_i, y_i), if the caller has them.
+        The rows φ(x_i, y_i), computed here, once per fit, unless given.
     rescaling : {"margin", "slack"}, default="margin"
-        The constraints and the oracle that finds the most violated one (see
-        :mod:`structsvm.solvers._oracle`).
+        The constraints (see :mod:`structsvm.solvers._oracle`).
     summed : bool, default=False
-        Whether the solver sums the passes (1-slack): the sum of the rows φ(x_i, y_i) is then
-        kept once for the fit, and not otherwise (a vector of w's size).
+        Whether a pass returns only its sums (a :class:`~structsvm.solvers._oracle.PassSummary`,
+        for 1-slack, with ``Σ_i φ(x_i, y_i)`` kept for the fit) or every example's results.
     """
 
     def __init__(
@@ -129,8 +116,7 @@ class TaskConstraints:
         summed: bool = False,
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
-        self.n_jobs = n_jobs
-        self.rescaling = rescaling
+        self.n_jobs, self.rescaling, self.summed = n_jobs, rescaling, summed
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
         if true_features is None:
@@ -138,22 +124,13 @@ class TaskConstraints:
         self.true_features = true_features
         self.true_feature_sum = column_sums(true_features) if summed else None
 
-    def zero_weights(self) -> np.ndarray:
-        """Return ``w = 0``."""
-        return self.space.zero_weights()
-
-    def oracle_pass(self, w: np.ndarray) -> OraclePass:
-        """Call the task's loss-augmented oracle on every example at ``w``."""
-        return loss_augmented_pass(
-            self.task,
-            self.X,
-            self.Y,
-            self.true_features,
-            w,
-            true_feature_sum=self.true_feature_sum,
-            n_jobs=self.n_jobs,
+    def oracle_pass(self, w: np.ndarray) -> OraclePass | PassSummary:
+        """Call the task's oracle on every example at ``w``."""
+        oracle = loss_augmented_pass(
+            self.task, self.X, self.Y, self.true_features, w, n_jobs=self.n_jobs,
             rescaling=self.rescaling,
         )
+        return PassSummary.of(oracle, self.true_feature_sum) if self.summed else oracle
 
 
 class Formulation(Protocol):
@@ -321,7 +298,7 @@ def cutting_plane(
     oracle: OracleResult | None = None
     if initial_state is None:
         working_set = GramWorkingSet(space) if optimiser.keeps_gram else WorkingSet(space)
-        state = SolverState(w=source.zero_weights(), working_set=working_set)
+        state = SolverState(w=space.zero_weights(), working_set=working_set)
         dual = 0.0
         query, primal, at_solution = state.w, np.inf, True
         certified = True

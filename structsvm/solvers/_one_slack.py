@@ -26,7 +26,7 @@ from structsvm.solvers._cutting_plane import (
 )
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
-from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary
+from structsvm.solvers._oracle import FeatureMatrix, PassSummary
 from structsvm.solvers._state import SolverState, is_violated
 from structsvm.solvers._working_set import WorkingSet
 
@@ -43,10 +43,10 @@ class AggregatedConstraint:
         self.n_added = 0
 
     def new_constraints(
-        self, oracle: OraclePass | PassSummary, working_set: WorkingSet, w: np.ndarray
+        self, oracle: PassSummary, working_set: WorkingSet, w: np.ndarray
     ) -> NewConstraints:
-        vector = oracle.difference_sum().reshape(1, -1)
-        offset = oracle.loss_sum()
+        vector = oracle.difference_total.reshape(1, -1)
+        offset = oracle.loss_total
         allowed = working_set.slacks(w, 1)[0]
         if not is_violated(offset - (vector @ w).item(), allowed):
             return NewConstraints(vector[:0], np.zeros(0), np.zeros(0, dtype=np.int64), [])
@@ -54,9 +54,9 @@ class AggregatedConstraint:
         key = (0, self.n_added)
         return NewConstraints(vector, np.array([offset]), np.zeros(1, dtype=np.int64), [key])
 
-    def slacks(self, oracle: OraclePass | PassSummary) -> np.ndarray:
+    def slacks(self, oracle: PassSummary) -> np.ndarray:
         """Return the one slack, ``ξ = Σ_i ξ_i(w)``."""
-        return np.array([oracle.slack_sum()])
+        return np.array([oracle.slack_total])
 
 
 def one_slack(

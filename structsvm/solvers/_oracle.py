@@ -1,18 +1,12 @@
 """One pass of the most-violated-constraint oracle over the training set, and the exact slacks.
 
-With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)``, the constraints of example i read, for every output y,
-
-* margin rescaling: ``ξ_i >= Δ(y_i, y) − w · ψ_i(y)``, whose most violated output is
-  ``ŷ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` (the task's loss-augmented oracle);
-* slack rescaling: ``ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y))``, whose most violated output is
-  ``ŷ_i = argmax_y Δ(y_i, y) (1 − w · ψ_i(y))`` (the task's slack-rescaled oracle)
-  (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 2.2).
-
-Both are linear constraints ``w · v_i(y) >= Δ(y_i, y) − ξ_i`` with the constraint vector
-``v_i(y) = ψ_i(y)``, or ``Δ(y_i, y) ψ_i(y)`` under slack rescaling, so the working-set QPs and
-the dual are the same for both. The exact slack of example i is the violation of ``ŷ_i``,
-``ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · v_i(ŷ_i))``; the primal objective made of the slacks is
-:meth:`structsvm.solvers._objective.SlackPenalty.primal`.
+With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)``, example i's constraints read
+``ξ_i >= Δ(y_i, y) − w · ψ_i(y)`` under margin rescaling (most violated by the task's
+loss-augmented oracle) and ``ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y))`` under slack rescaling (by its
+slack-rescaled oracle; Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 2.2). Both
+are ``w · v_i(y) >= Δ(y_i, y) − ξ_i`` with the constraint vector ``v_i(y) = ψ_i(y)``, or
+``Δ(y_i, y) ψ_i(y)`` under slack rescaling, so the QPs are the same; the exact slack is
+``ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · v_i(ŷ_i))`` for the oracle's output ŷ_i.
 """
 
 from __future__ import annotations
@@ -39,22 +33,18 @@ class OraclePass:
     Attributes
     ----------
     outputs : sequence
-        The most violating output of every example.
-    losses : ndarray of shape (n,)
-        Δ(y_i, ŷ_i), the offsets of the constraints.
-    slacks : ndarray of shape (n,)
-        ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · v_i(ŷ_i)).
+        The most violating output ŷ_i of every example.
+    losses, slacks : ndarray of shape (n,)
+        Δ(y_i, ŷ_i), the offsets of the constraints, and ξ_i(w).
     true_features, features : ndarray or sparse matrix of shape (n, size_joint_feature)
         Rows φ(x_i, y_i) and φ(x_i, ŷ_i).
-    true_feature_sum : ndarray of shape (size_joint_feature,), optional
-        ``Σ_i φ(x_i, y_i)``, if the caller keeps it (it does not change during a fit).
     certified : bool, default=True
-        Whether the task certified every output as a maximiser (:meth:`Task.is_certified`).
-        If not, the slacks are lower bounds of the true ones and so is the primal objective.
+        Whether the task certified every output as a maximiser (:meth:`Task.is_certified`);
+        if not, the slacks, and the primal objective, are lower bounds.
     key_of : callable, default=array_key
         The task's :meth:`~structsvm.Task.output_key`.
     rescaling : {"margin", "slack"}, default="margin"
-        Which constraints: the constraint vector ``v_i`` is ψ_i, or Δ_i ψ_i for "slack".
+        Whether ``v_i`` is ψ_i or Δ_i ψ_i.
     """
 
     outputs: Sequence[Any]
@@ -62,7 +52,6 @@ class OraclePass:
     slacks: np.ndarray
     true_features: FeatureMatrix
     features: FeatureMatrix
-    true_feature_sum: np.ndarray | None = None
     certified: bool = True
     key_of: Callable[[Any], Hashable] = array_key
     rescaling: str = "margin"
@@ -71,16 +60,17 @@ class OraclePass:
         """Return the key of example i's output (see :meth:`structsvm.Task.output_key`)."""
         return self.key_of(self.outputs[i])
 
+    @property
+    def scales(self) -> np.ndarray | None:
+        """The factors Δ_i of the rows ψ_i under slack rescaling, None under margin rescaling."""
+        return self.losses if self.rescaling == "slack" else None
+
     @functools.cached_property
     def differences(self) -> FeatureMatrix:
-        """The constraint vectors ``v_i(ŷ_i)`` as rows (formed on first use).
-
-        ``ψ_i(ŷ_i) = φ(x_i, y_i) − φ(x_i, ŷ_i)``, multiplied by Δ(y_i, ŷ_i) under slack
-        rescaling.
-        """
+        """The constraint vectors ``v_i(ŷ_i)`` as rows (formed on first use)."""
         differences = self.true_features - self.features
-        if self.rescaling == "slack":
-            scales = self.losses[:, None]
+        if self.scales is not None:
+            scales = self.scales[:, None]
             differences = (
                 sp.csr_matrix(differences).multiply(scales)
                 if sp.issparse(differences)
@@ -88,39 +78,18 @@ class OraclePass:
             )
         return sp.csr_matrix(differences) if sp.issparse(differences) else differences
 
-    def difference_sum(self) -> np.ndarray:
-        """Return ``Σ_i v_i(ŷ_i)`` without forming the rows."""
-        if self.rescaling == "slack":
-            return column_sums(self.true_features, self.losses) - column_sums(
-                self.features, self.losses
-            )
-        true_sum = self.true_feature_sum
-        if true_sum is None:
-            true_sum = column_sums(self.true_features)
-        return true_sum - column_sums(self.features)
-
-    def loss_sum(self) -> float:
-        """Return ``Σ_i Δ(y_i, ŷ_i)``."""
-        return float(self.losses.sum())
-
-    def slack_sum(self) -> float:
-        """Return ``Σ_i ξ_i(w)``."""
-        return float(self.slacks.sum())
-
 
 @dataclass
 class PassSummary:
     """The sums over the examples of an oracle pass: all that the 1-slack constraint needs.
 
-    A pass over a shard of the training set held by a worker of a cluster is reduced to this
-    where it was made, so that only ``size_joint_feature + 2`` numbers travel back, however
-    many examples the shard has; the summaries of the shards add up to that of the whole set,
-    up to the rounding of float64 additions grouped by shard.
+    The summaries of disjoint sets of examples (a cluster's shards) add up to that of their
+    union, up to the rounding of float64 additions grouped by set.
 
     Attributes
     ----------
     difference_total : ndarray of shape (size_joint_feature,)
-        ``Σ_i v_i(ŷ_i)``, as :meth:`OraclePass.difference_sum`.
+        ``Σ_i v_i(ŷ_i)``.
     loss_total, slack_total : float
         ``Σ_i Δ(y_i, ŷ_i)`` and ``Σ_i ξ_i(w)``.
     certified : bool
@@ -133,12 +102,15 @@ class PassSummary:
     certified: bool
 
     @classmethod
-    def of(cls, oracle: OraclePass) -> PassSummary:
-        """Return the summary of a pass."""
+    def of(cls, oracle: OraclePass, true_feature_sum: np.ndarray | None = None) -> PassSummary:
+        """Return the summary of a pass; ``true_feature_sum`` is ``Σ_i φ(x_i, y_i)`` if kept."""
+        scales = oracle.scales
+        if true_feature_sum is None or scales is not None:
+            true_feature_sum = column_sums(oracle.true_features, scales)
         return cls(
-            oracle.difference_sum(),
-            oracle.loss_sum(),
-            oracle.slack_sum(),
+            true_feature_sum - column_sums(oracle.features, scales),
+            float(oracle.losses.sum()),
+            float(oracle.slacks.sum()),
             oracle.certified,
         )
 
@@ -151,18 +123,6 @@ class PassSummary:
             sum(part.slack_total for part in parts),
             all(part.certified for part in parts),
         )
-
-    def difference_sum(self) -> np.ndarray:
-        """Return ``Σ_i v_i(ŷ_i)``."""
-        return self.difference_total
-
-    def loss_sum(self) -> float:
-        """Return ``Σ_i Δ(y_i, ŷ_i)``."""
-        return self.loss_total
-
-    def slack_sum(self) -> float:
-        """Return ``Σ_i ξ_i(w)``."""
-        return self.slack_total
 
 
 def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) -> np.ndarray:
@@ -188,27 +148,20 @@ def loss_augmented_pass(
     true_features: FeatureMatrix,
     w: np.ndarray,
     *,
-    true_feature_sum: np.ndarray | None = None,
     n_jobs: int | None = None,
     rescaling: str = "margin",
 ) -> OraclePass:
     """Call the most-violated-constraint oracle on every example at weights ``w``.
 
-    ``true_features`` are the rows φ(x_i, y_i), computed once per fit by the caller, and
-    ``true_feature_sum`` optionally their sum. The oracle, the task's
-    ``batch_loss_augmented_argmax`` for ``rescaling="margin"`` and its
-    ``batch_slack_rescaled_argmax`` for ``"slack"``, runs on ``n_jobs`` joblib workers, one
-    chunk of examples each (:func:`~structsvm._utils.parallel.map_chunks`), or, for a task with
-    :attr:`~structsvm.Task.threaded_batches`, on ``n_jobs`` threads, as do the joint features
-    of its outputs; losses and joint features are computed here. Outputs the task does not certify
-    (:meth:`~structsvm.Task.is_certified`) may lose to the true output; their slacks are
-    clipped at 0 like the others, and the pass is marked uncertified.
+    ``true_features`` are the rows φ(x_i, y_i). The task's ``batch_loss_augmented_argmax``
+    (``batch_slack_rescaled_argmax`` for ``rescaling="slack"``) runs on ``n_jobs`` workers
+    (:func:`~structsvm._utils.parallel.map_chunks`, threads for a task with
+    :attr:`~structsvm.Task.threaded_batches`), as do the joint features of its outputs; the
+    results are checked by :mod:`structsvm._contract`. Outputs the task does not certify
+    (:meth:`~structsvm.Task.is_certified`) mark the pass uncertified.
     """
-    oracle = (
-        task.batch_slack_rescaled_argmax
-        if rescaling == "slack"
-        else task.batch_loss_augmented_argmax
-    )
+    slack = rescaling == "slack"
+    oracle = task.batch_slack_rescaled_argmax if slack else task.batch_loss_augmented_argmax
     with oracle_threads(task, n_jobs):
         outputs = map_chunks(oracle, (X, Y), w, n_jobs=n_jobs)
         losses = np.asarray(task.batch_loss(Y, outputs), dtype=float)
@@ -216,19 +169,16 @@ def loss_augmented_pass(
     check_oracle_results(task, true_features, features, losses)
     score_gaps = np.asarray(true_features @ w).ravel() - np.asarray(features @ w).ravel()
     certified_outputs = np.array([task.is_certified(y) for y in outputs], dtype=bool)
-    if rescaling == "slack":
-        violations = losses * (1.0 - score_gaps)
-        check_violations(np.where(certified_outputs, violations, 0.0), score_gaps, losses)
-    else:
-        violations = losses - score_gaps
-        check_violations(np.where(certified_outputs, violations, 0.0), score_gaps)
+    violations = losses * (1.0 - score_gaps) if slack else losses - score_gaps
+    check_violations(
+        np.where(certified_outputs, violations, 0.0), score_gaps, losses if slack else None
+    )
     return OraclePass(
         outputs=outputs,
         losses=losses,
         slacks=np.maximum(violations, 0.0),
         true_features=true_features,
         features=features,
-        true_feature_sum=true_feature_sum,
         certified=bool(certified_outputs.all()),
         key_of=task.output_key,
         rescaling=rescaling,

@@ -18,6 +18,7 @@ import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from structsvm._compiled_oracle import CompiledOracle
+from structsvm.solvers._example_oracle import stacked_labels
 
 
 class CompiledEpochs(NamedTuple):
@@ -41,10 +42,7 @@ class CompiledEpochs(NamedTuple):
     @classmethod
     def of(cls, oracle: CompiledOracle, Y: Sequence[Any]) -> CompiledEpochs:
         """Return the training set of outputs Y with the task's compiled oracle for it."""
-        labels = [oracle.labels(y) for y in Y]
-        offsets = np.zeros(len(labels) + 1, dtype=np.int64)
-        np.cumsum([len(part) for part in labels], out=offsets[1:])
-        return cls(oracle.functions(), oracle.data, np.concatenate(labels), offsets)
+        return cls(oracle.functions(), oracle.data, *stacked_labels(oracle, Y))
 
     def epoch(
         self, order: np.ndarray, w: np.ndarray, weighted_updates: np.ndarray, step: int

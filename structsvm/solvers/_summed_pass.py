@@ -1,13 +1,11 @@
 """The compiled 1-slack pass: one call over the training set through the task's compiled oracle.
 
-The 1-slack solver needs from an oracle pass only its sums
-(:class:`~structsvm.solvers._oracle.PassSummary`). A task that offers a compiled oracle
-(:meth:`structsvm.Task.compiled_oracle`) prepares its data once per fit, here, and every pass
-is then one call of :func:`summed_pass`, on ``n_jobs`` of Numba's threads, in place of the
-oracle, the losses, the joint features and their sums of
-:func:`~structsvm.solvers._oracle.loss_augmented_pass`. The examples are summed in blocks fixed
-by the data (:mod:`structsvm.solvers._summed_blocks`), so the sums are the same bits on any
-number of threads.
+The 1-slack solver needs from a pass only its sums
+(:class:`~structsvm.solvers._oracle.PassSummary`); on a task with a compiled oracle each pass is
+one call of :func:`summed_pass` on ``n_jobs`` of Numba's threads. Float additions in another
+order round differently, so the examples are cut into consecutive blocks fixed by the data alone
+(:func:`example_blocks`), each summed in example order into its own accumulator, and the blocks
+added in their order: the sums are the same bits on any number of threads.
 """
 
 from __future__ import annotations
@@ -17,15 +15,50 @@ from typing import Any
 import numba
 import numpy as np
 
-from structsvm._utils.parallel import compiled_threads
 from structsvm.solvers._compiled_training_set import CompiledTrainingSet
-from structsvm.solvers._example_oracle import NO_TABLE, decode_keeping_scores, sparse_dot
-from structsvm.solvers._oracle import (
-    PassSummary,
-    column_sums,
-    loss_augmented_pass,
-)
-from structsvm.solvers._summed_blocks import block_accumulators, block_totals, example_blocks
+from structsvm.solvers._example_oracle import decode_keeping_scores, sparse_dot
+from structsvm.solvers._oracle import PassSummary
+
+#: The most blocks a pass is cut into (more than the threads of any one machine it runs on).
+MAX_BLOCKS = 16
+
+#: The fewest examples a block holds, so that a small pass starts few threads.
+MIN_EXAMPLES_PER_BLOCK = 16
+
+#: The most accumulator entries of all blocks together (32 MB of float64): a long φ gets
+#: fewer blocks.
+MAX_ACCUMULATED = 1 << 22
+
+
+def example_blocks(n_examples: int, size_joint_feature: int) -> np.ndarray:
+    """Return the bounds (n_blocks + 1,) int64 of the blocks of consecutive examples.
+
+    Block b holds examples ``bounds[b]:bounds[b + 1]``; every block holds at least one.
+    """
+    n_blocks = min(
+        MAX_BLOCKS,
+        -(-n_examples // MIN_EXAMPLES_PER_BLOCK),
+        max(1, MAX_ACCUMULATED // size_joint_feature),
+    )
+    return np.linspace(0, n_examples, n_blocks + 1).astype(np.int64)
+
+
+@numba.njit(cache=True)
+def _block_accumulators(n_blocks, size):
+    """Return zeroed per-block accumulators (n_blocks, size), losses and slacks (n_blocks,)."""
+    return np.zeros((n_blocks, size)), np.zeros(n_blocks), np.zeros(n_blocks)
+
+
+@numba.njit(cache=True)
+def _block_totals(accumulators, losses, slacks):
+    """Return the sums of the blocks' accumulators (rows), losses and slacks, in block order."""
+    feature_sum = accumulators[0].copy()
+    loss_sum, slack_sum = losses[0], slacks[0]
+    for block in range(1, accumulators.shape[0]):
+        feature_sum += accumulators[block]
+        loss_sum += losses[block]
+        slack_sum += slacks[block]
+    return feature_sum, loss_sum, slack_sum
 
 
 @numba.njit(cache=True)
@@ -54,17 +87,17 @@ def _block_sums(fns, data, w, true_scores, begin, stop, table, offsets, keep, ac
 
 
 @numba.njit(cache=True, parallel=True)
-def summed_pass(fns, data, w, true_scores, bounds, table, offsets, keep):
+def summed_pass(fns, data, w, true_scores, bounds, keep, table, offsets):
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` over the examples at ``w``.
 
     ``ŷ_i`` is the compiled oracle's loss-augmented output, ``true_scores[i] = w · φ(x_i,
-    y_i)`` and ``bounds`` the blocks of :func:`~structsvm.solvers._summed_blocks.example_blocks`,
-    each summed by one of Numba's threads (the arrays are made by serial helpers: an array
-    expression here would be a parallel loop of its own). ``keep`` says whether the oracle
-    offers ``labelling_score`` (:attr:`structsvm.CompiledOracle.offers_labelling_score`).
+    y_i)`` and ``bounds`` the blocks of :func:`example_blocks`, each summed by one of Numba's
+    threads (the arrays are made by serial helpers: an array expression here would be a
+    parallel loop of its own). ``keep`` says whether the oracle offers ``labelling_score``
+    (:attr:`structsvm.CompiledOracle.offers_labelling_score`).
     """
     n_blocks = len(bounds) - 1
-    accumulators, losses, slacks = block_accumulators(n_blocks, len(w))
+    accumulators, losses, slacks = _block_accumulators(n_blocks, len(w))
     for block in numba.prange(n_blocks):
         loss, slack = _block_sums(
             fns, data, w, true_scores, bounds[block], bounds[block + 1], table, offsets, keep,
@@ -72,44 +105,29 @@ def summed_pass(fns, data, w, true_scores, bounds, table, offsets, keep):
         )
         losses[block] = loss
         slacks[block] = slack
-    return block_totals(accumulators, losses, slacks)
+    return _block_totals(accumulators, losses, slacks)
 
 
 class CompiledSummedPasses(CompiledTrainingSet):
     """A training set whose 1-slack passes are each one call of :func:`summed_pass`.
 
-    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` whose
-    :meth:`oracle_pass` returns a :class:`~structsvm.solvers._oracle.PassSummary`. Build it
-    with :meth:`prepare`, which returns None when the task has no compiled oracle.
-
-    The parameters are :class:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet`'s.
+    Build it with :meth:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet.prepare`,
+    which returns None when the task has no compiled oracle.
     """
 
     purpose = "1-slack (margin rescaling)"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.true_feature_sum = column_sums(self.true_features)
+        super().__init__(*args, summed=True, **kwargs)
         self.bounds = example_blocks(self.n_examples, self.task.size_joint_feature)
 
     def oracle_pass(self, w: np.ndarray) -> PassSummary:
-        """Make the pass at ``w`` in one compiled call; return its sums.
-
-        Scores that overflow make the sums not finite: the pass is then made again by
-        :func:`~structsvm.solvers._oracle.loss_augmented_pass`, whose checks say what is wrong.
-        """
-        oracle = self.oracle
-        true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
-        with compiled_threads(self.n_jobs):
-            table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
-            feature_sum, loss_sum, slack_sum = summed_pass(
-                self.functions, oracle.data, w, true_scores, self.bounds, *table,
-                oracle.offers_labelling_score,
-            )
+        """Make the pass at ``w`` in one compiled call; return its sums."""
+        feature_sum, loss_sum, slack_sum = self.call(
+            summed_pass, w, self.bounds, self.oracle.offers_labelling_score
+        )
         if not np.isfinite(loss_sum + slack_sum + feature_sum.sum()):
-            return PassSummary.of(
-                loss_augmented_pass(self.task, self.X, self.Y, self.true_features, w)
-            )
+            return super().oracle_pass(w)
         return PassSummary(
-            self.true_feature_sum - feature_sum, loss_sum, slack_sum, oracle.exact
+            self.true_feature_sum - feature_sum, loss_sum, slack_sum, self.oracle.exact
         )

@@ -54,6 +54,10 @@ class ConstraintSpace(Protocol):
     Rows are a collection that supports ``len`` and indexing by an integer array or a mask.
     """
 
+    def zero_weights(self) -> Any:
+        """Return ``w = 0``."""
+        ...
+
     def empty_rows(self) -> Any:
         """Return a collection of no rows."""
         ...

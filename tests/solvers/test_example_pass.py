@@ -83,9 +83,9 @@ def test_training_set_takes_the_compiled_pass_for_margin_rescaling_only(caplog):
     with training_set(task, X, Y) as source:
         assert isinstance(source, CompiledExamplePasses)
     with training_set(task, X, Y, rescaling="slack") as source:
-        assert isinstance(source, TaskConstraints)
+        assert type(source) is TaskConstraints
     python_task = PythonOnly(4, 5, loss_matrix=task.loss_matrix)
     with caplog.at_level(logging.INFO, logger="structsvm"):
         with training_set(python_task, X, Y) as source:
-            assert isinstance(source, TaskConstraints)
+            assert type(source) is TaskConstraints
     assert "PythonOnly offers no compiled oracle" in caplog.text

@@ -143,8 +143,7 @@ def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(kind, sl
                                ("threads", task, 2)]:
         *_, state = one_slack(used, X, Y, 0.1, tol=1e-4, slack_norm=slack_norm, n_jobs=n_jobs)
         assert state.converged
-        # The compiled pass returns only the sums, the generic one every example's output.
-        assert isinstance(state.dual_state.oracle, PassSummary) == (used is task)
+        assert isinstance(state.dual_state.oracle, PassSummary)
         runs[name] = state
     assert len(runs["compiled"].history) == len(runs["generic"].history)
     scale = np.abs(runs["generic"].w).max()
