@@ -1,7 +1,7 @@
 """What every solver shares: its state, its history records, the stopping rule and resuming.
 
 A solver is a generator that yields a :class:`SolverState` after every iteration. Each state
-carries the history of records made by :func:`iteration_record`; the run stops when
+carries the history of records made by :meth:`RunCounters.record`; the run stops when
 :func:`meets_tolerance` holds for the last record. A run given an ``initial_state`` continues an
 earlier one: :meth:`RunCounters.resume` numbers iterations, oracle calls and time on from its
 history, and :func:`converged_on_entry` hands back a state that needs no further iteration.
@@ -46,7 +46,7 @@ class SolverState:
     working_set : object or None
         Constraints with their dual variables α (None for solvers that keep no working set).
     history : list of dict
-        One record per iteration (see :func:`iteration_record`).
+        One record per iteration (see :meth:`RunCounters.record`).
     converged : bool
         Whether the run met its stopping rule.
     dual_state : object or None
@@ -122,74 +122,43 @@ class RunCounters:
         n_constraints: int = 0,
         certified: bool = True,
     ) -> dict[str, float]:
-        """Append the record of an iteration to the history and return it."""
-        record = iteration_record(
-            iteration,
-            primal,
-            dual,
-            n_constraints=n_constraints,
-            certified=certified,
-            oracle_calls=self.oracle_calls,
-            qp_time=self.qp_time,
-            start=self.start,
-        )
+        """Append the record of an iteration to the history and return it.
+
+        Parameters
+        ----------
+        iteration : int
+            Iteration number (0 evaluates the starting weights).
+        primal, dual : float
+            The exact primal objective at the iteration's weights and the dual objective at
+            the solver's feasible dual variables (a lower bound on the optimum).
+        n_constraints : int, default=0
+            Working-set size (0 for solvers without one).
+        certified : bool, default=True
+            Whether the oracle certified every output of the pass that gave ``primal`` (see
+            :meth:`structsvm.Task.is_certified`); if not, the gap is an estimate.
+
+        Returns
+        -------
+        dict
+            ``iteration``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (gap / primal),
+            ``n_constraints``, ``oracle_calls`` and ``qp_time`` so far, ``time`` (seconds since
+            the start) and ``certified``.
+        """
+        gap = primal - dual
+        record = {
+            "iteration": iteration,
+            "primal": primal,
+            "dual": dual,
+            "gap": gap,
+            "relative_gap": gap / primal if primal > 0 else 0.0,
+            "n_constraints": n_constraints,
+            "oracle_calls": self.oracle_calls,
+            "qp_time": self.qp_time,
+            "time": time.perf_counter() - self.start,
+            "certified": bool(certified),
+        }
         self.history.append(record)
         return record
-
-
-def iteration_record(
-    iteration: int,
-    primal: float,
-    dual: float,
-    *,
-    n_constraints: int,
-    oracle_calls: int,
-    qp_time: float,
-    start: float,
-    certified: bool = True,
-) -> dict[str, float]:
-    """Return the history record of one iteration.
-
-    Parameters
-    ----------
-    iteration : int
-        Iteration number (0 evaluates the starting weights).
-    primal, dual : float
-        The exact primal objective at the iteration's weights and the dual objective at the
-        solver's feasible dual variables (a lower bound on the optimum).
-    n_constraints : int
-        Working-set size (0 for solvers without one).
-    oracle_calls : int
-        Loss-augmented oracle calls so far.
-    qp_time : float
-        Seconds spent in QP solves so far.
-    start : float
-        ``time.perf_counter()`` when the fit started.
-    certified : bool, default=True
-        Whether the oracle certified every output of the pass that gave ``primal`` (see
-        :meth:`structsvm.Task.is_certified`). If not, ``primal`` is computed from slacks that
-        may fall short of the true ones, and the gap is only an estimate, not a certificate.
-
-    Returns
-    -------
-    dict
-        ``iteration``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (gap / primal),
-        ``n_constraints``, ``oracle_calls``, ``qp_time``, ``time`` (seconds since start) and
-        ``certified``.
-    """
-    gap = primal - dual
-    return {
-        "iteration": iteration,
-        "primal": primal,
-        "dual": dual,
-        "gap": gap,
-        "relative_gap": gap / primal if primal > 0 else 0.0,
-        "n_constraints": n_constraints,
-        "oracle_calls": oracle_calls,
-        "qp_time": qp_time,
-        "time": time.perf_counter() - start,
-        "certified": bool(certified),
-    }
 
 
 def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverState | None:
