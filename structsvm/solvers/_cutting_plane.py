@@ -219,7 +219,7 @@ class CuttingPlaneDual:
         How constraints are made (with its own counters).
     optimiser : DualOptimiser
         How α is improved (with its block sizes and random generator).
-    oracle : OraclePass
+    oracle : OraclePass or PassSummary
         The loss-augmented pass at ``w``, from which the next iteration adds constraints.
     dual : float
         The dual objective at α.
@@ -232,7 +232,7 @@ class CuttingPlaneDual:
     working_set: WorkingSet
     formulation: Formulation
     optimiser: DualOptimiser
-    oracle: OracleResult
+    oracle: OracleResult | PassSummary
     dual: float
     query: Any
     at_solution: bool
@@ -264,30 +264,20 @@ def cutting_plane(
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
 
-    Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual
-    variables of the working-set QP and evaluates the new ``w``. The generator stops when the
-    relative duality gap is at most ``tol`` or after ``max_iter`` such iterations.
+    Iteration 0 evaluates ``w = 0``; iteration t >= 1 adds constraints, improves the dual of
+    the working-set QP and evaluates the new ``w``, until the relative duality gap is at most
+    ``tol`` or for ``max_iter`` such iterations. ``source`` is a task's training set or a
+    :class:`~structsvm.solvers._joint_kernel.JointKernelProblem`.
 
-    ``source`` is the training set: a task's (:class:`TaskConstraints`, explicit constraint
-    vectors) or one known through a joint kernel
-    (:class:`~structsvm.solvers._joint_kernel.JointKernelProblem`, weights as an expansion).
+    With ``smoothing`` μ < 1 the oracle is called at ``w_best + μ (w_ws − w_best)``, between the
+    weights of lowest primal objective so far and the working-set solution (in-out separation,
+    Ben-Ameur & Neto 2007), and at ``w_ws`` after a query that added no constraint; the state
+    reports ``w_best`` and its primal objective, so the gap stays a certificate.
 
-    With ``smoothing`` μ < 1 (explicit vectors only) the oracle is not called at the
-    working-set solution ``w_ws`` but at ``w_best + μ (w_ws − w_best)``, where ``w_best`` is
-    the point of lowest primal objective evaluated so far (in-out separation, Ben-Ameur & Neto
-    2007): cuts found near the best point approximate the objective where the optimum is, and
-    the iterations oscillate less. The state's ``w`` and primal objective are then those of
-    ``w_best``, so the duality gap ``P(w_best) − D(α)`` is still a certificate. When a query
-    point gives no new constraint the next query is ``w_ws`` itself, where a missing
-    constraint means the gap is closed up to the QP's precision; with μ = 1 every query is
-    ``w_ws``.
-
-    With ``initial_state`` (a state this function yielded earlier, for the same training set
-    and C) the run continues from its working set, formulation and optimiser instead,
-    numbering iterations on from its history, and ``formulation`` and ``optimiser`` are not
-    used; up to ``max_iter`` further iterations run. A state that already meets ``tol`` is
-    yielded back, marked converged, without a new iteration. ``initial_state`` itself is left
-    unchanged.
+    With ``initial_state`` (a state yielded earlier for the same training set and C) the run
+    continues from its working set, formulation and optimiser (the arguments' are not used)
+    for up to ``max_iter`` further iterations; a state that already meets ``tol`` is yielded
+    back, marked converged. ``initial_state`` is left unchanged.
     """
     done = converged_on_entry(initial_state, tol)
     if done is not None:
@@ -295,13 +285,11 @@ def cutting_plane(
         return
     space = source.space
     counters = RunCounters.resume(initial_state, max_iter)
-    oracle: OracleResult | None = None
+    oracle: OracleResult | PassSummary | None = None
     if initial_state is None:
         working_set = GramWorkingSet(space) if optimiser.keeps_gram else WorkingSet(space)
-        state = SolverState(w=space.zero_weights(), working_set=working_set)
-        dual = 0.0
-        query, primal, at_solution = state.w, np.inf, True
-        certified = True
+        w = query = space.zero_weights()
+        dual, primal, at_solution, certified = 0.0, np.inf, True, True
     else:
         resume: CuttingPlaneDual = initial_state.dual_state.copy()
         working_set, formulation, optimiser = (
@@ -311,12 +299,10 @@ def cutting_plane(
         )
         oracle, dual = resume.oracle, resume.dual
         query, at_solution = resume.query, resume.at_solution
-        state = SolverState(
-            w=copy.copy(initial_state.w), working_set=working_set, history=counters.history
-        )
+        w = copy.copy(initial_state.w)
         primal = counters.history[-1]["primal"]
         certified = counters.history[-1].get("certified", True)
-    state.history = counters.history
+    state = SolverState(w=w, working_set=working_set, history=counters.history)
     new: NewConstraints | None = None
     for iteration in counters.iterations:
         found_at_solution = at_solution
