@@ -1,23 +1,13 @@
 """Decomposition of the n-slack working-set QP into sub-QPs over blocks of examples.
 
-The n-slack dual ``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` has one simplex ``Σ_{k ∈ S_i} α_k <= C`` per
-example, so it can be improved a block of examples at a time with the other examples' α held
-fixed: with ``w_rest`` the part of ``w`` from the other examples, the sub-QP over the block's
-constraints is the same kind of QP with offsets ``Δ_k − ψ_k · w_rest``, solved by cvxopt. The
-full dual objective at the resulting α stays an exact lower bound on the optimum because α stays
-feasible, so the duality-gap certificate of the cutting-plane loop is unaffected.
-
-Which examples to re-optimise is read off the duality gap, which splits over the examples: at
-``w = Σ α_k ψ_k`` with oracle slacks ``ξ_i(w)``,
-``P(w) − D(α) = Σ_i g_i`` with ``g_i = C ξ_i(w) − Σ_{k ∈ S_i} α_k (Δ_k − ψ_k · w) >= 0``.
-The examples with a positive gap are grouped into blocks in a fresh random order every iteration
-(fixed groupings couple the examples poorly and need several times more iterations). The example
-with the largest gap is put in the first block, solved at the weights the oracle saw, and that
-sub-QP contains the example's most violated constraint, so each iteration gains at least what a
-block-coordinate Frank–Wolfe step on that example would, and the cutting-plane loop converges.
-Small blocks can still converge slowly on strongly coupled problems, so the block bound doubles
-whenever the duality gap has not halved for a number of iterations; in the limit one block
-holds the whole working set and its QP is solved at once.
+The n-slack dual has one simplex ``Σ_{k ∈ S_i} α_k <= C`` per example, so it can be improved a
+block of examples at a time, the other examples' α fixed: with ``w_rest`` their part of ``w``,
+the block's sub-QP has the offsets ``Δ_k − ψ_k · w_rest``. α stays feasible, so the dual stays a
+certified lower bound. The duality gap splits over the examples (:func:`example_gaps`); those
+with a positive gap are cut into blocks in a fresh random order every iteration, the largest gap
+first, in a block solved at the weights the oracle saw, so each iteration gains at least a
+block-coordinate Frank–Wolfe step on it and the loop converges. The block bound doubles
+whenever the gap has not halved for a while: in the limit one block holds the working set.
 """
 
 from __future__ import annotations
@@ -40,27 +30,11 @@ def example_gaps(
     C: float,
     penalty: SlackPenalty = L1_SLACKS,
 ) -> np.ndarray:
-    """Return every example's share ``g_i`` of the duality gap at ``w = Σ α_k ψ_k``.
+    """Return every example's share of the duality gap at ``w = Σ α_k ψ_k`` (α feasible).
 
-    Parameters
-    ----------
-    working_set : WorkingSet
-        Constraints grouped by example, with feasible dual variables.
-    w : ndarray
-        The weights ``Σ α_k ψ_k``.
-    slacks : ndarray of shape (n,)
-        The oracle's slack ``ξ_i(w)`` of every example.
-    C : float
-        Weight of the slacks.
-    penalty : SlackPenalty, default=L1_SLACKS
-        How the slacks are penalised.
-
-    Returns
-    -------
-    ndarray of shape (n,)
-        ``C ξ_i(w) − Σ_{k ∈ S_i} α_k (Δ_k − ψ_k · w)`` for L1 slacks (for L2 slacks see
-        :meth:`~structsvm.solvers._objective.SlackPenalty.group_gaps`); they sum to
-        ``P(w) − D(α)``.
+    ``slacks`` are the oracle's ξ_i(w); the shares, ``C ξ_i(w) − Σ_{k ∈ S_i} α_k (Δ_k − ψ_k ·
+    w)`` for L1 slacks (:meth:`~structsvm.solvers._objective.SlackPenalty.group_gaps`), sum to
+    ``P(w) − D(α)``.
     """
     n = len(slacks)
     weighted = working_set.alpha * working_set.violations(w)

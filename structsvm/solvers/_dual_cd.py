@@ -1,25 +1,13 @@
 """Exact dual coordinate descent for structural SVMs with few outputs (Keerthi, Sundararajan,
 Chang, Hsieh & Lin, "A sequential dual method for large scale multi-class linear SVMs", KDD 2008).
 
-The n-slack dual with L1 slacks and margin rescaling, written with one variable β_i(y) >= 0
-per example and output and ``Σ_y β_i(y) = C`` for every example (the true output's share
-stands for the constraint ``ξ_i >= 0``), is
-
-    ``max_β  Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``,  ``w = Σ_i Σ_y β_i(y) ψ_i(y)``,
-
-whose constraints are one simplex per example. Block-coordinate ascent that maximises the dual
-*exactly* over one example's simplex at a time, the other blocks fixed, converges linearly for
-this problem (Keerthi et al., section 3, after Luo & Tseng); BCFW
-(:mod:`structsvm.solvers._bcfw`) takes only a Frank–Wolfe step towards one corner per visit. The
-exact step needs every output of an example, which a task's compiled oracle gives when its
-examples all have the same few outputs (:attr:`structsvm.CompiledOracle.n_outputs`); the step
-is :mod:`structsvm.solvers._dual_cd_block`'s (for :class:`~tasks.MulticlassTask`, the
-Crammer–Singer subproblem, solved by sorting).
-
-Each iteration is one pass over the examples, in a fresh random order or in index order. After
-it the primal objective ``P(w)`` is evaluated with the task's own batch oracle at the
-iterate w, and ``D(β)`` from the dual variables, so the stopping rule is the certified relative
-duality gap that every other solver uses (:func:`~structsvm.solvers._state.meets_tolerance`).
+The n-slack dual with L1 slacks and margin rescaling, in one variable β_i(y) >= 0 per example
+and output with ``Σ_y β_i(y) = C`` per example, is ``max_β Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``,
+``w = Σ_i Σ_y β_i(y) ψ_i(y)``: one simplex per example. Each pass maximises it exactly over one
+example's simplex at a time (:mod:`structsvm.solvers._dual_cd_block`), which converges linearly;
+the step needs every output of an example, which a compiled oracle with
+:attr:`~structsvm.CompiledOracle.n_outputs` gives. After each pass the task's batch oracle
+evaluates the primal objective, and the run stops on the certified relative duality gap.
 """
 
 from __future__ import annotations
@@ -94,16 +82,12 @@ def _visit(data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarra
 def _sweep(data, C, beta, w, rng, enough: float) -> None:
     """Make one iteration's passes: one over every block, then over the shrunk active set.
 
-    The full pass may move every output. After it, a block whose gap was 0 when visited is
-    optimal at its corner ``β_i = C e_{y_i}`` unless the weights move it, so it is left out
-    of the passes that follow, and so is every block found at its optimum again; the blocks
-    kept move only the outputs with β_i(y) > 0 after the full pass (and the true one). This is
-    the shrinking of Keerthi et al. (section 4). The passes over the active blocks stop once
-    their gaps add up to at most :data:`SHRUNK_GAP_FRACTION` of the gaps of the full pass, or
-    to at most ``enough`` (a gap the caller would accept).
-    Every step solves its (restricted) subproblem exactly, so the dual never decreases; the
-    iterate a sweep leaves is certified by the solver's oracle pass, never by these gaps,
-    which are measured at moving weights.
+    After the full pass, a block whose gap was 0 is left out of the passes that follow, and so
+    is every block found at its optimum again; the blocks kept move only the outputs with
+    β_i(y) > 0 after the full pass, and the true one (the shrinking of Keerthi et al., section
+    4). These passes stop once their gaps add up to at most :data:`SHRUNK_GAP_FRACTION` of the
+    full pass's, or to ``enough``. Every step is exact, so the dual never decreases; the gaps,
+    measured at moving weights, certify nothing.
     """
     n = beta.shape[0]
     free = np.ones(beta.shape, dtype=bool)
@@ -140,9 +124,8 @@ def dual_coordinate_descent(
 
     For tasks whose compiled oracle gives every example the same few outputs
     (:attr:`structsvm.CompiledOracle.n_outputs`) with mutually orthogonal joint features of
-    equal norms, such as :class:`~tasks.MulticlassTask`, where this is the sequential dual
-    method of Keerthi et al. for the Crammer–Singer SVM (see
-    :mod:`structsvm.solvers._dual_cd_block`).
+    equal norms, such as :class:`~tasks.MulticlassTask` (the sequential dual method of Keerthi
+    et al. for the Crammer–Singer SVM).
 
     Parameters
     ----------
@@ -158,22 +141,19 @@ def dual_coordinate_descent(
     order : {"random", "cyclic"}, default="random"
         Visit the examples in a fresh random permutation each pass, or in index order.
     random_state : int, RandomState or None
-        Seed of the random order (not used when continuing: the order goes on from the
-        generator state kept in ``initial_state``).
+        Seed of the random order (a continued run goes on from the generator it kept).
     initial_state : SolverState, optional
         A state yielded by an earlier run on the same task, data and C: continue from its dual
-        variables and random generator for up to ``max_iter`` further passes, exactly as the
-        earlier run would have gone on. A state that already meets ``tol`` is yielded back,
-        marked converged. ``initial_state`` is left unchanged.
+        variables and random generator for up to ``max_iter`` further passes, as the earlier
+        run would have gone on; a state that already meets ``tol`` is yielded back, marked
+        converged. ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
-        Workers for the batch oracle that evaluates the duality gap after each pass (see
-        :func:`~structsvm.solvers._oracle.loss_augmented_pass`); the passes are sequential.
+        Workers of the batch oracle that evaluates the duality gap after each pass.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin"}, default="margin"
-        Only margin rescaling has this dual.
     slack_norm : {1}, default=1
-        Only L1 slacks have this dual.
+        Only margin rescaling with L1 slacks has this dual.
 
     Yields
     ------
@@ -187,13 +167,6 @@ def dual_coordinate_descent(
         If the task offers no compiled oracle with ``n_outputs``, or outputs without a
         closed-form exact step (:func:`~structsvm.solvers._dual_cd_block.prepare_blocks`), for
         slack rescaling or L2 slacks, or for an unknown ``order``.
-
-    References
-    ----------
-    S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential dual
-    method for large scale multi-class linear SVMs", KDD 2008.
-    K. Crammer and Y. Singer, "On the algorithmic implementation of multiclass kernel-based
-    vector machines", JMLR 2 (2001).
     """
     check_objective_options(rescaling, slack_norm)
     if rescaling != "margin" or slack_norm != 1:

@@ -14,13 +14,6 @@ Crammer & Singer's, minimise ``½ a_i Σ_y α_i(y)² + Σ_y b_y α_i(y)`` over
 a_i α_i(y)``, solved by ``α_i(y) = min(C [y = y_i], (θ − b_y) / a_i)`` with the threshold θ
 found by sorting (Crammer & Singer, JMLR 2001, section 6; Keerthi et al., KDD 2008, section 3).
 :func:`prepare_blocks` checks that every example's outputs have this form.
-
-References
-----------
-K. Crammer and Y. Singer, "On the algorithmic implementation of multiclass kernel-based vector
-machines", JMLR 2 (2001).
-S. S. Keerthi, S. Sundararajan, K.-W. Chang, C.-J. Hsieh and C.-J. Lin, "A sequential dual
-method for large scale multi-class linear SVMs", KDD 2008.
 """
 
 from __future__ import annotations

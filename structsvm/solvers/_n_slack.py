@@ -86,30 +86,22 @@ def n_slack(
     max_iter : int, default=200
         Most iterations (oracle passes each followed by a round of sub-QPs).
     inactive_window : int, default=1
-        Drop a constraint whose dual variable stayed zero for this many iterations. Every
-        example whose slack is violated adds a constraint, so the working set is mostly
-        constraints that end with a zero dual variable; dropping them at once keeps the QPs
-        small, and those needed again are found again by the oracle.
+        Drop a constraint whose dual variable stayed zero for this many iterations (the
+        oracle finds it again if needed).
     max_block_constraints : int, default=150
         Most constraints in one sub-QP of the decomposition (see
-        :class:`~structsvm.solvers._decomposition.BlockDecomposition`); a bound of at least the
-        working-set size solves the whole working-set QP at once.
+        :class:`~structsvm.solvers._decomposition.BlockDecomposition`).
     initial_state : SolverState, optional
         A state yielded by an earlier run on the same task, data and C: continue from it for
         up to ``max_iter`` further iterations (see
         :func:`~structsvm.solvers._cutting_plane.cutting_plane`).
     n_jobs : int or None, default=None
-        joblib workers for the oracle passes, one chunk of examples each (None: 1 unless a
-        joblib context says otherwise); the iterates do not depend on it. Inside
-        ``joblib.parallel_backend("dask")`` the workers of the Dask cluster hold the training
-        set for the whole run and each pass sends them only ``w``
-        (:mod:`structsvm.solvers._cluster`).
+        Workers of the oracle passes (:func:`~structsvm.solvers._cluster.training_set`: a Dask
+        cluster's, compiled threads or joblib's); the iterates do not depend on it.
     true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
         The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
     rescaling : {"margin", "slack"}, default="margin"
-        The constraints ``ξ_i >= Δ(y_i, y) − w · ψ_i(y)`` (margin rescaling) or
-        ``ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y))`` (slack rescaling, found by the task's
-        ``slack_rescaled_argmax``); see :mod:`structsvm.solvers._oracle`.
+        The constraints (see :mod:`structsvm.solvers._oracle`).
     slack_norm : {1, 2}, default=1
         Penalise the slacks by ``C Σ ξ_i`` or by ``(C/2) Σ ξ_i²``.
 

@@ -1,30 +1,20 @@
-"""How the slacks of a structural SVM are penalised: linearly (L1) or squared (L2).
+"""How the slacks of the structural SVM are penalised: linearly (L1) or squared (L2).
 
 With constraints ``w · v_k >= Δ_k − ξ_{g_k}`` (one slack per group: per example for n-slack,
-one for all examples for 1-slack), the primal objectives are
+one for all examples for 1-slack) and ``β_g = Σ_{k ∈ g} α_k``:
 
-* L1 slacks: ``½‖w‖² + C Σ_g ξ_g``, with the dual ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖²`` over
-  ``α >= 0`` and ``Σ_{k ∈ g} α_k <= C`` for every group;
-* L2 slacks (SVM^struct's ``-p 2``): ``½‖w‖² + (C/2) Σ_g ξ_g²``. Its Lagrangian
-  ``½‖w‖² + (C/2) Σ_g ξ_g² − Σ_k α_k (w · v_k − Δ_k + ξ_{g_k})`` is stationary at
-  ``w = Σ α_k v_k`` and ``C ξ_g = β_g := Σ_{k ∈ g} α_k``, which gives the dual
-  ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖² − (1/(2C)) Σ_g β_g²`` over ``α >= 0``, with no upper bound
-  (the slacks need no sign constraint: a negative ξ_g is never better than ξ_g = 0). This is
-  the dual of a hard-margin problem in the augmented vectors ``[v_k, e_{g_k} / √C]``, whose
-  Gram matrix is ``v_k · v_l + [g_k = g_l] / C`` (Tsochantaridis, Joachims, Hofmann & Altun,
-  JMLR 2005, section 4; the same trick as for the L2-soft-margin SVM, Cortes & Vapnik 1995).
+* L1 slacks: primal ``½‖w‖² + C Σ_g ξ_g``, dual ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖²`` over
+  ``α >= 0``, ``β_g <= C``;
+* L2 slacks (SVM^struct's ``-p 2``): primal ``½‖w‖² + (C/2) Σ_g ξ_g²``, dual
+  ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖² − Σ_g β_g² / (2C)`` over ``α >= 0`` (stationarity gives
+  ``w = Σ α_k v_k`` and ``C ξ_g = β_g``): a hard-margin dual in the vectors
+  ``[v_k, e_{g_k} / √C]`` (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 4).
 
-The duality gap splits over groups: at ``w = Σ α_k v_k`` with exact slacks ``ξ_g(w)``,
-``P(w) − D(α) = Σ_g [p(ξ_g) + q(β_g) − Σ_{k ∈ g} α_k (Δ_k − w · v_k)]`` with ``p(ξ) = C ξ``,
-``q = 0`` for L1 and ``p(ξ) = C ξ² / 2``, ``q(β) = β² / (2C)`` for L2; every term is >= 0
-(``p(ξ) + q(β) >= β ξ`` by the arithmetic–geometric mean inequality for L2).
-
-The working-set QPs are solved by :func:`~structsvm.qp.solve_simplex_dual`, whose groups have
-an upper bound. For L2 slacks the bound is chosen so that it is never active at the optimum:
-the working-set primal at ``w = 0`` is ``P_0 = (C/2) Σ_g m_g²`` with ``m_g`` the largest
-positive offset of group g, and at the optimum ``(C/2) ξ_g² <= P* <= P_0``, so
-``β_g = C ξ_g <= C (Σ_g m_g²)^½``; twice that is the bound used. Any α within it is feasible
-for the unbounded dual, so the dual objective stays a certified lower bound.
+At ``w = Σ α_k v_k`` the duality gap is ``Σ_g [p(ξ_g) + q(β_g) − Σ_{k ∈ g} α_k (Δ_k − w · v_k)]``
+with ``p(ξ) = C ξ``, ``q = 0`` (L1) or ``p(ξ) = C ξ² / 2``, ``q(β) = β² / (2C)`` (L2), every
+term >= 0. The L2 working-set QPs are solved with a group bound ``2 C (Σ_g m_g²)^½`` (m_g the
+largest positive offset of group g), which the optimum never reaches, since ``(C/2) ξ_g²`` is at
+most the primal at ``w = 0``: any α within it is feasible, so the dual stays a certified bound.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
-"""The 1-slack cutting-plane structural SVM (Joachims, Finley & Yu, "Cutting-plane training of
-structural SVMs", Machine Learning 2009).
+"""The 1-slack cutting-plane structural SVM (Joachims, Finley & Yu, Machine Learning 2009).
 
-A single slack ξ shared by aggregated constraints ``w · Σ_i ψ_i(ȳ_i) >= Σ_i Δ(y_i, ȳ_i) − ξ``,
-one added per iteration from the most violated output of every example. With L1 slacks its
-optimum equals the n-slack optimum (ξ = Σ_i ξ_i); the dual has one simplex,
-``α >= 0, Σ_k α_k <= C``. With L2 slacks the objective is ``½‖w‖² + (C/2) ξ²``, the square of
-the *summed* slack, which is not the n-slack L2 objective ``½‖w‖² + (C/2) Σ_i ξ_i²``. Under
-slack rescaling every ψ_i(ȳ_i) is multiplied by Δ(y_i, ȳ_i) (see
-:mod:`structsvm.solvers._oracle`).
+A single slack ξ shared by aggregated constraints ``w · Σ_i v_i(ȳ_i) >= Σ_i Δ(y_i, ȳ_i) − ξ``
+(``v_i`` as in :mod:`structsvm.solvers._oracle`), one added per iteration from the most violated
+output of every example; the dual has one simplex, ``α >= 0, Σ_k α_k <= C``. With L1 slacks the
+optimum is n-slack's (ξ = Σ_i ξ_i); with L2 slacks the objective squares the summed slack, which
+is not n-slack's L2 objective.
 """
 
 from __future__ import annotations
@@ -77,15 +74,12 @@ def one_slack(
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
-    Parameters are those of :func:`structsvm.solvers._n_slack.n_slack` (including
-    ``initial_state``, to continue an earlier run); by default more iterations are allowed
-    (each adds one constraint) and constraints stay longer.
-    ``smoothing`` μ places the oracle call at ``w_best + μ (w_ws − w_best)`` between the best
-    weights so far and the working-set solution (see
-    :func:`~structsvm.solvers._cutting_plane.cutting_plane`); 1 calls it at ``w_ws`` as in
-    Joachims, Finley & Yu. On the digits benchmark μ = 0.3 needs about a third fewer
-    iterations. ``rescaling`` is as for n-slack; ``slack_norm=2`` minimises
-    ``½‖w‖² + (C/2) ξ²`` with the one slack ``ξ = Σ_i ξ_i(w)``.
+    Parameters are those of :func:`structsvm.solvers._n_slack.n_slack`; by default more
+    iterations are allowed (each adds one constraint) and constraints stay longer.
+    ``smoothing`` μ places the oracle call at ``w_best + μ (w_ws − w_best)`` (see
+    :func:`~structsvm.solvers._cutting_plane.cutting_plane`; 1 calls it at ``w_ws``, as
+    Joachims, Finley & Yu). ``slack_norm=2`` minimises ``½‖w‖² + (C/2) ξ²`` with the one slack
+    ``ξ = Σ_i ξ_i(w)``.
 
     Yields
     ------
