@@ -31,22 +31,9 @@ def stacked_labels(oracle: CompiledOracle, Y: Sequence[Any]) -> tuple[np.ndarray
 
 
 @numba.njit(cache=True)
-def example_scores(fns, data, i, w, table, offsets):
-    """Return example i's part scores at ``w``: the rows of the table, or the oracle's."""
-    if len(offsets) > 0:
-        return table[offsets[i] : offsets[i + 1]].copy()
-    return fns[0](data, i, w)
-
-
-@numba.njit(cache=True)
-def decode_example(fns, data, i, w, table, offsets, augmented):
-    """Return the labels of the output maximising ``w · φ(x_i, y)`` (plus Δ if ``augmented``)."""
-    return fns[1](data, i, w, example_scores(fns, data, i, w, table, offsets), augmented)
-
-
-@numba.njit(cache=True)
 def decode_keeping_scores(fns, data, i, w, table, offsets, augmented, keep):
-    """Return :func:`decode_example`'s labels and example i's part scores as scored.
+    """Return the labels of the output maximising ``w · φ(x_i, y)`` (plus Δ if ``augmented``)
+    and example i's part scores as scored.
 
     The part scores (before the loss augmentation that decoding may write into them) are the
     table's rows, or, without a table, a copy kept if ``keep`` (an empty array otherwise): what
@@ -58,6 +45,12 @@ def decode_keeping_scores(fns, data, i, w, table, offsets, augmented, keep):
     scores = fns[0](data, i, w)
     kept = scores.copy() if keep else scores[:0]
     return fns[1](data, i, w, scores, augmented), kept
+
+
+@numba.njit(cache=True)
+def decode_example(fns, data, i, w, table, offsets, augmented):
+    """Return :func:`decode_keeping_scores`'s labels."""
+    return decode_keeping_scores(fns, data, i, w, table, offsets, augmented, False)[0]
 
 
 @numba.njit(cache=True)

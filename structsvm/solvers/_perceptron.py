@@ -13,6 +13,7 @@ made by one compiled call (:mod:`structsvm.solvers._perceptron_epoch`), with the
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from sklearn.utils import check_random_state
 
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
-from structsvm.solvers._perceptron_epoch import CompiledEpochs
+from structsvm.solvers._perceptron_epoch import compiled_epochs
 from structsvm.solvers._state import RunCounters, SolverState
 
 
@@ -118,14 +119,13 @@ def perceptron(
         w=run.reported_weights(averaged), working_set=None, history=counters.history
     )
     oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose="perceptron epochs")
-    epochs = None if oracle is None else CompiledEpochs.of(oracle, Y)
+    if oracle is None:
+        steps = functools.partial(_python_epoch, task, X, Y)
+    else:
+        steps = compiled_epochs(oracle, Y)
     n = len(X)
     for epoch in counters.iterations:
-        order = run.rng.permutation(n) if shuffle else np.arange(n)
-        if epochs is None:
-            mistakes = _python_epoch(task, X, Y, order, run)
-        else:
-            mistakes, run.step = epochs.epoch(order, run.w, run.weighted_updates, run.step)
+        mistakes = steps(run.rng.permutation(n) if shuffle else np.arange(n), run)
         run.n_updates += mistakes
         counters.history.append(
             {

@@ -10,8 +10,8 @@ iterates are those of the Python loop.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numba
 import numpy as np
@@ -21,45 +21,28 @@ from structsvm._compiled_oracle import CompiledOracle
 from structsvm.solvers._example_oracle import stacked_labels
 
 
-class CompiledEpochs(NamedTuple):
-    """A training set prepared for compiled perceptron epochs.
+def compiled_epochs(oracle: CompiledOracle, Y: Sequence[Any]) -> Callable[[np.ndarray, Any], int]:
+    """Return ``epoch(order, run)``, which makes the perceptron steps of ``order`` in one call.
 
-    Attributes
-    ----------
-    functions : tuple
-        The oracle's :meth:`~structsvm.CompiledOracle.functions`.
-    data : tuple
-        The oracle's data.
-    true_labels, label_offsets : ndarray of int64
-        Example i's true labels are ``true_labels[label_offsets[i]:label_offsets[i + 1]]``.
+    ``run`` is the run's :class:`~structsvm.solvers._perceptron.PerceptronState`, whose ``w``,
+    ``weighted_updates`` and ``step`` the epoch updates; it returns the number of mistakes.
     """
+    fns, data = oracle.functions(), oracle.data
+    true_labels, label_offsets = stacked_labels(oracle, Y)
 
-    functions: tuple
-    data: tuple
-    true_labels: np.ndarray
-    label_offsets: np.ndarray
-
-    @classmethod
-    def of(cls, oracle: CompiledOracle, Y: Sequence[Any]) -> CompiledEpochs:
-        """Return the training set of outputs Y with the task's compiled oracle for it."""
-        return cls(oracle.functions(), oracle.data, *stacked_labels(oracle, Y))
-
-    def epoch(
-        self, order: np.ndarray, w: np.ndarray, weighted_updates: np.ndarray, step: int
-    ) -> tuple[int, int]:
-        """Visit the examples in ``order``, updating ``w`` and ``weighted_updates`` in place.
-
-        Returns the number of mistakes and the number of the next step.
-        """
+    def epoch(order: np.ndarray, run: Any) -> int:
         with warnings.catch_warnings():
             # Numba warns when it first compiles the epoch for an oracle's functions (taken as
             # first-class functions, by design), also where warnings are made errors.
             warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
             mistakes, step = perceptron_epoch(
-                self.functions, self.data, order.astype(np.int64, copy=False), self.true_labels,
-                self.label_offsets, w, weighted_updates, step,
+                fns, data, order.astype(np.int64, copy=False), true_labels, label_offsets,
+                run.w, run.weighted_updates, run.step,
             )
-        return int(mistakes), int(step)
+        run.step = int(step)
+        return int(mistakes)
+
+    return epoch
 
 
 @numba.njit(cache=True)
