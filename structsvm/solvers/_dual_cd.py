@@ -21,10 +21,11 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm.solvers._cutting_plane import TaskConstraints
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._dual_cd_block import PURPOSE, dual_block_pass, prepare_blocks
 from structsvm.solvers._objective import L1_SLACKS, check_objective_options
-from structsvm.solvers._oracle import FeatureMatrix, loss_augmented_pass
+from structsvm.solvers._oracle import FeatureMatrix
 from structsvm.solvers._state import (
     RunCounters,
     SolverState,
@@ -125,35 +126,19 @@ def dual_coordinate_descent(
     For tasks whose compiled oracle gives every example the same few outputs
     (:attr:`structsvm.CompiledOracle.n_outputs`) with mutually orthogonal joint features of
     equal norms, such as :class:`~tasks.MulticlassTask` (the sequential dual method of Keerthi
-    et al. for the Crammer–Singer SVM).
+    et al. for the Crammer–Singer SVM). The parameters are
+    :func:`~structsvm.solvers._n_slack.n_slack`'s (margin rescaling and L1 slacks only), and:
 
     Parameters
     ----------
-    task : Task
-        A task whose compiled oracle sets ``n_outputs``.
-    X, Y : sequences of training inputs and outputs (already validated by the task)
-    C : float
-        Weight of the slacks in ``½‖w‖² + C Σ ξ_i``.
-    tol : float, default=1e-3
-        Stop when the duality gap is at most ``tol`` times the primal objective.
     max_iter : int, default=1000
         Most passes over the data.
     order : {"random", "cyclic"}, default="random"
         Visit the examples in a fresh random permutation each pass, or in index order.
     random_state : int, RandomState or None
         Seed of the random order (a continued run goes on from the generator it kept).
-    initial_state : SolverState, optional
-        A state yielded by an earlier run on the same task, data and C: continue from its dual
-        variables and random generator for up to ``max_iter`` further passes, as the earlier
-        run would have gone on; a state that already meets ``tol`` is yielded back, marked
-        converged. ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         Workers of the batch oracle that evaluates the duality gap after each pass.
-    true_features : ndarray or sparse matrix of shape (n, size_joint_feature), optional
-        The rows φ(x_i, y_i) of the training data, if the caller has computed them already.
-    rescaling : {"margin"}, default="margin"
-    slack_norm : {1}, default=1
-        Only margin rescaling with L1 slacks has this dual.
 
     Yields
     ------
@@ -184,8 +169,7 @@ def dual_coordinate_descent(
         )
     data, losses, truths = prepare_blocks(task, oracle, Y)
     n = len(X)
-    if true_features is None:
-        true_features = task.batch_joint_feature(X, Y)
+    examples = TaskConstraints(task, X, Y, n_jobs=n_jobs, true_features=true_features)
     done = converged_on_entry(initial_state, tol)
     if done is not None:
         yield done
@@ -206,7 +190,7 @@ def dual_coordinate_descent(
             # Half the gap that would stop the run: the rest is left for the weights' moves.
             enough = 0.5 * tol * counters.history[-1]["primal"]
             _sweep(data, C, beta, w, rng if order == "random" else None, enough)
-        oracle_pass = loss_augmented_pass(task, X, Y, true_features, w, n_jobs=n_jobs)
+        oracle_pass = examples.oracle_pass(w)
         counters.oracle_calls += n
         squared_norm = w @ w
         primal = L1_SLACKS.primal(squared_norm, oracle_pass.slacks, C)
