@@ -11,7 +11,6 @@ the tasks of an interrupted pass, are released when the fit ends, however it end
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -25,37 +24,8 @@ from structsvm._task import Task
 from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
 from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
 from structsvm.solvers._example_pass import CompiledExamplePasses
-from structsvm.solvers._oracle import (
-    FeatureMatrix,
-    OraclePass,
-    PassSummary,
-    column_sums,
-    loss_augmented_pass,
-)
+from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary
 from structsvm.solvers._summed_pass import CompiledSummedPasses
-from structsvm.solvers._working_set import FeatureSpace
-
-
-@dataclass
-class Shard:
-    """The examples one worker holds for a fit, with the task that makes passes over them.
-
-    Their true joint features are computed on the worker, on its first pass, and kept there.
-    """
-
-    task: Task
-    X: Sequence[Any]
-    Y: Sequence[Any]
-
-    @functools.cached_property
-    def true_features(self) -> FeatureMatrix:
-        """The rows φ(x_i, y_i) of the shard."""
-        return self.task.batch_joint_feature(self.X, self.Y)
-
-    @functools.cached_property
-    def true_feature_sum(self) -> np.ndarray:
-        """Their sum (see :func:`~structsvm.solvers._oracle.column_sums`)."""
-        return column_sums(self.true_features)
 
 
 @dataclass
@@ -69,60 +39,45 @@ class ShardOutputs:
     certified: bool
 
 
-def shard_pass(shard: Shard, w: np.ndarray, rescaling: str, summed: bool) -> Any:
+def shard_pass(shard: TaskConstraints, w: np.ndarray) -> PassSummary | ShardOutputs:
     """Make the oracle pass over a shard at ``w`` (on the worker holding it).
 
-    Returns its :class:`~structsvm.solvers._oracle.PassSummary` if ``summed``, its
+    Returns its :class:`~structsvm.solvers._oracle.PassSummary` if the shard is ``summed``, its
     :class:`ShardOutputs` otherwise.
     """
-    oracle = loss_augmented_pass(
-        shard.task, shard.X, shard.Y, shard.true_features, w, rescaling=rescaling
-    )
-    if summed:
-        return PassSummary.of(oracle, shard.true_feature_sum)
+    oracle = shard.oracle_pass(w)
+    if isinstance(oracle, PassSummary):
+        return oracle
     return ShardOutputs(
         oracle.outputs, oracle.losses, oracle.slacks, oracle.features, oracle.certified
     )
 
 
-class ClusterConstraints:
+class ClusterConstraints(TaskConstraints):
     """A task's training set held in shards by the workers of a Dask cluster.
 
-    A :class:`~structsvm.solvers._cutting_plane.ConstraintSource` and a context manager:
-    entering scatters the shards, leaving releases them. The parameters after ``client`` are
-    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`' (the workers compute their
-    shard's true joint features; this process only for per-example passes). One shard per
-    worker slot that ``n_jobs`` asks for (``effective_n_jobs``), at most one per example.
+    A context manager: entering scatters the shards, leaving releases them. ``client`` is the
+    ``dask.distributed.Client``; the other parameters are
+    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'. Each shard is the
+    training set of consecutive examples, one per worker slot that ``n_jobs`` asks for
+    (``effective_n_jobs``), at most one per example; a worker computes its shard's true joint
+    features, this process only those a per-example pass needs.
     """
 
-    def __init__(
-        self,
-        client: Any,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        *,
-        n_jobs: int | None,
-        true_features: FeatureMatrix | None = None,
-        rescaling: str = "margin",
-        summed: bool = False,
-    ) -> None:
-        self.client, self.task, self.X, self.Y = client, task, X, Y
-        self.rescaling, self.summed = rescaling, summed
-        self.n_examples = len(X)
-        self.n_jobs = n_jobs
-        self.n_shards = max(1, min(effective_n_jobs(n_jobs), self.n_examples))
-        self.space = FeatureSpace(task.size_joint_feature)
-        if true_features is None and not summed:
-            true_features = task.batch_joint_feature(X, Y)
-        self.true_features = true_features
+    def __init__(self, client: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.client = client
+        self.n_shards = max(1, min(effective_n_jobs(self.n_jobs), self.n_examples))
         self._shards: list[Any] = []
 
     def __enter__(self) -> ClusterConstraints:
         check_picklable(self.task.batch_loss_augmented_argmax, self.n_jobs)
         bounds = np.linspace(0, self.n_examples, self.n_shards + 1).astype(int)
         shards = [
-            Shard(self.task, self.X[begin:stop], self.Y[begin:stop])
+            TaskConstraints(
+                self.task, self.X[begin:stop], self.Y[begin:stop], rescaling=self.rescaling,
+                summed=self.summed,
+            )
             for begin, stop in itertools.pairwise(bounds)
         ]
         # One call for all the shards: the scheduler spreads them over the workers.
@@ -137,10 +92,7 @@ class ClusterConstraints:
         """Make the pass at ``w`` on the workers; send only ``w``, receive what is needed."""
         if not self._shards:
             raise RuntimeError("the training set is on the cluster only inside a with block")
-        futures = [
-            self.client.submit(shard_pass, shard, w, self.rescaling, self.summed, pure=False)
-            for shard in self._shards
-        ]
+        futures = [self.client.submit(shard_pass, shard, w, pure=False) for shard in self._shards]
         try:
             parts = self.client.gather(futures)
         finally:

@@ -17,6 +17,7 @@ optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
 from __future__ import annotations
 
 import copy
+import functools
 import time
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ class TaskConstraints:
         Workers of each pass (:func:`~structsvm.solvers._oracle.loss_augmented_pass`); the
         iterates do not depend on it.
     true_features : ndarray or sparse matrix, optional
-        The rows φ(x_i, y_i), computed here, once per fit, unless given.
+        The rows φ(x_i, y_i), computed here, once, on first use, unless given.
     rescaling : {"margin", "slack"}, default="margin"
         The constraints (see :mod:`structsvm.solvers._oracle`).
     summed : bool, default=False
@@ -119,10 +120,18 @@ class TaskConstraints:
         self.n_jobs, self.rescaling, self.summed = n_jobs, rescaling, summed
         self.n_examples = len(X)
         self.space = FeatureSpace(task.size_joint_feature)
-        if true_features is None:
-            true_features = task.batch_joint_feature(X, Y)
-        self.true_features = true_features
-        self.true_feature_sum = column_sums(true_features) if summed else None
+        if true_features is not None:
+            self.true_features = true_features
+
+    @functools.cached_property
+    def true_features(self) -> FeatureMatrix:
+        """The rows φ(x_i, y_i)."""
+        return self.task.batch_joint_feature(self.X, self.Y)
+
+    @functools.cached_property
+    def true_feature_sum(self) -> np.ndarray:
+        """``Σ_i φ(x_i, y_i)``."""
+        return column_sums(self.true_features)
 
     def oracle_pass(self, w: np.ndarray) -> OraclePass | PassSummary:
         """Call the task's oracle on every example at ``w``."""

@@ -1,15 +1,12 @@
 """Structured training sets seen only through a joint kernel, and the multiclass one.
 
-A joint kernel ``J((x, y), (x', y')) = ⟨φ(x, y), φ(x', y')⟩`` replaces the joint feature map of a
-task. The constraint vectors of the structural SVM are ``ψ_i(ȳ) = φ(x_i, y_i) − φ(x_i, ȳ)`` and
-the weights are an expansion ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints k, so training needs
-only the inner products ``⟨ψ_{i_k}(ȳ_k), ψ_{i_l}(ȳ_l)⟩`` and, for the oracle, the scores
-``w · φ(x, y)`` that the expansion gives (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005,
-section 4.2). :class:`JointKernelProblem` states these needs; a kernelised task implements it
-for its training set, with whatever decomposition of J its oracle exploits (per class for
-multiclass, per position and transition for sequences). It is then both the constraint space of
-a :class:`~structsvm.solvers._working_set.WorkingSet` and the oracle of the cutting-plane loop
-(:func:`~structsvm.solvers._cutting_plane.cutting_plane`), which runs on it unchanged.
+With a joint kernel ``J((x, y), (x', y')) = ⟨φ(x, y), φ(x', y')⟩`` the weights are an expansion
+``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints, so training needs only the inner products of the
+constraint vectors and the scores ``w · φ(x, y)`` of the expansion (Tsochantaridis, Joachims,
+Hofmann & Altun, JMLR 2005, section 4.2). A :class:`JointKernelProblem` gives them for its
+training set, with whatever decomposition of J its oracle exploits; it is both the constraint
+space of a :class:`~structsvm.solvers._working_set.WorkingSet` and the training set of
+:func:`~structsvm.solvers._cutting_plane.cutting_plane`.
 """
 
 from __future__ import annotations
