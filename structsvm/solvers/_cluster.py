@@ -22,9 +22,16 @@ from joblib import effective_n_jobs
 
 from structsvm._task import Task
 from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
-from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
+from structsvm.solvers._cutting_plane import (
+    ConstraintSource,
+    DualOptimiser,
+    Formulation,
+    TaskConstraints,
+    cutting_plane,
+)
 from structsvm.solvers._example_pass import CompiledExamplePasses
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary
+from structsvm.solvers._state import SolverState
 from structsvm.solvers._summed_pass import CompiledSummedPasses
 
 
@@ -149,3 +156,26 @@ def training_set(
         task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling,
         summed=summed,
     )
+
+
+def task_cutting_plane(
+    task: Task,
+    X: Sequence[Any],
+    Y: Sequence[Any],
+    C: float,
+    formulation: Formulation,
+    optimiser: DualOptimiser,
+    *,
+    n_jobs: int | None,
+    true_features: FeatureMatrix | None,
+    rescaling: str,
+    summed: bool,
+    **loop: Any,
+) -> Iterator[SolverState]:
+    """Run :func:`~structsvm.solvers._cutting_plane.cutting_plane` (with the options ``loop``)
+    on the training set that :func:`training_set` holds for the run."""
+    with training_set(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling,
+        summed=summed,
+    ) as source:
+        yield from cutting_plane(source, C, formulation, optimiser, **loop)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.solvers._cluster import training_set
+from structsvm.solvers._cluster import task_cutting_plane
 from structsvm.solvers._cutting_plane import (
     FullQP,
     NewConstraints,
@@ -112,25 +112,12 @@ def n_slack(
         a later run can continue from).
     """
     check_objective_options(rescaling, slack_norm)
-    with training_set(
-        task,
-        X,
-        Y,
-        n_jobs=n_jobs,
-        true_features=true_features,
-        rescaling=rescaling,
-        summed=False,
-    ) as source:
-        yield from cutting_plane(
-            source,
-            C,
-            PerExampleConstraints(),
-            BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
-            tol=tol,
-            max_iter=max_iter,
-            inactive_window=inactive_window,
-            initial_state=initial_state,
-        )
+    yield from task_cutting_plane(
+        task, X, Y, C, PerExampleConstraints(),
+        BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
+        n_jobs=n_jobs, true_features=true_features, rescaling=rescaling, summed=False,
+        tol=tol, max_iter=max_iter, inactive_window=inactive_window, initial_state=initial_state,
+    )
 
 
 def joint_kernel_n_slack(

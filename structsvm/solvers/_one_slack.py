@@ -15,12 +15,8 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.solvers._cluster import training_set
-from structsvm.solvers._cutting_plane import (
-    FullQP,
-    NewConstraints,
-    cutting_plane,
-)
+from structsvm.solvers._cluster import task_cutting_plane
+from structsvm.solvers._cutting_plane import FullQP, NewConstraints
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix, PassSummary
@@ -88,23 +84,10 @@ def one_slack(
         a later run can continue from).
     """
     check_objective_options(rescaling, slack_norm)
-    with training_set(
-        task,
-        X,
-        Y,
-        n_jobs=n_jobs,
-        true_features=true_features,
-        rescaling=rescaling,
-        summed=True,
-    ) as source:
-        yield from cutting_plane(
-            source,
-            C,
-            AggregatedConstraint(),
-            FullQP(warm_start=True, penalty=SlackPenalty(slack_norm)),
-            tol=tol,
-            max_iter=max_iter,
-            inactive_window=inactive_window,
-            smoothing=smoothing,
-            initial_state=initial_state,
-        )
+    yield from task_cutting_plane(
+        task, X, Y, C, AggregatedConstraint(),
+        FullQP(warm_start=True, penalty=SlackPenalty(slack_norm)),
+        n_jobs=n_jobs, true_features=true_features, rescaling=rescaling, summed=True,
+        tol=tol, max_iter=max_iter, inactive_window=inactive_window, smoothing=smoothing,
+        initial_state=initial_state,
+    )
