@@ -74,7 +74,14 @@ from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_pass import CompiledPasses
 from structsvm.solvers._bcfw_sampling import pass_visits
-from structsvm.solvers._bcfw_steps import away_atom, cone_visit, pairwise_visit, visit_block
+from structsvm.solvers._bcfw_steps import (
+    SparsePool,
+    away_atom,
+    cone_visit,
+    pairwise_visit,
+    pool_index_type,
+    visit_block,
+)
 from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
@@ -101,66 +108,6 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
         rows = rows.copy()
         rows.sum_duplicates()
     return rows
-
-
-def pool_index_type(size: int) -> type[np.signedinteger]:
-    """Return the integer type of a block pool's indices into a joint feature of ``size``.
-
-    int32 when every index fits, else int64.
-    """
-    return np.int32 if size <= np.iinfo(np.int32).max + 1 else np.int64
-
-
-@dataclasses.dataclass
-class _BlockPool:
-    """The dual blocks of a run, packed in one pool (see ``store_block``).
-
-    Block i is ``indices[starts[i]:starts[i] + lengths[i]]`` and the same slice of ``values``;
-    ``used`` entries of the pool are taken. The indices are int32 when every index of the
-    joint feature fits (see :func:`pool_index_type`), which saves a quarter of the pool.
-    """
-
-    starts: np.ndarray
-    lengths: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray
-    used: int
-
-    @classmethod
-    def of(
-        cls, block_indices: list[np.ndarray], block_values: list[np.ndarray], size: int
-    ) -> _BlockPool:
-        """Pack blocks given as lists of sorted indices and values (copying them); ``size``
-        is the length of the joint feature."""
-        lengths = np.array([len(indices) for indices in block_indices], dtype=np.int64)
-        starts = np.zeros(len(lengths), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        used = int(lengths.sum())
-        capacity = 2 * used + 16
-        indices = np.empty(capacity, dtype=pool_index_type(size))
-        values = np.empty(capacity)
-        if used:
-            indices[:used] = np.concatenate(block_indices)
-            values[:used] = np.concatenate(block_values)
-        return cls(starts, lengths, indices, values, used)
-
-    def pack(self, room: int) -> None:
-        """Move the blocks, packed, into fresh arrays with ``room`` free entries after them.
-
-        The old arrays are left as they were, so views of them stay valid; they are freed once
-        nothing refers to them.
-        """
-        capacity = int(self.lengths.sum()) + room
-        self.indices, self.values, used = _bcfw_steps.pack_blocks(
-            self.starts, self.lengths, self.indices, self.values, capacity
-        )
-        self.used = int(used)
-
-    def blocks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Return the blocks as lists of views (later steps never write into them)."""
-        bounds = zip(self.starts.tolist(), (self.starts + self.lengths).tolist(), strict=True)
-        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
-        return [indices for indices, _ in pairs], [values for _, values in pairs]
 
 
 @dataclasses.dataclass
@@ -197,8 +144,9 @@ class BCFWDual:
     cache : PlaneCache or None
         With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
     duality_gap : float
-        The last duality gap evaluated on schedule (see :func:`is_scheduled_check`; inf before
-        any), which the cache's acceptance rule compares block gaps with.
+        The last duality gap evaluated on schedule, after a pass numbered a multiple of
+        ``gap_check_every`` (inf before any), which the cache's acceptance rule compares block
+        gaps with.
     evaluated_w : ndarray or None
         With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
         the weights of the last evaluation (the average or the iterate), from which a continued
@@ -299,16 +247,6 @@ def check_variant_options(
         )
 
 
-def is_scheduled_check(iteration: int, gap_check_every: int) -> bool:
-    """Tell whether pass number ``iteration`` (0: the starting point) is one after which the
-    duality gap is evaluated on schedule, every ``gap_check_every`` passes.
-
-    The last pass of a run's budget is evaluated too, off schedule; that evaluation only
-    observes (see the module docstring).
-    """
-    return iteration % gap_check_every == 0
-
-
 def _pairwise_python_step(
     task: Task,
     x: Any,
@@ -329,7 +267,7 @@ def _pairwise_python_step(
     hat_loss = float(task.loss(y_true, y_hat))
     outputs, losses = active_sets.outputs[i], active_sets.losses[i]
     count = len(outputs)
-    features = [active_sets.features.slot(i, k) for k in range(count)]
+    features = [active_sets.features.vector(i, k) for k in range(count)]
     scores = np.array(
         [losses[k] + w[indices] @ values for k, (indices, values) in enumerate(features)]
     )
@@ -478,7 +416,7 @@ def bcfw(
         (:mod:`structsvm.solvers._bcfw_active_sets`) and a step moves mass from the active
         labelling of lowest loss-augmented score (the away corner) to the oracle's, by the
         exact line search clipped at the away labelling's mass
-        (:func:`~structsvm.solvers._bcfw_steps.pairwise_step`). Needs margin rescaling, L1
+        (:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`). Needs margin rescaling, L1
         slacks and no cache; runs compiled where the task offers a compiled oracle. A run
         continues only with the ``step`` and ``compiled`` path it was started with.
 
@@ -499,10 +437,10 @@ def bcfw(
     Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited. A compiled pass keeps the blocks
-    in one pool (int32 indices when they fit), packed before each pass that follows a yielded
-    state, so that it holds the blocks of that state and those the pass writes, not the dead
-    entries of earlier passes. Nothing of size ``n × size`` is stored. ``keep_best=True``
+    within the union of the supports of the ψ_i(y) visited, in one pool (int32 indices when
+    they fit), packed before each pass that follows a yielded state, so that it holds the
+    blocks of that state and those the pass writes, not the dead entries of earlier passes.
+    Nothing of size ``n × size`` is stored. ``keep_best=True``
     holds one more such vector, the weights of the best primal, when they are not the last
     evaluated ones (no copy: the solver never writes into an evaluated vector).
     ``step="pairwise"`` adds the active sets (see :mod:`structsvm.solvers._bcfw_active_sets`
@@ -596,14 +534,14 @@ def bcfw(
     if active_sets is not None:
         # Fresh arrays for the labellings' φ: the pool of the state continued from is shared
         # with the states of its run, whose entries this run must not write over.
-        active_sets.features = active_sets.features.packed()
+        active_sets.features.pack(room=int(active_sets.features.lengths.sum()) + 16)
     if step == "pairwise" and active_sets is None:
         python_loop = compiled_pass is None
         active_sets = ActiveSets.start(
             [_NO_LABELS if python_loop else compiled_pass.oracle.labels(y) for y in Y],
             true_rows, pool_index_type(size), Y if python_loop else None,
         )
-    pool = _BlockPool.of(block_indices, block_values, size)
+    pool = SparsePool.of(block_indices, block_values, pool_index_type(size))
     counts = np.array([pool.used, dual_state.steps], dtype=np.int64)
     problem = (
         true_rows.indptr.astype(np.int64), true_rows.indices, true_rows.data, float(C),
@@ -638,7 +576,7 @@ def bcfw(
                     # while it fills the pool.
                     live = int(pool.lengths.sum())
                     pool.pack(room=live + live // 2 + 16)
-                    block_indices, block_values = pool.blocks()
+                    block_indices, block_values = pool.vectors()
                     state.dual_state.block_indices[:] = block_indices
                     state.dual_state.block_values[:] = block_values
                 state_holds_the_pool_blocks = False
@@ -701,10 +639,10 @@ def bcfw(
                 pool.indices, pool.values, pool.used = arrays[2], arrays[3], int(counts[0])
                 # Views of the new pool at once: the old views would keep the arrays the
                 # pass outgrew alive through the evaluation.
-                block_indices, block_values = pool.blocks()
+                block_indices, block_values = pool.vectors()
                 if cache is not None:
                     cache.expire(iteration)
-            scheduled = is_scheduled_check(iteration, gap_check_every)
+            scheduled = iteration % gap_check_every == 0  # the starting point too
             if not scheduled and iteration != counters.iterations[-1]:
                 continue
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
@@ -755,22 +693,9 @@ def bcfw(
                 block_gaps[:] = C * slacks - block_losses + np.array(block_scores)
             state.converged = meets_tolerance(bounds[0], bounds[1], tol)
             state.dual_state = BCFWDual(
-                block_indices,
-                block_values,
-                block_losses,
-                block_sums,
-                total_loss,
-                average_scale,
-                average_loss,
-                average_sum_offset,
-                int(counts[1]),
-                rng,
-                bool(averaging),
-                block_gaps,
-                cache,
-                duality_gap,
-                evaluated_w,
-                active_sets,
+                block_indices, block_values, block_losses, block_sums, total_loss, average_scale,
+                average_loss, average_sum_offset, int(counts[1]), rng, bool(averaging),
+                block_gaps, cache, duality_gap, evaluated_w, active_sets,
             ).copy()
             state_holds_the_pool_blocks = iteration > 0
             yield state

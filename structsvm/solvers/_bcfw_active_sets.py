@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._bcfw_steps import pack_blocks
+from structsvm.solvers._bcfw_steps import SparsePool
 
 
 @dataclasses.dataclass
@@ -47,7 +47,7 @@ class ActiveSets:
         holds the true labels (the labellings of a block take the labels of its outputs).
     losses : ndarray of shape (n, K)
         ``Δ(y_i, y_k)`` of each slot's labelling.
-    features : FeaturePool
+    features : SparsePool
         The sparse φ(x_i, y_k) of each slot's labelling.
     outputs : list of n lists, or None
         For the Python loop: each block's active outputs, slot by slot.
@@ -58,7 +58,7 @@ class ActiveSets:
     positions: np.ndarray
     labels: np.ndarray
     losses: np.ndarray
-    features: FeaturePool
+    features: SparsePool
     outputs: list[list[Any]] | None = None
 
     @classmethod
@@ -84,17 +84,11 @@ class ActiveSets:
         bounds = (all_labels.min(), all_labels.max()) if len(all_labels) else (0,)
         narrowest = np.result_type(*(np.min_scalar_type(int(bound)) for bound in bounds))
         labels = all_labels.astype(narrowest)[np.newaxis, :]
-        used = int(true_rows.indptr[-1])
-        indices = np.empty(2 * used + 16, dtype=index_type)
-        values = np.empty(2 * used + 16)
-        indices[:used], values[:used] = true_rows.indices, true_rows.data
-        features = FeaturePool(
-            true_rows.indptr[:-1].astype(np.int64).reshape(n, 1),
-            np.diff(true_rows.indptr).astype(np.int64).reshape(n, 1),
-            indices,
-            values,
-            used,
+        rows = true_rows.indptr[1:-1]
+        features = SparsePool.of(
+            np.split(true_rows.indices, rows), np.split(true_rows.data, rows), index_type
         )
+        features.starts, features.lengths = features.starts[:, None], features.lengths[:, None]
         return cls(
             np.ones((n, 1)), np.ones(n, dtype=np.int64), positions, labels, np.zeros((n, 1)),
             features, None if outputs is None else [[y] for y in outputs],
@@ -153,45 +147,6 @@ class ActiveSets:
             features=self.features.copy(),
             outputs=None if self.outputs is None else [list(block) for block in self.outputs],
         )
-
-
-@dataclasses.dataclass
-class FeaturePool:
-    """The sparse φ(x_i, y_k) of the active labellings of a compiled pass, in one pool.
-
-    Slot k of block i is ``indices[starts[i, k]:starts[i, k] + lengths[i, k]]`` and the same
-    slice of ``values`` (length 0 for an empty slot); ``used`` entries are taken. A pass only
-    writes after the used entries, or into a new pool when it outgrows this one
-    (:func:`~structsvm.solvers._bcfw_steps.store_block`), so a copy that shares the arrays
-    stays valid while the run goes on; a run continued from a copy takes fresh arrays
-    (:meth:`packed`).
-    """
-
-    starts: np.ndarray
-    lengths: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray
-    used: int
-
-    def slot(self, i: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return the sparse φ of block i's slot k, as views of the pool."""
-        begin = self.starts[i, k]
-        end = begin + self.lengths[i, k]
-        return self.indices[begin:end], self.values[begin:end]
-
-    def copy(self) -> FeaturePool:
-        """Return a copy of the slots that shares the pool's arrays."""
-        return dataclasses.replace(self, starts=self.starts.copy(), lengths=self.lengths.copy())
-
-    def packed(self) -> FeaturePool:
-        """Return the slots packed into fresh arrays, with as much room again after them."""
-        starts = self.starts.copy()
-        live = int(self.lengths.sum())
-        indices, values, used = pack_blocks(
-            starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
-            2 * live + 16,
-        )
-        return FeaturePool(starts, self.lengths.copy(), indices, values, int(used))
 
 
 def _wider(array: np.ndarray, slots: int) -> np.ndarray:

@@ -8,6 +8,8 @@ the same steps. The dual blocks live in one pool of sorted sparse vectors (:func
 
 from __future__ import annotations
 
+import dataclasses
+
 import numba
 import numpy as np
 
@@ -141,35 +143,27 @@ def _union(
 
 @numba.njit(cache=True)
 def _line_step(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
+    union: tuple[np.ndarray, np.ndarray, np.ndarray],
     block_weight: float,
     w: np.ndarray,
-    corner_scale: float,
     loss_gain: float,
     max_step: float,
     average_offset: np.ndarray,
     average_scale: float,
     averaging: bool,
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Step block i along ``d = c (t − h) − b w_i`` by line search, γ in ``[0, max_step]``.
+    """Step block i along ``d = corner − b w_i`` by line search, γ in ``[0, max_step]``.
 
-    ``t``, ``h`` and ``c`` are as for :func:`_union`, ``b = block_weight``: b = 1 steps towards
-    the corner ``c (t − h)`` (Frank–Wolfe, ``max_step`` 1), b = 0 moves mass from the away
-    corner t to the oracle's h (pairwise, ``max_step`` the away labelling's mass). With
-    ``loss_gain`` the change of ℓ_i along d, ``γ = clip((loss_gain − w · d) / ‖d‖², 0,
-    max_step)``; ``w`` and, if ``averaging``, the lazy average's ``z = average_offset``
-    (``σ = average_scale``) are updated in place on the support of d. Returns the new block
-    ``w_i + γ d`` (its nonzero entries), γ, and the gap ``loss_gain − w · d`` before the step.
+    ``union = (indices, corner, block)`` is as :func:`_union` returns it and
+    ``b = block_weight``: b = 1 steps towards the corner (Frank–Wolfe, ``max_step`` 1), b = 0
+    moves mass from the away corner to the oracle's (pairwise, ``max_step`` the away
+    labelling's mass). With ``loss_gain`` the change of ℓ_i along d, ``γ = clip((loss_gain −
+    w · d) / ‖d‖², 0, max_step)``; ``w`` and, if ``averaging``, the lazy average's
+    ``z = average_offset`` (``σ = average_scale``) are updated in place on the support of d.
+    Returns the new block ``w_i + γ d`` (its nonzero entries), γ, and the gap
+    ``loss_gain − w · d`` before the step.
     """
-    indices, corner, block = _union(
-        true_indices, true_values, hat_indices, hat_values, block_indices, block_values,
-        corner_scale,
-    )
+    indices, corner, block = union
     m = len(indices)
     direction = np.empty(m)
     score_change = 0.0
@@ -349,6 +343,20 @@ def record_step(i, indices, values, loss_change, problem, dual):
 
 
 @numba.njit(cache=True)
+def _corner_union(i, hat_indices, hat_values, corner_scale, problem, dual):
+    """Return :func:`_union` of φ(x_i, y_i), φ(x_i, ŷ) and block i (``problem``, ``dual`` as
+    for :func:`visit_block`)."""
+    true_indptr, true_indices, true_values = problem[:3]
+    starts, lengths, pool_indices, pool_values = dual[:4]
+    begin, end = true_indptr[i], true_indptr[i + 1]
+    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    return _union(
+        true_indices[begin:end], true_values[begin:end], hat_indices, hat_values,
+        pool_indices[block_begin:block_end], pool_values[block_begin:block_end], corner_scale,
+    )
+
+
+@numba.njit(cache=True)
 def visit_block(i, hat_indices, hat_values, loss, scale, problem, dual):
     """Take the BCFW step on block i towards the corner of ŷ; return ``dual`` and the block gap.
 
@@ -377,17 +385,12 @@ def visit_block(i, hat_indices, hat_values, loss, scale, problem, dual):
         offsets, ``sums = [Σ_i ℓ_i, σ, average Σ_i ℓ_i]`` and ``counts = [pool entries in use,
         steps]``, all updated in place.
     """
-    true_indptr, true_indices, true_values, C, averaging, _, block_gaps = problem
-    starts, lengths, pool_indices, pool_values, block_losses, _, w, average_offset, _, sums, _ = (
-        dual
-    )
-    begin, end = true_indptr[i], true_indptr[i + 1]
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    _, _, _, C, averaging, _, block_gaps = problem
+    _, _, _, _, block_losses, _, w, average_offset, _, sums, _ = dual
     loss_gain = C * loss - block_losses[i]
+    union = _corner_union(i, hat_indices, hat_values, C * scale, problem, dual)
     indices, values, step, gap = _line_step(
-        true_indices[begin:end], true_values[begin:end], hat_indices, hat_values,
-        pool_indices[block_begin:block_end], pool_values[block_begin:block_end], 1.0, w,
-        C * scale, loss_gain, 1.0, average_offset, sums[1], averaging,
+        union, 1.0, w, loss_gain, 1.0, average_offset, sums[1], averaging
     )
     if len(block_gaps) > 0:
         block_gaps[i] = gap
@@ -401,17 +404,9 @@ def cone_visit(i, hat_indices, hat_values, loss, scale, problem, dual):
     ``v = scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = loss = Δ(y_i, ŷ)``; the arguments are as
     for :func:`visit_block`, and ``dual`` is returned.
     """
-    true_indptr, true_indices, true_values, C, averaging, _, _ = problem
-    starts, lengths, pool_indices, pool_values, block_losses, block_sums, w, average_offset = (
-        dual[:8]
-    )
-    average_sum_offset, sums = dual[8], dual[9]
-    begin, end = true_indptr[i], true_indptr[i + 1]
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
-    indices, corner, block = _union(
-        true_indices[begin:end], true_values[begin:end], hat_indices, hat_values,
-        pool_indices[block_begin:block_end], pool_values[block_begin:block_end], scale,
-    )
+    _, _, _, C, averaging, _, _ = problem
+    _, _, _, _, block_losses, block_sums, w, average_offset, average_sum_offset, sums, _ = dual
+    indices, corner, block = _corner_union(i, hat_indices, hat_values, scale, problem, dual)
     block_norm = cross = corner_norm = w_block = w_corner = 0.0
     for n in range(len(indices)):
         block_norm += block[n] * block[n]
@@ -492,10 +487,12 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
         block_gaps[i] = C * (hat_score - mean)
     block_begin, block_end = starts[i], starts[i] + lengths[i]
     loss_gain = C * (hat_loss - away_loss)
-    indices, values, step, _ = _line_step(
+    union = _union(
         away_indices, away_values, hat_indices, hat_values, pool_indices[block_begin:block_end],
-        pool_values[block_begin:block_end], 0.0, w, C * 1.0, loss_gain, weights[i, away_slot],
-        average_offset, sums[1], averaging,
+        pool_values[block_begin:block_end], C * 1.0,
+    )
+    indices, values, step, _ = _line_step(
+        union, 0.0, w, loss_gain, weights[i, away_slot], average_offset, sums[1], averaging
     )
     slots = weights.shape[1]
     if step > 0.0 and hat_slot == count:
@@ -519,3 +516,77 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
         feature_indices, feature_values, feature_counts,
     )
     return dual, atoms, step
+
+
+def pool_index_type(size: int) -> type[np.signedinteger]:
+    """Return the integer type of a pool's indices into a joint feature of ``size``.
+
+    int32 when every index fits, which saves a quarter of the pool, else int64.
+    """
+    return np.int32 if size <= np.iinfo(np.int32).max + 1 else np.int64
+
+
+@dataclasses.dataclass
+class SparsePool:
+    """Sorted sparse vectors packed in one pool, as :func:`store_block` keeps them.
+
+    Vector j is ``indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of ``values``
+    (``starts`` and ``lengths`` may have any shape; the compiled functions read them flat);
+    ``used`` entries of the pool are taken. Entries in use are never written over, so views of
+    the vectors stay valid while a run goes on.
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    used: int
+
+    @classmethod
+    def of(
+        cls,
+        indices: list[np.ndarray],
+        values: list[np.ndarray],
+        index_type: type[np.signedinteger],
+    ) -> SparsePool:
+        """Pack vectors given as lists of indices and values (copying them), with as much room
+        again after them."""
+        lengths = np.array([len(vector) for vector in indices], dtype=np.int64)
+        starts = np.zeros(len(lengths), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        used = int(lengths.sum())
+        capacity = 2 * used + 16
+        pool = cls(starts, lengths, np.empty(capacity, index_type), np.empty(capacity), used)
+        if used:
+            pool.indices[:used] = np.concatenate(indices)
+            pool.values[:used] = np.concatenate(values)
+        return pool
+
+    def pack(self, room: int) -> None:
+        """Move the vectors, packed, into fresh arrays with ``room`` free entries after them.
+
+        The old arrays are left as they were, so views of them stay valid; they are freed once
+        nothing refers to them.
+        """
+        self.indices, self.values, used = pack_blocks(
+            self.starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
+            int(self.lengths.sum()) + room,
+        )
+        self.used = int(used)
+
+    def vector(self, *where: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the vector at ``starts[where]`` as views of the pool."""
+        begin = self.starts[where]
+        end = begin + self.lengths[where]
+        return self.indices[begin:end], self.values[begin:end]
+
+    def vectors(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Return all vectors, flat, as lists of views of the pool."""
+        ends = self.starts + self.lengths
+        bounds = zip(self.starts.ravel().tolist(), ends.ravel().tolist(), strict=True)
+        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
+        return [indices for indices, _ in pairs], [values for _, values in pairs]
+
+    def copy(self) -> SparsePool:
+        """Return a copy of the places of the vectors that shares the pool's arrays."""
+        return dataclasses.replace(self, starts=self.starts.copy(), lengths=self.lengths.copy())

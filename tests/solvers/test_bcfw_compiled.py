@@ -7,7 +7,7 @@ import pytest
 
 from structsvm import Task
 from structsvm.solvers import bcfw
-from structsvm.solvers._bcfw import pool_index_type
+from structsvm.solvers._bcfw_steps import pool_index_type
 from tasks import ChainTask, MulticlassTask
 from tests.references import dense_bcfw_passes
 from tests.solvers.bcfw_problems import PROBLEMS, chain, multiclass, passes, tagging
