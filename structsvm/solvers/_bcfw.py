@@ -76,7 +76,6 @@ from structsvm.solvers._bcfw_pass import CompiledPasses
 from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._bcfw_steps import (
     SparsePool,
-    away_atom,
     cone_visit,
     pairwise_visit,
     pool_index_type,
@@ -265,18 +264,17 @@ def _pairwise_python_step(
     y_hat = task.loss_augmented_argmax(x, y_true, w)
     hat_indices, hat_values = task.sparse_joint_feature(x, y_hat)
     hat_loss = float(task.loss(y_true, y_hat))
-    outputs, losses = active_sets.outputs[i], active_sets.losses[i]
+    outputs, pool = active_sets.outputs[i], active_sets.features
     count = len(outputs)
-    features = [active_sets.features.vector(i, k) for k in range(count)]
-    scores = np.array(
-        [losses[k] + w[indices] @ values for k, (indices, values) in enumerate(features)]
-    )
-    away = away_atom(scores, count)
+    spans = zip(pool.starts[i, :count].tolist(), pool.lengths[i, :count].tolist(), strict=True)
+    scores = active_sets.losses[i, :count] + [
+        w[pool.indices[begin : begin + length]] @ pool.values[begin : begin + length]
+        for begin, length in spans
+    ]
     hat_slot = next((k for k, y in enumerate(outputs) if task.outputs_equal(y, y_hat)), count)
     hat = (_NO_LABELS, hat_indices, hat_values, hat_loss, hat_loss + w[hat_indices] @ hat_values)
-    dual, atoms, step_size = pairwise_visit(
-        i, hat_slot, hat, (away, *features[away], losses[away], scores), problem, dual,
-        active_sets.compiled_arrays(),
+    dual, atoms, step_size, away = pairwise_visit(
+        i, hat_slot, hat, scores, problem, dual, active_sets.compiled_arrays()
     )
     active_sets.take_pool(atoms)
     if step_size > 0 and hat_slot == count:

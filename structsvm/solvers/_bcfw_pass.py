@@ -23,7 +23,7 @@ from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_ora
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
 from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets
-from structsvm.solvers._bcfw_steps import away_atom, pairwise_visit, visit_block
+from structsvm.solvers._bcfw_steps import pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
@@ -33,25 +33,21 @@ from structsvm.solvers._example_oracle import (
 
 
 @numba.njit(cache=True)
-def away_labelling(fns, data, i, w, part_scores, atoms, labels):
-    """Return block i's away labelling: ``(slot, indices, values, loss, scores)``.
+def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
+    """Return the scores ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` of block i's active labellings.
 
-    Every active labelling y_k of block i is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)``, as
-    the Python loop scores its labellings, from the loss that ``atoms`` keeps and, by
+    As the Python loop scores them, from the loss that ``atoms`` keeps (see
+    :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`) and, by
     :func:`~structsvm.solvers._example_oracle.labelling_value`, from example i's
-    ``part_scores`` at w where the task offers ``labelling_score`` or the sparse φ that
-    ``atoms`` keeps (see :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); the away
-    labelling is the one :func:`~structsvm.solvers._bcfw_steps.away_atom` picks, returned with
-    its sparse φ, its loss and the scores of all active labellings. ``labels`` is an int64
-    workspace as long as the longest block's labels.
+    ``part_scores`` at w where the task offers ``labelling_score``, else from the sparse φ that
+    ``atoms`` keeps. ``labels`` is an int64 workspace as long as the longest block's labels.
     """
     positions, stored, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = (
         atoms
     )
     slots = weights.shape[1]
-    count = counts[i]
-    scores = np.empty(count)
-    for k in range(count):
+    scores = np.empty(counts[i])
+    for k in range(counts[i]):
         begin = starts[i * slots + k]
         end = begin + lengths[i * slots + k]
         size = positions[i + 1] - positions[i]
@@ -60,10 +56,7 @@ def away_labelling(fns, data, i, w, part_scores, atoms, labels):
             fns, data, i, w, part_scores, labels[:size], pool_indices[begin:end],
             pool_values[begin:end],
         )
-    away = away_atom(scores, count)
-    begin = starts[i * slots + away]
-    end = begin + lengths[i * slots + away]
-    return away, pool_indices[begin:end], pool_values[begin:end], losses[i, away], scores
+    return scores
 
 
 @numba.njit(cache=True)
@@ -150,11 +143,11 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms, keep):
         hat_score = loss + labelling_value(
             fns, data, i, w, part_scores, labels, hat_indices, hat_values
         )
-        dual, atoms, _ = pairwise_visit(
+        dual, atoms, _, _ = pairwise_visit(
             i,
             _hat_slot(atoms, i, labels),
             (labels, hat_indices, hat_values, loss, hat_score),
-            away_labelling(fns, data, i, w, part_scores, atoms, stored_labels),
+            labelling_scores(fns, data, i, w, part_scores, atoms, stored_labels),
             problem,
             dual,
             atoms,

@@ -439,14 +439,15 @@ def cone_visit(i, hat_indices, hat_values, loss, scale, problem, dual):
 
 
 @numba.njit(cache=True)
-def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
-    """Take the pairwise step (BCPFW) on block i; return ``dual``, ``atoms`` and γ.
+def pairwise_visit(i, hat_slot, hat, scores, problem, dual, atoms):
+    """Take the pairwise step (BCPFW) on block i; return ``dual``, ``atoms``, γ and v's slot.
 
-    The step moves mass γ from the away labelling v to the oracle's ŷ, from the corner
-    ``C ψ_i(v)`` to ``C ψ_i(ŷ)``, by the exact line search clipped at v's mass (Osokin et al.
-    2016, block-coordinate pairwise Frank–Wolfe); the active set follows (:func:`shift_mass`),
-    its labellings keeping their labels, losses and sparse φ, and ``block_gaps[i]``, if kept,
-    gets the block's Frank–Wolfe gap ``C (s(ŷ) − Σ_k α_k s(y_k))``.
+    The step moves mass γ from the away labelling v (:func:`away_atom`) to the oracle's ŷ,
+    from the corner ``C ψ_i(v)`` to ``C ψ_i(ŷ)``, by the exact line search clipped at v's mass
+    (Osokin et al. 2016, block-coordinate pairwise Frank–Wolfe); the active set follows
+    (:func:`shift_mass`), its labellings keeping their labels, losses and sparse φ, and
+    ``block_gaps[i]``, if kept, gets the block's Frank–Wolfe gap
+    ``C (s(ŷ) − Σ_k α_k s(y_k))``.
 
     Parameters
     ----------
@@ -457,9 +458,8 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
         ``(labels, indices, values, loss, score)`` of ŷ: its labels at the block's positions,
         its sorted sparse φ(x_i, ŷ), Δ(y_i, ŷ) and its loss-augmented score
         ``s(ŷ) = Δ(y_i, ŷ) + w · φ(x_i, ŷ)``.
-    away : tuple
-        ``(slot, indices, values, loss, scores)``: the away labelling's slot
-        (:func:`away_atom`), its sparse φ and loss, and the scores of all active labellings.
+    scores : ndarray
+        The scores of block i's active labellings, as for :func:`away_atom`.
     problem, dual : tuple
         As for :func:`visit_block`.
     atoms : tuple
@@ -471,7 +471,6 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
         caller has made room for one more slot.
     """
     hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
-    away_slot, away_indices, away_values, away_loss, scores = away
     _, _, _, C, averaging, _, block_gaps = problem
     starts, lengths, pool_indices, pool_values, _, _, w, average_offset, _, sums, _ = dual
     (
@@ -480,21 +479,25 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
     ) = atoms
     first, stop = positions[i], positions[i + 1]
     count = atom_counts[i]
+    slots = weights.shape[1]
+    away_slot = away_atom(scores, count)
+    away_begin = feature_starts[i * slots + away_slot]
+    away_end = away_begin + feature_lengths[i * slots + away_slot]
     if len(block_gaps) > 0:
         mean = 0.0
         for k in range(count):
             mean += weights[i, k] * scores[k]
         block_gaps[i] = C * (hat_score - mean)
     block_begin, block_end = starts[i], starts[i] + lengths[i]
-    loss_gain = C * (hat_loss - away_loss)
+    loss_gain = C * (hat_loss - losses[i, away_slot])
     union = _union(
-        away_indices, away_values, hat_indices, hat_values, pool_indices[block_begin:block_end],
-        pool_values[block_begin:block_end], C * 1.0,
+        feature_indices[away_begin:away_end], feature_values[away_begin:away_end], hat_indices,
+        hat_values, pool_indices[block_begin:block_end], pool_values[block_begin:block_end],
+        C * 1.0,
     )
     indices, values, step, _ = _line_step(
         union, 0.0, w, loss_gain, weights[i, away_slot], average_offset, sums[1], averaging
     )
-    slots = weights.shape[1]
     if step > 0.0 and hat_slot == count:
         labels[count, first:stop] = hat_labels
         losses[i, count] = hat_loss
@@ -515,7 +518,7 @@ def pairwise_visit(i, hat_slot, hat, away, problem, dual, atoms):
         positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
         feature_indices, feature_values, feature_counts,
     )
-    return dual, atoms, step
+    return dual, atoms, step, away_slot
 
 
 def pool_index_type(size: int) -> type[np.signedinteger]:
@@ -573,12 +576,6 @@ class SparsePool:
             int(self.lengths.sum()) + room,
         )
         self.used = int(used)
-
-    def vector(self, *where: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return the vector at ``starts[where]`` as views of the pool."""
-        begin = self.starts[where]
-        end = begin + self.lengths[where]
-        return self.indices[begin:end], self.values[begin:end]
 
     def vectors(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Return all vectors, flat, as lists of views of the pool."""
