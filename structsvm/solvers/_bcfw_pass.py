@@ -22,9 +22,8 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
-from structsvm.solvers import _bcfw_steps
 from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets
-from structsvm.solvers._bcfw_steps import away_atom, pairwise_visit, visit_block
+from structsvm.solvers._bcfw_steps import pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
@@ -34,25 +33,21 @@ from structsvm.solvers._example_oracle import (
 
 
 @numba.njit(cache=True)
-def away_labelling(fns, data, i, w, part_scores, atoms, labels):
-    """Return block i's away labelling: ``(slot, indices, values, loss, scores)``.
+def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
+    """Return the scores ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` of block i's active labellings.
 
-    Every active labelling y_k of block i is scored as ``Δ(y_i, y_k) + w · φ(x_i, y_k)``, as
-    the Python loop scores its labellings, from the loss that ``atoms`` keeps and, by
+    As the Python loop scores them, from the loss that ``atoms`` keeps (see
+    :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`) and, by
     :func:`~structsvm.solvers._example_oracle.labelling_value`, from example i's
-    ``part_scores`` at w where the task offers ``labelling_score`` or the sparse φ that
-    ``atoms`` keeps (see :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); the away
-    labelling is the one :func:`~structsvm.solvers._bcfw_steps.away_atom` picks, returned with
-    its sparse φ, its loss and the scores of all active labellings. ``labels`` is an int64
-    workspace as long as the longest block's labels.
+    ``part_scores`` at w where the task offers ``labelling_score``, else from the sparse φ that
+    ``atoms`` keeps. ``labels`` is an int64 workspace as long as the longest block's labels.
     """
     positions, stored, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = (
         atoms
     )
     slots = weights.shape[1]
-    count = counts[i]
-    scores = np.empty(count)
-    for k in range(count):
+    scores = np.empty(counts[i])
+    for k in range(counts[i]):
         begin = starts[i * slots + k]
         end = begin + lengths[i * slots + k]
         size = positions[i + 1] - positions[i]
@@ -61,10 +56,22 @@ def away_labelling(fns, data, i, w, part_scores, atoms, labels):
             fns, data, i, w, part_scores, labels[:size], pool_indices[begin:end],
             pool_values[begin:end],
         )
-    away = away_atom(scores, count)
-    begin = starts[i * slots + away]
-    end = begin + lengths[i * slots + away]
-    return away, pool_indices[begin:end], pool_values[begin:end], losses[i, away], scores
+    return scores
+
+
+@numba.njit(cache=True)
+def _hat_slot(atoms, i, labels):
+    """Return the slot of block i's active labelling equal to ``labels``, or the block's count."""
+    positions, stored, counts = atoms[0], atoms[1], atoms[3]
+    for k in range(counts[i]):
+        same = True
+        for t in range(len(labels)):
+            if stored[k, positions[i] + t] != labels[t]:
+                same = False
+                break
+        if same:
+            return k
+    return counts[i]
 
 
 @numba.njit(cache=True)
@@ -122,24 +129,25 @@ def bcfw_pass(fns, data, visits, problem, dual, atoms, keep):
     stored_labels = np.empty(longest, dtype=np.int64)
     for k in range(len(visits)):
         i = visits[k]
-        w = dual[5]
+        w = dual[6]
         labels, part_scores = decode_keeping_scores(
             fns, data, i, w, no_table, no_offsets, True, keep and pairwise
         )
         hat_indices, hat_values = fns[2](data, i, labels)
         loss = fns[3](data, i, labels)
         if not pairwise:
-            dual = visit_block(i, hat_indices, hat_values, loss, problem, dual)
+            dual, _ = visit_block(i, hat_indices, hat_values, loss, 1.0, problem, dual)
             continue
         if not _storable(labels, atoms[1]):
             return dual, atoms, k
         hat_score = loss + labelling_value(
             fns, data, i, w, part_scores, labels, hat_indices, hat_values
         )
-        dual, atoms = pairwise_visit(
+        dual, atoms, _, _ = pairwise_visit(
             i,
+            _hat_slot(atoms, i, labels),
             (labels, hat_indices, hat_values, loss, hat_score),
-            away_labelling(fns, data, i, w, part_scores, atoms, stored_labels),
+            labelling_scores(fns, data, i, w, part_scores, atoms, stored_labels),
             problem,
             dual,
             atoms,
@@ -176,22 +184,17 @@ class CompiledPasses:
     oracle : CompiledOracle
         What :meth:`structsvm.Task.compiled_oracle` returned for the training set.
     true_rows : csr_matrix
-        The rows φ(x_i, y_i), with sorted, distinct column indices.
-    C : float
+        The rows φ(x_i, y_i).
     n_jobs : int or None
         Numba's threads of the slacks' evaluation
         (:func:`~structsvm._utils.parallel.compiled_threads`); the steps are sequential.
     """
 
     def __init__(
-        self, oracle: CompiledOracle, true_rows: sp.csr_matrix, C: float, n_jobs: int | None
+        self, oracle: CompiledOracle, true_rows: sp.csr_matrix, n_jobs: int | None
     ) -> None:
         self.oracle, self.functions = oracle, oracle.functions()
-        self.true_rows = true_rows
-        self.true_rows_and_C = (
-            true_rows.indptr.astype(np.int64), true_rows.indices, true_rows.data, float(C)
-        )
-        self.n_jobs = n_jobs
+        self.true_rows, self.n_jobs = true_rows, n_jobs
 
     @classmethod
     def prepare(
@@ -200,7 +203,6 @@ class CompiledPasses:
         X: Sequence[Any],
         Y: Sequence[Any],
         true_rows: sp.csr_matrix,
-        C: float,
         *,
         n_jobs: int | None,
         compiled: bool | None,
@@ -231,28 +233,18 @@ class CompiledPasses:
             LOGGER.info(message)
             return None
         oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose=purpose)
-        return None if oracle is None else cls(oracle, true_rows, C, n_jobs)
+        return None if oracle is None else cls(oracle, true_rows, n_jobs)
 
     def steps(
-        self,
-        visits: np.ndarray,
-        averaging: bool,
-        block_gaps: np.ndarray | None,
-        dual: tuple,
-        active_sets: ActiveSets | None,
+        self, visits: np.ndarray, problem: tuple, dual: tuple, active_sets: ActiveSets | None
     ) -> tuple:
         """Take the steps of ``visits`` in one call of :func:`bcfw_pass`; return ``dual``.
 
-        ``dual`` is the pass's tuple of the dual (see
-        :func:`~structsvm.solvers._bcfw_steps.visit_block`), returned with the pool arrays
-        the steps ended with; the steps record their block gaps in ``block_gaps`` if given and
-        take pairwise steps on ``active_sets`` if given (whose labels are widened, and the pass
-        resumed, if the oracle answers a label their type cannot hold).
+        ``problem`` and ``dual`` are as for :func:`~structsvm.solvers._bcfw_steps.visit_block`,
+        ``dual`` returned with the pool arrays the steps ended with; the steps are pairwise on
+        ``active_sets`` if given (whose labels are widened, and the pass resumed, if the
+        oracle answers a label their type cannot hold).
         """
-        problem = (
-            *self.true_rows_and_C, bool(averaging), _bcfw_steps.SMALLEST_SCALE,
-            np.empty(0) if block_gaps is None else block_gaps,
-        )
         taken = 0
         while True:
             atoms = NO_ACTIVE_SETS if active_sets is None else active_sets.compiled_arrays()

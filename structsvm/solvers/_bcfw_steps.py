@@ -1,12 +1,14 @@
-"""The compiled steps of block-coordinate Frank–Wolfe, shared by every way of running a pass.
+"""The steps of block-coordinate Frank–Wolfe, compiled once for every way of running a pass.
 
-:func:`structsvm.solvers._bcfw.bcfw` takes its steps here one at a time from Python; its
-compiled pass (:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls :func:`visit_block` and
-:func:`pairwise_visit`, so both take exactly the same steps. The dual
-blocks of a compiled pass live in one pool of sorted sparse vectors (:func:`store_block`).
+:func:`structsvm.solvers._bcfw.bcfw` takes each step of its Python loop by one call of
+:func:`visit_block`, :func:`cone_visit` or :func:`pairwise_visit`, and its compiled pass
+(:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls the same functions, so both take exactly
+the same steps. The dual blocks live in one pool of sorted sparse vectors (:func:`store_block`).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numba
 import numpy as np
@@ -16,41 +18,6 @@ SMALLEST_SCALE = 1e-100
 
 # Scores of active labellings closer than this (relative) count as tied (see away_atom).
 AWAY_TIES = 1e-11
-
-
-@numba.njit(cache=True)
-def _merge(
-    a_indices: np.ndarray,
-    a_values: np.ndarray,
-    a_scale: float,
-    b_indices: np.ndarray,
-    b_values: np.ndarray,
-    b_scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``a_scale * a + b_scale * b`` of two sparse vectors with sorted indices.
-
-    The result is stored on the union of the two supports, in sorted order.
-    """
-    n_a, n_b = len(a_indices), len(b_indices)
-    indices = np.empty(n_a + n_b, dtype=np.int64)
-    values = np.empty(n_a + n_b, dtype=np.float64)
-    p = q = n = 0
-    while p < n_a or q < n_b:
-        if q == n_b or (p < n_a and a_indices[p] < b_indices[q]):
-            indices[n] = a_indices[p]
-            values[n] = a_scale * a_values[p]
-            p += 1
-        elif p == n_a or b_indices[q] < a_indices[p]:
-            indices[n] = b_indices[q]
-            values[n] = b_scale * b_values[q]
-            q += 1
-        else:
-            indices[n] = a_indices[p]
-            values[n] = a_scale * a_values[p] + b_scale * b_values[q]
-            p += 1
-            q += 1
-        n += 1
-    return indices[:n], values[:n]
 
 
 @numba.njit(cache=True)
@@ -78,68 +45,6 @@ def _nonzero(indices: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 @numba.njit(cache=True)
-def block_step(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    w: np.ndarray,
-    corner_scale: float,
-    loss_gain: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Move block i towards the corner ``s = c (φ(x_i, y_i) − φ(x_i, ŷ))`` by line search.
-
-    ``c = corner_scale`` is C, or ``C Δ(y_i, ŷ)`` under slack rescaling.
-    ``loss_gain`` is ``ℓ_s − ℓ_i``. With ``d = s − w_i`` the step is
-    ``γ = clip((loss_gain − w · d) / ‖d‖², 0, 1)``; ``w`` and, if ``averaging``, the lazy
-    average's ``z = average_offset`` (``σ = average_scale``) are updated in place on the
-    support of d. Returns the new block's indices and values (its nonzero entries), γ, and the
-    block's duality gap ``loss_gain − w · d`` towards this corner, at w before the step.
-    """
-    return _line_step(
-        true_indices, true_values, hat_indices, hat_values, block_indices, block_values, 1.0,
-        w, corner_scale, loss_gain, 1.0, average_offset, average_scale, averaging,
-    )
-
-
-@numba.njit(cache=True)
-def pairwise_step(
-    away_indices: np.ndarray,
-    away_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    w: np.ndarray,
-    C: float,
-    loss_gain: float,
-    away_weight: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Move mass of block i from its away corner ``v`` to the oracle's corner ``s`` (BCPFW).
-
-    The corners are ``C (φ(x_i, y_i) − φ(x_i, y))`` of the away labelling (its sparse
-    φ(x_i, v) in ``away_indices``, ``away_values``) and of ŷ; ``loss_gain = C (Δ(y_i, ŷ) −
-    Δ(y_i, v))``. With ``d = C (φ(x_i, v) − φ(x_i, ŷ))`` the step is
-    ``γ = clip((loss_gain − w · d) / ‖d‖², 0, away_weight)``, the mass the away labelling
-    holds (Osokin et al. 2016, block-coordinate pairwise Frank–Wolfe). ``w`` and the lazy
-    average are updated as by :func:`block_step`. Returns the new block ``w_i + γ d`` (its
-    nonzero entries), γ, and the pairwise gap ``loss_gain − w · d`` at w before the step.
-    """
-    return _line_step(
-        away_indices, away_values, hat_indices, hat_values, block_indices, block_values, 0.0,
-        w, C, loss_gain, away_weight, average_offset, average_scale, averaging,
-    )
-
-
-@numba.njit(cache=True)
 def away_atom(scores: np.ndarray, count: int) -> int:
     """Return the active labelling of a block with the lowest loss-augmented score (BCPFW).
 
@@ -158,21 +63,6 @@ def away_atom(scores: np.ndarray, count: int) -> int:
         if scores[k] <= tied:
             return k
     return 0
-
-
-@numba.njit(cache=True)
-def frank_wolfe_gap(hat_score: float, scores: np.ndarray, weights: np.ndarray, C: float) -> float:
-    """Return block i's duality gap ``C (s(ŷ) − Σ_k α_k s(y_k))`` from loss-augmented scores.
-
-    ``scores`` and ``weights`` are the block's active labellings' scores (as for
-    :func:`away_atom`) and masses α_k (summing to 1), ``hat_score`` the oracle's score. This
-    is the gap ``ℓ_s − ℓ_i − w · (s − w_i)`` that :func:`block_step` returns, written with the
-    block's active set.
-    """
-    mean = 0.0
-    for k in range(len(weights)):
-        mean += weights[k] * scores[k]
-    return C * (hat_score - mean)
 
 
 @numba.njit(cache=True)
@@ -203,74 +93,85 @@ def shift_mass(
 
 
 @numba.njit(cache=True)
-def _line_step(
+def _union(
     true_indices: np.ndarray,
     true_values: np.ndarray,
     hat_indices: np.ndarray,
     hat_values: np.ndarray,
     block_indices: np.ndarray,
     block_values: np.ndarray,
+    corner_scale: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indices, corner, block)``: ``c (t − h)`` and ``w_i`` on their supports' union.
+
+    ``t``, ``h`` and ``w_i`` are the sparse vectors ``(true_indices, true_values)``,
+    ``(hat_indices, hat_values)`` and ``(block_indices, block_values)``, ``c = corner_scale``;
+    ``indices`` is the sorted union of their supports, with zeros where a vector has no entry.
+    """
+    n_true, n_hat, n_block = len(true_indices), len(hat_indices), len(block_indices)
+    size = n_true + n_hat + n_block
+    indices = np.empty(size, dtype=np.int64)
+    corner = np.empty(size)
+    block = np.empty(size)
+    past_end = np.iinfo(np.int64).max
+    p = q = r = m = 0
+    while p < n_true or q < n_hat or r < n_block:
+        at_true = true_indices[p] if p < n_true else past_end
+        at_hat = hat_indices[q] if q < n_hat else past_end
+        at_block = block_indices[r] if r < n_block else past_end
+        index = min(at_true, at_hat, at_block)
+        if at_true == index and at_hat == index:
+            corner[m] = corner_scale * true_values[p] + -corner_scale * hat_values[q]
+            p += 1
+            q += 1
+        elif at_true == index:
+            corner[m] = corner_scale * true_values[p]
+            p += 1
+        elif at_hat == index:
+            corner[m] = -corner_scale * hat_values[q]
+            q += 1
+        else:
+            corner[m] = 0.0
+        block[m] = 0.0
+        if at_block == index:
+            block[m] = block_values[r]
+            r += 1
+        indices[m] = index
+        m += 1
+    return indices[:m], corner[:m], block[:m]
+
+
+@numba.njit(cache=True)
+def _line_step(
+    union: tuple[np.ndarray, np.ndarray, np.ndarray],
     block_weight: float,
     w: np.ndarray,
-    corner_scale: float,
     loss_gain: float,
     max_step: float,
     average_offset: np.ndarray,
     average_scale: float,
     averaging: bool,
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Step block i along ``d = c (t − h) − b w_i`` by line search, γ in ``[0, max_step]``.
+    """Step block i along ``d = corner − b w_i`` by line search, γ in ``[0, max_step]``.
 
-    ``t`` and ``h`` are the sparse vectors ``(true_indices, true_values)`` and
-    ``(hat_indices, hat_values)``, ``c = corner_scale`` and ``b = block_weight``; the new block
-    is ``w_i + γ d``. See :func:`block_step` (b = 1, towards a corner) and
-    :func:`pairwise_step` (b = 0, between two corners).
+    ``union = (indices, corner, block)`` is as :func:`_union` returns it and
+    ``b = block_weight``: b = 1 steps towards the corner (Frank–Wolfe, ``max_step`` 1), b = 0
+    moves mass from the away corner to the oracle's (pairwise, ``max_step`` the away
+    labelling's mass). With ``loss_gain`` the change of ℓ_i along d, ``γ = clip((loss_gain −
+    w · d) / ‖d‖², 0, max_step)``; ``w`` and, if ``averaging``, the lazy average's
+    ``z = average_offset`` (``σ = average_scale``) are updated in place on the support of d.
+    Returns the new block ``w_i + γ d`` (its nonzero entries), γ, and the gap
+    ``loss_gain − w · d`` before the step.
     """
-    # One merge of the three sorted supports: d = (c φ_true − c φ_hat) − w_i, with the
-    # products and sums of two separate merges, so that both give the same bits.
-    n_true, n_hat, n_block = len(true_indices), len(hat_indices), len(block_indices)
-    size = n_true + n_hat + n_block
-    indices = np.empty(size, dtype=np.int64)
-    direction = np.empty(size)
-    previous = np.empty(size)
-    past_end = np.iinfo(np.int64).max
-    p = q = r = m = 0
+    indices, corner, block = union
+    m = len(indices)
+    direction = np.empty(m)
     score_change = 0.0
     curvature = 0.0
-    while p < n_true or q < n_hat or r < n_block:
-        at_true = true_indices[p] if p < n_true else past_end
-        at_hat = hat_indices[q] if q < n_hat else past_end
-        at_block = block_indices[r] if r < n_block else past_end
-        index = min(at_true, at_hat, at_block)
-        in_corner = True
-        if at_true == index and at_hat == index:
-            corner = corner_scale * true_values[p] + -corner_scale * hat_values[q]
-            p += 1
-            q += 1
-        elif at_true == index:
-            corner = corner_scale * true_values[p]
-            p += 1
-        elif at_hat == index:
-            corner = -corner_scale * hat_values[q]
-            q += 1
-        else:
-            corner = 0.0
-            in_corner = False
-        if at_block == index:
-            previous[m] = block_values[r]
-            change = corner - block_weight * block_values[r] if in_corner else (
-                -block_weight * block_values[r]
-            )
-            r += 1
-        else:
-            previous[m] = 0.0
-            change = corner
-        indices[m] = index
-        direction[m] = change
-        score_change += w[index] * change
-        curvature += change * change
-        m += 1
-    indices, direction = indices[:m], direction[:m]
+    for n in range(m):
+        direction[n] = corner[n] - block_weight * block[n]
+        score_change += w[indices[n]] * direction[n]
+        curvature += direction[n] * direction[n]
     gap = loss_gain - score_change
     step = 0.0
     if curvature > 0:
@@ -280,7 +181,7 @@ def _line_step(
         step = max_step
     values = np.empty(m)
     for n in range(m):
-        values[n] = step * direction[n] + previous[n]
+        values[n] = step * direction[n] + block[n]
         w[indices[n]] += step * direction[n]
         if averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
@@ -317,71 +218,6 @@ def _best_in_cone(
             if value > best:
                 best_a, best_b = a, b
     return best_a, best_b
-
-
-@numba.njit(cache=True)
-def cone_step(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    corner_scale: float,
-    corner_loss: float,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
-    block_loss: float,
-    block_sum: float,
-    w: np.ndarray,
-    C: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
-
-    ``v = corner_scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = corner_loss``. ``w`` and the lazy
-    average are updated in place on the support of the change. Returns the new block's indices
-    and values (its nonzero entries), and (a, b).
-    """
-    corner_indices, corner_values = _merge(
-        true_indices, true_values, corner_scale, hat_indices, hat_values, -corner_scale
-    )
-    indices, _ = _merge(corner_indices, corner_values, 1.0, block_indices, block_values, 1.0)
-    block = np.zeros(len(indices))
-    corner = np.zeros(len(indices))
-    p = q = 0
-    for n in range(len(indices)):
-        if p < len(block_indices) and block_indices[p] == indices[n]:
-            block[n] = block_values[p]
-            p += 1
-        if q < len(corner_indices) and corner_indices[q] == indices[n]:
-            corner[n] = corner_values[q]
-            q += 1
-    block_norm = cross = corner_norm = w_block = w_corner = 0.0
-    for n in range(len(indices)):
-        block_norm += block[n] * block[n]
-        cross += block[n] * corner[n]
-        corner_norm += corner[n] * corner[n]
-        w_block += w[indices[n]] * block[n]
-        w_corner += w[indices[n]] * corner[n]
-    # The dual as a function of (a, b), with the other blocks' part of w held fixed.
-    a, b = _best_in_cone(
-        block_loss - (w_block - block_norm),
-        corner_loss - (w_corner - cross),
-        block_norm + block_sum * block_sum / C,
-        cross + block_sum / C,
-        corner_norm + 1.0 / C,
-    )
-    values = np.empty(len(indices))
-    for n in range(len(indices)):
-        values[n] = a * block[n] + b * corner[n]
-        change = values[n] - block[n]
-        w[indices[n]] += change
-        if averaging:
-            average_offset[indices[n]] -= change / average_scale
-    indices, values = _nonzero(indices, values)
-    return indices, values, a, b
-
 
 
 @numba.njit(cache=True)
@@ -476,17 +312,17 @@ def store_block(
 
 
 @numba.njit(cache=True)
-def record_step(i, indices, values, loss_change, dual, averaging, smallest_scale):
+def record_step(i, indices, values, loss_change, problem, dual):
     """Make block i ``(indices, values)`` and advance the dual's sums after a step; return it.
 
-    The bookkeeping both compiled steps (:func:`visit_block`, :func:`pairwise_visit`) end with:
-    the block is stored in the pool (:func:`store_block`), its ℓ_i and ``Σ_i ℓ_i`` change by
-    ``loss_change``, the step is counted and the lazy average advanced (:func:`advance_average`).
-    ``dual`` is as for :func:`visit_block`; the returned tuple holds the pool arrays that
-    :func:`store_block` returned.
+    The bookkeeping every step ends with: the block is stored in the pool (:func:`store_block`),
+    its ℓ_i and ``Σ_i ℓ_i`` change by ``loss_change``, the step is counted and the lazy average
+    advanced (:func:`advance_average`). ``problem`` and ``dual`` are as for
+    :func:`visit_block`; the returned ``dual`` holds the pool arrays :func:`store_block` returned.
     """
+    _, _, _, _, averaging, smallest_scale, _ = problem
     (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        starts, lengths, pool_indices, pool_values, block_losses, block_sums, w, average_offset,
         average_sum_offset, sums, counts,
     ) = dual
     pool_indices, pool_values = store_block(
@@ -501,28 +337,41 @@ def record_step(i, indices, values, loss_change, dual, averaging, smallest_scale
             smallest_scale,
         )
     return (
-        starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
+        starts, lengths, pool_indices, pool_values, block_losses, block_sums, w, average_offset,
         average_sum_offset, sums, counts,
     )
 
 
 @numba.njit(cache=True)
-def visit_block(i, hat_indices, hat_values, loss, problem, dual):
-    """Take the BCFW step on block i towards the oracle's ŷ; return ``dual``.
+def _corner_union(i, hat_indices, hat_values, corner_scale, problem, dual):
+    """Return :func:`_union` of φ(x_i, y_i), φ(x_i, ŷ) and block i (``problem``, ``dual`` as
+    for :func:`visit_block`)."""
+    true_indptr, true_indices, true_values = problem[:3]
+    starts, lengths, pool_indices, pool_values = dual[:4]
+    begin, end = true_indptr[i], true_indptr[i + 1]
+    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    return _union(
+        true_indices[begin:end], true_values[begin:end], hat_indices, hat_values,
+        pool_indices[block_begin:block_end], pool_values[block_begin:block_end], corner_scale,
+    )
 
-    A compiled pass (:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls it once per visit
-    with the sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``) and
-    ``loss = Δ(y_i, ŷ)``, ŷ being the loss-augmented oracle's answer at ``w = dual[5]``. It
-    takes the step of the Python loop of :func:`structsvm.solvers._bcfw.bcfw` (margin
-    rescaling, L1 slacks), bit for bit, recording the block's duality gap before the step in
-    ``block_gaps[i]`` when ``block_gaps`` is not empty (for gap sampling).
+
+@numba.njit(cache=True)
+def visit_block(i, hat_indices, hat_values, loss, scale, problem, dual):
+    """Take the BCFW step on block i towards the corner of ŷ; return ``dual`` and the block gap.
+
+    The corner is ``s = C scale (φ(x_i, y_i) − φ(x_i, ŷ))``, ``ℓ_s = C Δ(y_i, ŷ)`` (``scale``
+    is 1, or Δ(y_i, ŷ) under slack rescaling; L1 slacks), from the sorted sparse φ(x_i, ŷ)
+    (``hat_indices``, ``hat_values``) and ``loss = Δ(y_i, ŷ)``. The step goes towards s by
+    the exact line search ``γ = clip(g_i / ‖s − w_i‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i −
+    w · (s − w_i)`` is the block's duality gap before the step, which is returned and recorded
+    in ``block_gaps[i]`` when ``block_gaps`` is not empty (for gap sampling).
 
     Parameters
     ----------
     i : int
-    hat_indices : ndarray of int64
-    hat_values : ndarray of float64
-    loss : float
+    hat_indices, hat_values : ndarray
+    loss, scale : float
     problem : tuple
         ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale,
         block_gaps)``: the rows φ(x_i, y_i) in CSR form with sorted column indices, the weight
@@ -530,63 +379,87 @@ def visit_block(i, hat_indices, hat_values, loss, problem, dual):
         is folded (see :func:`advance_average`), and an empty array or an array of shape (n,)
         to record the steps' block gaps in.
     dual : tuple
-        ``(starts, lengths, pool_indices, pool_values, block_losses, w, average_offset,
-        average_sum_offset, sums, counts)``: the blocks in a pool (:func:`store_block`), the
-        blocks' ℓ_i, the iterate, the lazy average's offsets, ``sums = [Σ_i ℓ_i, σ, average
-        Σ_i ℓ_i]`` and ``counts = [pool entries in use, steps]``, all updated in place.
-
-    Returns
-    -------
-    tuple
-        ``dual`` with the pool arrays that :func:`store_block` returned.
+        ``(starts, lengths, pool_indices, pool_values, block_losses, block_sums, w,
+        average_offset, average_sum_offset, sums, counts)``: the blocks in a pool
+        (:func:`store_block`), the blocks' ℓ_i and β_i, the iterate, the lazy average's
+        offsets, ``sums = [Σ_i ℓ_i, σ, average Σ_i ℓ_i]`` and ``counts = [pool entries in use,
+        steps]``, all updated in place.
     """
-    true_indptr, true_indices, true_values, C, averaging, smallest_scale, block_gaps = problem
-    starts, lengths, pool_indices, pool_values, block_losses, w, average_offset, _, sums, _ = dual
-    begin, end = true_indptr[i], true_indptr[i + 1]
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    _, _, _, C, averaging, _, block_gaps = problem
+    _, _, _, _, block_losses, _, w, average_offset, _, sums, _ = dual
     loss_gain = C * loss - block_losses[i]
-    indices, values, step, gap = block_step(
-        true_indices[begin:end],
-        true_values[begin:end],
-        hat_indices,
-        hat_values,
-        pool_indices[block_begin:block_end],
-        pool_values[block_begin:block_end],
-        w,
-        C * 1.0,
-        loss_gain,
-        average_offset,
-        sums[1],
-        averaging,
+    union = _corner_union(i, hat_indices, hat_values, C * scale, problem, dual)
+    indices, values, step, gap = _line_step(
+        union, 1.0, w, loss_gain, 1.0, average_offset, sums[1], averaging
     )
     if len(block_gaps) > 0:
         block_gaps[i] = gap
-    return record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
+    return record_step(i, indices, values, step * loss_gain, problem, dual), gap
 
 
 @numba.njit(cache=True)
-def pairwise_visit(i, hat, away, problem, dual, atoms):
-    """Take the pairwise step (BCPFW) on block i of a compiled pass; return ``dual, atoms``.
+def cone_visit(i, hat_indices, hat_values, loss, scale, problem, dual):
+    """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
 
-    The compiled pass calls it instead of :func:`visit_block` when ``atoms`` holds active
-    sets, once per visit, after it has scored the block's active labellings at w and found the
-    away labelling with :func:`away_atom`
-    (:func:`~structsvm.solvers._bcfw_pass.away_labelling`). It takes the step of the Python
-    loop of :func:`structsvm.solvers._bcfw.bcfw` with ``step="pairwise"``:
-    :func:`pairwise_step`, the gap of :func:`frank_wolfe_gap` for gap sampling and
-    :func:`shift_mass` for the active set, whose labellings keep their labels, losses and
-    sparse φ.
+    ``v = scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = loss = Δ(y_i, ŷ)``; the arguments are as
+    for :func:`visit_block`, and ``dual`` is returned.
+    """
+    _, _, _, C, averaging, _, _ = problem
+    _, _, _, _, block_losses, block_sums, w, average_offset, average_sum_offset, sums, _ = dual
+    indices, corner, block = _corner_union(i, hat_indices, hat_values, scale, problem, dual)
+    block_norm = cross = corner_norm = w_block = w_corner = 0.0
+    for n in range(len(indices)):
+        block_norm += block[n] * block[n]
+        cross += block[n] * corner[n]
+        corner_norm += corner[n] * corner[n]
+        w_block += w[indices[n]] * block[n]
+        w_corner += w[indices[n]] * corner[n]
+    # The dual as a function of (a, b), with the other blocks' part of w held fixed.
+    a, b = _best_in_cone(
+        block_losses[i] - (w_block - block_norm),
+        loss - (w_corner - cross),
+        block_norm + block_sums[i] * block_sums[i] / C,
+        cross + block_sums[i] / C,
+        corner_norm + 1.0 / C,
+    )
+    values = np.empty(len(indices))
+    for n in range(len(indices)):
+        values[n] = a * block[n] + b * corner[n]
+        change = values[n] - block[n]
+        w[indices[n]] += change
+        if averaging:
+            average_offset[indices[n]] -= change / sums[1]
+    indices, values = _nonzero(indices, values)
+    sum_change = (a - 1.0) * block_sums[i] + b
+    loss_change = (a - 1.0) * block_losses[i] + b * loss
+    block_sums[i] += sum_change
+    if averaging:
+        average_sum_offset[i] -= sum_change / sums[1]
+    return record_step(i, indices, values, loss_change, problem, dual)
+
+
+@numba.njit(cache=True)
+def pairwise_visit(i, hat_slot, hat, scores, problem, dual, atoms):
+    """Take the pairwise step (BCPFW) on block i; return ``dual``, ``atoms``, γ and v's slot.
+
+    The step moves mass γ from the away labelling v (:func:`away_atom`) to the oracle's ŷ,
+    from the corner ``C ψ_i(v)`` to ``C ψ_i(ŷ)``, by the exact line search clipped at v's mass
+    (Osokin et al. 2016, block-coordinate pairwise Frank–Wolfe); the active set follows
+    (:func:`shift_mass`), its labellings keeping their labels, losses and sparse φ, and
+    ``block_gaps[i]``, if kept, gets the block's Frank–Wolfe gap
+    ``C (s(ŷ) − Σ_k α_k s(y_k))``.
 
     Parameters
     ----------
     i : int
+    hat_slot : int
+        ŷ's slot in block i's active set, its count if ŷ is not active.
     hat : tuple
-        ``(labels, indices, values, loss, score)`` of the oracle's ŷ: its labels at the block's
-        positions, its sorted sparse φ(x_i, ŷ), Δ(y_i, ŷ) and its loss-augmented score
-        ``Δ(y_i, ŷ) + w · φ(x_i, ŷ)``.
-    away : tuple
-        ``(slot, indices, values, loss, scores)``: the away labelling's slot, its sparse φ and
-        loss, and the scores of all the block's active labellings.
+        ``(labels, indices, values, loss, score)`` of ŷ: its labels at the block's positions,
+        its sorted sparse φ(x_i, ŷ), Δ(y_i, ŷ) and its loss-augmented score
+        ``s(ŷ) = Δ(y_i, ŷ) + w · φ(x_i, ŷ)``.
+    scores : ndarray
+        The scores of block i's active labellings, as for :func:`away_atom`.
     problem, dual : tuple
         As for :func:`visit_block`.
     atoms : tuple
@@ -596,55 +469,37 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         masses ``weights[i, k]`` and losses ``losses[i, k]``, and their φ are the blocks
         ``i K + k`` of a pool as :func:`store_block` keeps it (K = ``weights.shape[1]``); the
         caller has made room for one more slot.
-
-    Returns
-    -------
-    dual, atoms : tuple
-        As given, with the pool arrays that :func:`store_block` returned.
     """
     hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
-    away_slot, away_indices, away_values, away_loss, scores = away
-    _, _, _, C, averaging, smallest_scale, block_gaps = problem
-    starts, lengths, pool_indices, pool_values, _, w, average_offset, _, sums, _ = dual
+    _, _, _, C, averaging, _, block_gaps = problem
+    starts, lengths, pool_indices, pool_values, _, _, w, average_offset, _, sums, _ = dual
     (
         positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
         feature_indices, feature_values, feature_counts,
     ) = atoms
     first, stop = positions[i], positions[i + 1]
     count = atom_counts[i]
-    hat_slot = count
-    for k in range(count):
-        same = True
-        for t in range(first, stop):
-            if labels[k, t] != hat_labels[t - first]:
-                same = False
-                break
-        if same:
-            hat_slot = k
-            break
-    if len(block_gaps) > 0:
-        block_gaps[i] = frank_wolfe_gap(hat_score, scores, weights[i, :count], C)
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
-    loss_gain = C * (hat_loss - away_loss)
-    indices, values, step, _ = pairwise_step(
-        away_indices,
-        away_values,
-        hat_indices,
-        hat_values,
-        pool_indices[block_begin:block_end],
-        pool_values[block_begin:block_end],
-        w,
-        C * 1.0,
-        loss_gain,
-        weights[i, away_slot],
-        average_offset,
-        sums[1],
-        averaging,
-    )
     slots = weights.shape[1]
+    away_slot = away_atom(scores, count)
+    away_begin = feature_starts[i * slots + away_slot]
+    away_end = away_begin + feature_lengths[i * slots + away_slot]
+    if len(block_gaps) > 0:
+        mean = 0.0
+        for k in range(count):
+            mean += weights[i, k] * scores[k]
+        block_gaps[i] = C * (hat_score - mean)
+    block_begin, block_end = starts[i], starts[i] + lengths[i]
+    loss_gain = C * (hat_loss - losses[i, away_slot])
+    union = _union(
+        feature_indices[away_begin:away_end], feature_values[away_begin:away_end], hat_indices,
+        hat_values, pool_indices[block_begin:block_end], pool_values[block_begin:block_end],
+        C * 1.0,
+    )
+    indices, values, step, _ = _line_step(
+        union, 0.0, w, loss_gain, weights[i, away_slot], average_offset, sums[1], averaging
+    )
     if step > 0.0 and hat_slot == count:
-        for t in range(first, stop):
-            labels[count, t] = hat_labels[t - first]
+        labels[count, first:stop] = hat_labels
         losses[i, count] = hat_loss
         feature_indices, feature_values = store_block(
             i * slots + count, hat_indices, hat_values, feature_starts, feature_lengths,
@@ -652,15 +507,83 @@ def pairwise_visit(i, hat, away, problem, dual, atoms):
         )
     new_count, left = shift_mass(weights[i], count, hat_slot, away_slot, step)
     if left:
-        for t in range(first, stop):
-            labels[away_slot, t] = labels[new_count, t]
+        labels[away_slot, first:stop] = labels[new_count, first:stop]
         losses[i, away_slot] = losses[i, new_count]
         feature_starts[i * slots + away_slot] = feature_starts[i * slots + new_count]
         feature_lengths[i * slots + away_slot] = feature_lengths[i * slots + new_count]
         feature_lengths[i * slots + new_count] = 0
     atom_counts[i] = new_count
-    dual = record_step(i, indices, values, step * loss_gain, dual, averaging, smallest_scale)
-    return dual, (
+    dual = record_step(i, indices, values, step * loss_gain, problem, dual)
+    atoms = (
         positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
         feature_indices, feature_values, feature_counts,
     )
+    return dual, atoms, step, away_slot
+
+
+def pool_index_type(size: int) -> type[np.signedinteger]:
+    """Return the integer type of a pool's indices into a joint feature of ``size``.
+
+    int32 when every index fits, which saves a quarter of the pool, else int64.
+    """
+    return np.int32 if size <= np.iinfo(np.int32).max + 1 else np.int64
+
+
+@dataclasses.dataclass
+class SparsePool:
+    """Sorted sparse vectors packed in one pool, as :func:`store_block` keeps them.
+
+    Vector j is ``indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of ``values``
+    (``starts`` and ``lengths`` may have any shape; the compiled functions read them flat);
+    ``used`` entries of the pool are taken. Entries in use are never written over, so views of
+    the vectors stay valid while a run goes on.
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    used: int
+
+    @classmethod
+    def of(
+        cls,
+        indices: list[np.ndarray],
+        values: list[np.ndarray],
+        index_type: type[np.signedinteger],
+    ) -> SparsePool:
+        """Pack vectors given as lists of indices and values (copying them), with as much room
+        again after them."""
+        lengths = np.array([len(vector) for vector in indices], dtype=np.int64)
+        starts = np.zeros(len(lengths), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        used = int(lengths.sum())
+        capacity = 2 * used + 16
+        pool = cls(starts, lengths, np.empty(capacity, index_type), np.empty(capacity), used)
+        if used:
+            pool.indices[:used] = np.concatenate(indices)
+            pool.values[:used] = np.concatenate(values)
+        return pool
+
+    def pack(self, room: int) -> None:
+        """Move the vectors, packed, into fresh arrays with ``room`` free entries after them.
+
+        The old arrays are left as they were, so views of them stay valid; they are freed once
+        nothing refers to them.
+        """
+        self.indices, self.values, used = pack_blocks(
+            self.starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
+            int(self.lengths.sum()) + room,
+        )
+        self.used = int(used)
+
+    def vectors(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Return all vectors, flat, as lists of views of the pool."""
+        ends = self.starts + self.lengths
+        bounds = zip(self.starts.ravel().tolist(), ends.ravel().tolist(), strict=True)
+        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
+        return [indices for indices, _ in pairs], [values for _, values in pairs]
+
+    def copy(self) -> SparsePool:
+        """Return a copy of the places of the vectors that shares the pool's arrays."""
+        return dataclasses.replace(self, starts=self.starts.copy(), lengths=self.lengths.copy())

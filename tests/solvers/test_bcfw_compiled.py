@@ -7,7 +7,7 @@ import pytest
 
 from structsvm import Task
 from structsvm.solvers import bcfw
-from structsvm.solvers._bcfw import pool_index_type
+from structsvm.solvers._bcfw_steps import pool_index_type
 from tasks import ChainTask, MulticlassTask
 from tests.references import dense_bcfw_passes
 from tests.solvers.bcfw_problems import PROBLEMS, chain, multiclass, passes, tagging
@@ -170,7 +170,7 @@ def test_a_users_task_with_its_own_compiled_oracle_runs_compiled():
     task.loss_augmented_argmax = lambda *args: calls.append(args)
     states = list(bcfw(task, X, Y, 1.0, tol=0.0, max_iter=3, compiled=True, step="pairwise"))
     assert calls == []
-    assert states[-1].dual_state.active_sets.atoms is None
+    assert states[-1].dual_state.active_sets.outputs is None
 
 
 def test_active_labels_widen_when_the_oracle_answers_a_label_their_type_cannot_hold():

@@ -17,11 +17,11 @@ from tests.tasks.compiled_checks import without_optional_functions
 def active_labellings(active_sets, i):
     """Return block i's active labellings (as arrays or outputs) and their masses."""
     count = int(active_sets.counts[i])
-    if active_sets.atoms is None:
+    if active_sets.outputs is None:
         begin, end = active_sets.positions[i], active_sets.positions[i + 1]
         outputs = [active_sets.labels[k, begin:end] for k in range(count)]
     else:
-        outputs = [atom.output for atom in active_sets.atoms[i]]
+        outputs = active_sets.outputs[i]
     return outputs, active_sets.weights[i, :count]
 
 
@@ -82,7 +82,7 @@ def test_compiled_pairwise_steps_reach_the_full_qp_optimum_of_a_chain(chain_prob
         assert record["primal"] >= objective_star * (1 - 1e-9)
         assert record["dual"] <= objective_star * (1 + 1e-9)
     assert state.converged
-    assert state.dual_state.active_sets.atoms is None  # the compiled pass ran
+    assert state.dual_state.active_sets.outputs is None  # the compiled pass ran
 
 
 @pytest.mark.parametrize("problem", PROBLEMS)
@@ -148,7 +148,7 @@ def test_shift_mass_moves_mass_and_drops_an_emptied_labelling():
 )
 def test_compiled_active_sets_keep_labels_in_the_narrowest_type_that_holds_them(Y, dtype):
     true_rows = scipy.sparse.csr_matrix(np.eye(len(Y), 4))
-    active_sets = ActiveSets.for_compiled_pass(Y, true_rows, np.int32)
+    active_sets = ActiveSets.start(Y, true_rows, np.int32)
     assert active_sets.labels.dtype == dtype
     np.testing.assert_array_equal(active_sets.labels[0], np.concatenate(Y))
     active_sets.make_room(np.zeros(3, dtype=np.int64))

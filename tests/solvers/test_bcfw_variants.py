@@ -105,11 +105,11 @@ def test_cached_steps_never_lower_the_dual_and_save_oracle_calls(monkeypatch, ch
     changes = []
 
     def checked_step(*args):
-        w = args[6]
-        before = w @ w
-        result = module_block_step(*args)
-        # The dual Σ ℓ_i − ½‖w‖² gains γ (ℓ_s − ℓ_i) − ½ (‖w_new‖² − ‖w‖²).
-        changes.append(result[2] * args[8] - 0.5 * (w @ w - before))
+        w, sums = args[-1][6], args[-1][9]
+        before, loss_before = w @ w, sums[0]
+        result = visit_block(*args)
+        # The dual Σ ℓ_i − ½‖w‖² changes by that of Σ ℓ_i less ½ (‖w_new‖² − ‖w‖²).
+        changes.append(sums[0] - loss_before - 0.5 * (w @ w - before))
         return result
 
     accepted = []
@@ -119,9 +119,9 @@ def test_cached_steps_never_lower_the_dual_and_save_oracle_calls(monkeypatch, ch
         accepted.append(verdict)
         return verdict
 
-    module_block_step = module.block_step
+    visit_block = module.visit_block
     cache_accepts = PlaneCache.accepts
-    monkeypatch.setattr(module, "block_step", checked_step)
+    monkeypatch.setattr(module, "visit_block", checked_step)
     monkeypatch.setattr(PlaneCache, "accepts", recorded_accepts)
     states = list(bcfw(task, X, Y, 1.0, tol=1e-12, max_iter=20, averaging=False,
                        random_state=0, cache_size=4))
