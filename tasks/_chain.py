@@ -470,42 +470,15 @@ class ChainTask(Task):
         """
         if overrides_any(self, ChainTask, _COMPILED):
             return None
-        X_all, offsets = _concatenate(X)
-        indptr, indices, values = _csr_arrays(X_all)
-        blas = not scipy.sparse.issparse(X_all) and len(values) > DENSE_FROM * X_all.size
-        n_labels = self.n_labels
-        data = ChainData(
-            indptr,
-            indices,
-            values,
-            offsets,
-            _stacked_labels(Y, "Y", n_labels),
-            self.label_weights,
-            n_labels,
-            self.n_features,
-            self._transitions_at,
-            self._triples_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.order == 2,
-            self.start_end,
-            self.bias,
-            self._constrained,
-            self.forbidden_transitions,
-            self.forbidden_first,
-            self.forbidden_last,
-            np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
-        )
+        data = self._chain_data(X, Y, "Y", dense_from=DENSE_FROM)
         return CompiledOracle(
             data,
             chain_scores,
             chain_decode if self.order == 1 else chain_decode_second_order,
             chain_features,
             chain_loss,
-            n_examples=len(offsets) - 1,
-            batch_scores=dense_batch_scores if blas else stored_entry_batch_scores,
+            n_examples=len(data.offsets) - 1,
+            batch_scores=dense_batch_scores if data.dense.size else stored_entry_batch_scores,
             labelling_score=chain_labelling_score,
             add_features=chain_add_features,
         )
@@ -617,30 +590,43 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
+        data = self._chain_data(X, Y, "Y")
+        threaded = use_threads(len(data.offsets) - 1) and len(data.values) >= PARALLEL_ENTRIES
+        return (parallel_chain_features_csr if threaded else chain_features_csr)(data)
+
+    def _chain_data(
+        self,
+        X: Sequence[np.ndarray | scipy.sparse.spmatrix],
+        Y: Sequence[np.ndarray] | None,
+        name: str,
+        dense_from: float = np.inf,
+    ) -> ChainData:
+        """Return the batch (X, Y) as :class:`tasks._chain_oracle.ChainData`.
+
+        Without Y the true labels are empty. Dense positions storing more than ``dense_from``
+        of their entries are also kept as one dense array.
+
+        Raises
+        ------
+        ValueError
+            If ``Y[k]`` does not hold one label in range for every position of ``X[k]``; the
+            message names ``name``.
+        """
         X_all, offsets = _concatenate(X)
-        Y_all = _stacked_labels(Y, "Y", self.n_labels)
-        if len(Y_all) != offsets[-1]:
-            raise ValueError("every Y[k] must have one label per position of X[k]")
-        X_indptr, X_indices, X_data = _csr_arrays(X_all)
-        threaded = use_threads(len(offsets) - 1) and len(X_data) >= PARALLEL_ENTRIES
-        features_csr = parallel_chain_features_csr if threaded else chain_features_csr
-        return features_csr(
-            X_indptr,
-            X_indices,
-            X_data,
-            self.n_features,
-            Y_all,
-            offsets,
-            self.n_labels,
-            self._transitions_at,
-            self._triples_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.order == 2,
-            self.start_end,
-            self.bias,
+        indptr, indices, values = _csr_arrays(X_all)
+        if Y is None:
+            labels = np.zeros(0, dtype=np.int64)
+        else:
+            labels = _stacked_labels(Y, name, self.n_labels)
+            if len(labels) != offsets[-1]:
+                raise ValueError(f"every {name}[k] must have one label per position of X[k]")
+        blas = not scipy.sparse.issparse(X_all) and len(values) > dense_from * X_all.size
+        return ChainData(
+            indptr, indices, values, offsets, labels, self.label_weights, self.n_labels,
+            self.n_features, self._transitions_at, self._triples_at, self._start_at,
+            self._end_at, self._bias_at, self.transitions, self.order == 2, self.start_end,
+            self.bias, self._constrained, self.forbidden_transitions, self.forbidden_first,
+            self.forbidden_last, np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
         )
 
     def _unary_scores(

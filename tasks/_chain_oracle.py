@@ -210,18 +210,9 @@ def chain_decode_second_order(data, i, w, scores, augmented):
 def chain_features(data, i, labels):
     """Return φ(x_i, y) as :meth:`tasks.ChainTask.sparse_joint_feature` gives it."""
     first, stop = data.offsets[i], data.offsets[i + 1]
-    rows = data.indptr[first : stop + 1]
-    # An int64 zero, not the literal 0 (which Numba would compile a variant of every callee
-    # for): chain_features_csr's calls are compiled for the same types.
-    zero = np.int64(0)
-    bound = entries_bound(rows, zero, stop - first, data.n_labels)
+    bound = entries_bound(data, first, stop)
     indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
-    size = sequence_features(
-        rows, data.indices, data.values, data.n_features, labels, zero, stop - first,
-        data.n_labels, data.transitions_at, data.triples_at, data.start_at, data.end_at,
-        data.bias_at, data.use_transitions, data.use_triples, data.use_start_end,
-        data.use_bias, indices, values,
-    )
+    size = sequence_features(data, first, stop, labels, indices, values)
     return indices[:size], values[:size]
 
 
