@@ -6,7 +6,6 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
 from structsvm._compiled_oracle import CompiledOracle
@@ -14,36 +13,18 @@ from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
 from tasks._latent_chain_oracle import (
+    add_label_hamming_loss,
     batch_substate_scores,
     pair_decode,
     pair_features,
     pair_loss,
     pair_output,
+    restrict_to_labels,
     substate_scores,
 )
 from tasks._viterbi import batch_viterbi
 
 Pair = tuple[np.ndarray, np.ndarray]
-
-
-@numba.njit(cache=True)
-def add_label_hamming_loss(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Add 1 to every sub-state whose label differs from ``labels[t]``, in place."""
-    n_positions, n_states = unary.shape
-    for t in range(n_positions):
-        for state in range(n_states):
-            if state // n_substates != labels[t]:
-                unary[t, state] += 1.0
-
-
-@numba.njit(cache=True)
-def restrict_to_labels(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Set to −∞ every sub-state whose label is not ``labels[t]``, in place."""
-    n_positions, n_states = unary.shape
-    for t in range(n_positions):
-        for state in range(n_states):
-            if state // n_substates != labels[t]:
-                unary[t, state] = -np.inf
 
 
 class LatentChainTask(LatentTask):
