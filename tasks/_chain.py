@@ -23,7 +23,6 @@ from structsvm._utils.validation import (
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
-    constrained_weights,
     find_violation,
 )
 from tasks._chain_features import (
@@ -42,6 +41,7 @@ from tasks._chain_oracle import (
     chain_labelling_score,
     chain_loss,
     chain_scores,
+    decoding_weights,
     dense_batch_scores,
     stored_entry_batch_scores,
 )
@@ -57,7 +57,6 @@ from tasks._viterbi import (
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
     parallel_batch_viterbi_second_order,
-    second_order_scores,
 )
 
 #: Batches of at least this many stored entries build their joint features on Numba's threads:
@@ -515,11 +514,7 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
     ) -> list[np.ndarray]:
         """Return the labelling maximising loss plus score of every sequence."""
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        y_true = _stacked_labels(Y_true, "Y_true", self.n_labels)
-        if len(y_true) != len(unary):
-            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        w, unary, offsets, y_true = self._labelled_scores(X, Y_true, w, "Y_true")
         add_hamming_loss(unary, y_true, self.label_weights)
         return self._decode(unary, offsets, w)
 
@@ -538,25 +533,13 @@ class ChainTask(Task):
                 Task.slack_rescaled_argmax(self, x, y_true, w)
                 for x, y_true in zip(X, Y_true, strict=True)
             ]
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
-        if len(y_true) != len(unary):
-            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        w, unary, offsets, y_true = self._labelled_scores(X, Y_true, w, "Y_true")
         transitions, _, start, end = self._decoding_weights(w)
         steps, state_offsets, state_losses = loss_states(
-            self.label_weights, [np.asarray(y, dtype=np.int64) for y in Y_true]
+            self.label_weights, np.split(y_true, offsets[1:-1])
         )
         labels = batch_slack_rescaled_viterbi(
-            unary,
-            offsets,
-            transitions,
-            start,
-            end,
-            y_true,
-            steps,
-            state_offsets,
-            state_losses,
+            unary, offsets, transitions, start, end, y_true, steps, state_offsets, state_losses,
             self.batch_score(X, Y_true, w),
         )
         return [labels[begin:stop] for begin, stop in itertools.pairwise(offsets.tolist())]
@@ -565,12 +548,8 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
     ) -> np.ndarray:
         """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        labels = _stacked_labels(Y, "Y", self.n_labels)
-        if len(labels) != len(unary):
-            raise ValueError("every Y[k] must have one label per position of X[k]")
-        transitions, start, end = self._chain_weights(w)
+        w, unary, offsets, labels = self._labelled_scores(X, Y, w, "Y")
+        transitions, _, start, end = self._decoding_weights(w, constrained=False)
         position_scores = unary[np.arange(len(labels)), labels]
         is_last = np.zeros(len(labels), dtype=bool)
         is_last[offsets[1:] - 1] = True
@@ -581,7 +560,9 @@ class ChainTask(Task):
             has_two_more[offsets[1:] - 1] = False
             has_two_more[offsets[1:][offsets[1:] - offsets[:-1] > 1] - 2] = False
             after_next = np.where(has_two_more, np.roll(labels, -2), 0)
-            triples = self._triple_weights(w)[labels, following, after_next]
+            n = self.n_labels
+            triples = w[self._triples_at : self._start_at].reshape(n, n, n)
+            triples = triples[labels, following, after_next]
             position_scores += np.where(has_two_more, triples, 0.0)
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
@@ -596,15 +577,16 @@ class ChainTask(Task):
 
     def _chain_data(
         self,
-        X: Sequence[np.ndarray | scipy.sparse.spmatrix],
-        Y: Sequence[np.ndarray] | None,
-        name: str,
-        dense_from: float = np.inf,
+        X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,
+        Y: Sequence[np.ndarray] | None = None,
+        name: str = "Y",
+        dense_from: float | None = None,
     ) -> ChainData:
         """Return the batch (X, Y) as :class:`tasks._chain_oracle.ChainData`.
 
-        Without Y the true labels are empty. Dense positions storing more than ``dense_from``
-        of their entries are also kept as one dense array.
+        Without X it holds the weight layout alone; without Y the true labels are empty.
+        Dense positions storing more than ``dense_from`` of their entries are also kept as
+        one dense array.
 
         Raises
         ------
@@ -612,15 +594,19 @@ class ChainTask(Task):
             If ``Y[k]`` does not hold one label in range for every position of ``X[k]``; the
             message names ``name``.
         """
-        X_all, offsets = _concatenate(X)
+        if X is None:
+            X_all, offsets = np.zeros((0, self.n_features)), np.zeros(1, dtype=np.int64)
+        else:
+            X_all, offsets = _concatenate(X)
         indptr, indices, values = _csr_arrays(X_all)
         if Y is None:
             labels = np.zeros(0, dtype=np.int64)
         else:
-            labels = _stacked_labels(Y, name, self.n_labels)
-            if len(labels) != offsets[-1]:
-                raise ValueError(f"every {name}[k] must have one label per position of X[k]")
-        blas = not scipy.sparse.issparse(X_all) and len(values) > dense_from * X_all.size
+            labels = _stacked_labels(Y, name, self.n_labels, offsets[-1])
+        blas = (
+            dense_from is not None and not scipy.sparse.issparse(X_all)
+            and len(values) > dense_from * X_all.size
+        )
         return ChainData(
             indptr, indices, values, offsets, labels, self.label_weights, self.n_labels,
             self.n_features, self._transitions_at, self._triples_at, self._start_at,
@@ -656,43 +642,23 @@ class ChainTask(Task):
             raise ValueError("the scores of X under w overflow: they are not finite")
         return unary, offsets
 
-    def _chain_weights(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return the transition matrix and the start and end weights (zeros when off)."""
-        n_labels = self.n_labels
-        if self.transitions:
-            transitions = w[self._transitions_at : self._triples_at].reshape(n_labels, n_labels)
-        else:
-            transitions = np.zeros((n_labels, n_labels))
-        if self.start_end:
-            start = w[self._start_at : self._end_at]
-            end = w[self._end_at : self._bias_at]
-        else:
-            start = end = np.zeros(n_labels)
-        return transitions, start, end
-
-    def _triple_weights(self, w: np.ndarray) -> np.ndarray:
-        """Return the second-order transitions (L, L, L) of an ``order=2`` task."""
-        n_labels = self.n_labels
-        return w[self._triples_at : self._start_at].reshape(n_labels, n_labels, n_labels)
+    def _labelled_scores(
+        self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray, name: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Check w; return it, the unary scores and offsets of X and the labels of Y, stacked."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        return w, unary, offsets, _stacked_labels(Y, name, self.n_labels, len(unary))
 
     def _decoding_weights(
-        self, w: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
-        """Return the decoders' pair, triple, start and end scores, ``-inf`` where forbidden.
-
-        The triple scores (second order only, else None) include the pair scores, as
-        :func:`tasks._viterbi_second_order.batch_viterbi_second_order` takes them.
-        """
-        transitions, start, end = self._chain_weights(w)
-        if self._constrained:
-            transitions, start, end = constrained_weights(
-                transitions, start, end,
-                self.forbidden_transitions, self.forbidden_first, self.forbidden_last,
-            )
-        triples = (
-            second_order_scores(transitions, self._triple_weights(w)) if self.order == 2 else None
-        )
-        return transitions, triples, start, end
+        self, w: np.ndarray, constrained: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return :func:`tasks._chain_oracle.decoding_weights` of ``w``, the constraints kept
+        (``-inf`` where they forbid) or not."""
+        layout = self._chain_data()
+        if not constrained:
+            layout = layout._replace(constrained=False)
+        return decoding_weights(layout, w)
 
     def _decode(
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
@@ -751,7 +717,8 @@ _COMPILED = (
     "batch_joint_feature",
     "_features_csr",
     "_unary_scores",
-    "_chain_weights",
+    "_labelled_scores",
+    "_chain_data",
     "_decoding_weights",
     "_decode",
 )
@@ -908,11 +875,14 @@ def _check_sparse_sequence(
     return x
 
 
-def _stacked_labels(Y: Sequence[Any], name: str, n_labels: int) -> np.ndarray:
+def _stacked_labels(
+    Y: Sequence[Any], name: str, n_labels: int, n_positions: int | None = None
+) -> np.ndarray:
     """Return the labellings of ``Y`` concatenated as one int64 array of labels in range.
 
     The compiled oracles index their arrays by label, so a label outside ``0 .. n_labels - 1``
-    is refused here (a ValueError naming ``name``) rather than read or written out of bounds.
+    is refused here (a ValueError naming ``name``) rather than read or written out of bounds,
+    as is a total other than ``n_positions`` (when given).
     """
     try:
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
@@ -926,6 +896,8 @@ def _stacked_labels(Y: Sequence[Any], name: str, n_labels: int) -> np.ndarray:
         raise ValueError(
             f"{name} has labels outside 0 .. {n_labels - 1}: found {labels.min()} .. {labels.max()}"
         )
+    if n_positions is not None and len(labels) != n_positions:
+        raise ValueError(f"every {name}[k] must have one label per position of X[k]")
     return labels
 
 

@@ -4,9 +4,10 @@ Some label sequences are invalid whatever the scores, for example ``O`` followed
 the BIO chunk tags. A constraint is a boolean mask: ``forbidden_transitions[a, b]`` forbids
 label b right after label a, ``forbidden_first[a]`` forbids a at the first position and
 ``forbidden_last[a]`` at the last. The decoders enforce them by giving the forbidden
-transition, start and end weights the score ``-inf`` (:func:`constrained_weights`), so that a
-forbidden labelling scores ``-inf`` and is never the best of any candidate set holding an
-allowed one; :func:`find_violation` checks given label sequences against the masks.
+transition, start and end weights the score ``-inf``
+(:func:`tasks._chain_oracle.decoding_weights`), so that a forbidden labelling scores ``-inf``
+and is never the best of any candidate set holding an allowed one; :func:`find_violation`
+checks given label sequences against the masks.
 """
 
 from __future__ import annotations
@@ -88,22 +89,6 @@ def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarra
         )
     mask[array] = True
     return mask
-
-
-def constrained_weights(
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    forbidden_transitions: np.ndarray,
-    forbidden_first: np.ndarray,
-    forbidden_last: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return copies of the transition, start and end weights with ``-inf`` where forbidden."""
-    return (
-        np.where(forbidden_transitions, -np.inf, transitions),
-        np.where(forbidden_first, -np.inf, start),
-        np.where(forbidden_last, -np.inf, end),
-    )
 
 
 @numba.njit(cache=True)
