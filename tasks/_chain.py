@@ -13,6 +13,7 @@ from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
+    check_consistent_length,
     check_examples,
     check_feature_array,
     check_flag,
@@ -90,19 +91,13 @@ class ChainTask(Task):
     Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin & Koller (NIPS
     2003) for max-margin training; the second order is SVM^hmm's (Joachims, Finley & Yu, 2009).
 
-    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba, over the L
-    labels (first order, L² per position) or the L² label pairs (second order, L³ per
-    position); the batch versions score all positions of a batch with one matrix product and
-    decode all sequences in one compiled call. The sequences of a batch of at least
-    :data:`tasks._threads.PARALLEL_FROM` in the oracles, and the joint features of batches of
-    at least :data:`tasks._chain.PARALLEL_ENTRIES` stored entries, are spread over Numba's threads
-    (``threaded_batches``: a learner's ``n_jobs`` sets their number, with no copies of the
-    data; the results do not depend on it). :meth:`top_k` lists the k best
-    labellings (list Viterbi) and :meth:`max_marginals` gives, for every position and label,
-    the best score of a labelling through it. The slack-rescaled oracle (first order) runs
-    Viterbi with one more dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see
-    :mod:`tasks._slack_rescaling`): ``T + 1`` times the work of Viterbi for equal label
-    weights, more for unequal ones.
+    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba: L² per
+    position (first order) or L³ (second order). Large batches are spread over Numba's threads
+    (``threaded_batches``: a learner's ``n_jobs`` sets their number; the results do not depend
+    on it). :meth:`top_k` lists the k best labellings (list Viterbi) and :meth:`max_marginals`
+    gives, for every position and label, the best score of a labelling through it. The
+    slack-rescaled oracle (first order) runs Viterbi with one more dimension, the loss so far
+    (Sarawagi & Gupta, ICML 2008): ``T + 1`` times the work of Viterbi for equal label weights.
 
     Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
     labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
@@ -116,11 +111,10 @@ class ChainTask(Task):
     convert with :func:`split_sequences`.
 
     Sparse sequences (any ``scipy.sparse`` format, held as CSR float64 after
-    :meth:`check_data`) suit text, where each position has a few active features out of
-    hundreds of thousands: every method then costs time and memory in proportion to the stored
-    entries, never to ``n_labels * n_features``, and gives the same results as the dense array
-    of the same values (the same bits, whenever the scores are computed exactly). A list mixing
-    dense and sparse sequences is held as all sparse.
+    :meth:`check_data`) cost time and memory in proportion to their stored entries, never to
+    ``n_labels * n_features``, and give the results of the dense array of the same values (the
+    same bits whenever the scores are computed exactly). A list mixing dense and sparse
+    sequences is held as all sparse.
 
     Parameters
     ----------
@@ -401,11 +395,7 @@ class ChainTask(Task):
             X = [scipy.sparse.csr_matrix(x) for x in X]
         if Y is None:
             return X, None
-        check_examples(Y, "Y")
-        if len(Y) != len(X):
-            raise ValueError(
-                f"X and Y have different lengths: X has {len(X)} sequences, Y has {len(Y)}"
-            )
+        check_consistent_length(X, Y, "Y")
         Y = [check_labels(y, f"Y[{k}]", n_labels=self.n_labels) for k, y in enumerate(Y)]
         for k, (x, y) in enumerate(zip(X, Y, strict=True)):
             if len(y) != x.shape[0]:
@@ -457,15 +447,12 @@ class ChainTask(Task):
     ) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        For every chain, first or second order, with or without constraints, dense or sparse:
-        the positions are stacked in CSR form (:mod:`tasks._chain_oracle`), scored from their
-        stored entries, decoded by the same Viterbi as :meth:`loss_augmented_argmax` and
-        :meth:`argmax` (same ties, never a forbidden labelling), and φ(x_i, y) is built as
-        :meth:`sparse_joint_feature` builds it. A pass at a fixed w scores all positions at once:
-        from their stored entries, or, for dense positions with more than
+        It decodes as :meth:`argmax` and :meth:`loss_augmented_argmax` do (same ties, never a
+        forbidden labelling) and builds φ as :meth:`sparse_joint_feature` does
+        (:mod:`tasks._chain_oracle`). A pass at a fixed w scores all positions at once from
+        their stored entries or, for dense positions with more than
         :data:`tasks._chain_oracle.DENSE_FROM` of their entries non-zero, by a blocked BLAS
-        product. None for a subclass that overrides an oracle, the loss or the
-        joint feature.
+        product. None for a subclass that overrides an oracle, the loss or the joint feature.
         """
         if overrides_any(self, ChainTask, _COMPILED):
             return None

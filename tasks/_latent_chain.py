@@ -13,13 +13,12 @@ from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
 from tasks._latent_chain_oracle import (
-    add_label_hamming_loss,
+    add_off_label,
     batch_substate_scores,
     pair_decode,
     pair_features,
     pair_loss,
     pair_output,
-    restrict_to_labels,
     substate_scores,
 )
 from tasks._viterbi import batch_viterbi
@@ -207,7 +206,7 @@ class LatentChainTask(LatentTask):
         """Return the most violating (labels, sub-states) of every example."""
         unary, offsets = self._unary(X, w)
         labels = np.concatenate([np.asarray(y[0], dtype=np.int64) for y in Y_true])
-        add_label_hamming_loss(unary, labels, self.n_substates)
+        add_off_label(unary, labels, self.n_substates, 1.0)
         return [self._pair(states) for states in self._decode(unary, offsets, w)]
 
     def batch_latent_argmax(
@@ -215,9 +214,8 @@ class LatentChainTask(LatentTask):
     ) -> list[np.ndarray]:
         """Return the best sub-states of every example's labels."""
         unary, offsets = self._unary(X, w)
-        restrict_to_labels(
-            unary, np.concatenate([np.asarray(y, dtype=np.int64) for y in Y]), self.n_substates
-        )
+        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        add_off_label(unary, labels, self.n_substates, -np.inf)
         return [states % self.n_substates for states in self._decode(unary, offsets, w)]
 
 

@@ -22,23 +22,16 @@ from tasks._viterbi import decode_sequence
 
 
 @numba.njit(cache=True)
-def add_label_hamming_loss(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Add 1 to every sub-state whose label differs from ``labels[t]``, in place."""
+def add_off_label(unary: np.ndarray, labels: np.ndarray, n_substates: int, amount: float) -> None:
+    """Add ``amount`` to every sub-state whose label is not ``labels[t]``, in place.
+
+    1 adds the labels' Hamming loss; ``-inf`` rules the other labels out.
+    """
     n_positions, n_states = unary.shape
     for t in range(n_positions):
         for state in range(n_states):
             if state // n_substates != labels[t]:
-                unary[t, state] += 1.0
-
-
-@numba.njit(cache=True)
-def restrict_to_labels(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Set to −∞ every sub-state whose label is not ``labels[t]``, in place."""
-    n_positions, n_states = unary.shape
-    for t in range(n_positions):
-        for state in range(n_states):
-            if state // n_substates != labels[t]:
-                unary[t, state] = -np.inf
+                unary[t, state] += amount
 
 
 @numba.njit(cache=True)
@@ -67,7 +60,7 @@ def pair_decode(data, i, w, scores, augmented):
     begin = offsets[i]
     n_positions = offsets[i + 1] - begin
     if augmented:
-        add_label_hamming_loss(scores, truth[begin : begin + n_positions], n_substates)
+        add_off_label(scores, truth[begin : begin + n_positions], n_substates, 1.0)
     n_unary = n_states * inputs.shape[1]
     transitions = w[n_unary:].copy().reshape(n_states, n_states)
     zeros = np.zeros(n_states)
