@@ -645,7 +645,7 @@ class ChainTask(Task):
         layout = self._chain_data()
         if not constrained:
             layout = layout._replace(constrained=False)
-        return decoding_weights(layout, w)
+        return decoding_weights(layout, np.ascontiguousarray(w))
 
     def _decode(
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray

@@ -136,9 +136,7 @@ class LatentChainTask(LatentTask):
         """
         if overrides_any(self, LatentChainTask, _COMPILED_METHODS):
             return None
-        offsets = np.zeros(len(X) + 1, dtype=np.int64)
-        np.cumsum([len(x) for x in X], out=offsets[1:])
-        inputs = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
+        inputs, offsets = _stacked(X)
         truth = np.concatenate([np.asarray(y, dtype=np.int64) for y, _ in Y])
         return CompiledOracle(
             (inputs, offsets, truth, self.n_substates, self.n_states),
@@ -183,8 +181,7 @@ class LatentChainTask(LatentTask):
     def _unary(self, X: Sequence[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the stacked (N, n_states) unary scores and the sequence offsets."""
         weights = w[: self._n_unary].reshape(self.n_states, self.n_features)
-        inputs = np.concatenate([np.asarray(x, dtype=float) for x in X])
-        offsets = np.concatenate([[0], np.cumsum([len(x) for x in X])]).astype(np.int64)
+        inputs, offsets = _stacked(X)
         return np.ascontiguousarray(inputs @ weights.T), offsets
 
     def _decode(self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
@@ -217,6 +214,13 @@ class LatentChainTask(LatentTask):
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         add_off_label(unary, labels, self.n_substates, -np.inf)
         return [states % self.n_substates for states in self._decode(unary, offsets, w)]
+
+
+def _stacked(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the positions of all sequences as one float64 array, and where each starts."""
+    offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in X], out=offsets[1:])
+    return np.ascontiguousarray(np.concatenate(X), dtype=np.float64), offsets
 
 
 _COMPILED_METHODS = (

@@ -174,17 +174,9 @@ def batch_slack_rescaled_viterbi(
     """
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
+        losses = state_losses[state_offsets[k] : state_offsets[k + 1]]
         _decode_sequence(
-            unary,
-            offsets[k],
-            offsets[k + 1],
-            transitions,
-            start,
-            end,
-            y_true,
-            position_costs,
-            state_losses[state_offsets[k] : state_offsets[k + 1]],
-            true_scores[k],
-            labels,
+            unary, offsets[k], offsets[k + 1], transitions, start, end, y_true, position_costs,
+            losses, true_scores[k], labels,
         )
     return labels
