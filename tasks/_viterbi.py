@@ -4,23 +4,12 @@ A chain of T positions with L labels is scored by
 
     score(y) = start[y_0] + Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + end[y_{T-1}],
 
-and :func:`batch_viterbi` returns, for many chains at once, the labelling with the highest score.
-The sequences of a batch are stored one after another: ``unary`` has one row per position of
-every sequence and ``offsets`` marks where each sequence starts (``offsets[k]`` to
-``offsets[k + 1]`` is sequence k).
-
-Ties are broken towards the lexicographically smallest labelling: the decoder runs its dynamic
-programme from the last position backwards, then reads the labelling off from the first position
-forwards, taking at every position the smallest label that still completes a best labelling.
-This is the labelling that enumerating all outputs in lexicographic order finds first.
-
-:func:`parallel_batch_viterbi` is the same decoder with the sequences of a batch spread over
-Numba's threads (:func:`numba.set_num_threads` sets how many); every sequence is decoded by the
-same serial code, so the labels are :func:`batch_viterbi`'s on any number of threads.
-
-Loss-augmented decoding (Taskar, Guestrin & Koller, NIPS 2003) needs no decoder of its own: the
-Hamming loss splits over positions, so :func:`add_hamming_loss` adds it to the unary scores and
-the same decoder then maximises loss plus score.
+and :func:`batch_viterbi` returns, for many chains stored one after another, the labelling with
+the highest score. Ties go to the lexicographically smallest labelling: the dynamic programme
+runs from the last position backwards, and the labelling is read off from the first position
+forwards, taking at every position the smallest label that still completes a best labelling
+(:func:`best_label`). The Hamming loss splits over positions, so :func:`add_hamming_loss` adds
+it to the unary scores for loss-augmented decoding.
 """
 
 from __future__ import annotations

@@ -6,13 +6,8 @@ A second-order chain of T positions with L labels is scored by
                + Σ_t triples[y_t, y_{t+1}, y_{t+2}] + end[y_{T-1}],
 
 the model of second-order hidden Markov models (Thede & Harper, ACL 1999) and of SVM^hmm's
-``--t 2`` (Joachims, Finley & Yu, Machine Learning 2009). The Viterbi algorithm runs over the
-L² states ``(y_{t-1}, y_t)``, at a cost of L³ per position. As in :mod:`tasks._viterbi`, the
-dynamic programme runs from the last position backwards and the labelling is read off from the
-first position forwards, taking the smallest label that still completes a best labelling, so
-ties go to the lexicographically smallest labelling; a batch is stored one sequence after
-another, ``offsets`` marking where each starts. :func:`parallel_batch_viterbi_second_order`
-decodes the sequences of a batch on Numba's threads, with the same labels.
+``--t 2``. The Viterbi algorithm runs over the L² states ``(y_{t-1}, y_t)``, at a cost of L³
+per position, with the batches and ties of :mod:`tasks._viterbi`.
 
 The transition weights enter as ``pair_scores`` (L, L), the score of ``y_t → y_{t+1}``, and
 ``triple_scores`` (L, L, L), the score of ``(y_{t-2}, y_{t-1}) → y_t`` *including* the pair
