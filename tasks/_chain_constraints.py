@@ -27,32 +27,9 @@ def check_forbidden_transitions(value: object, n_labels: int) -> np.ndarray:
     ValueError
         If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``.
     """
-    mask = np.zeros((n_labels, n_labels), dtype=bool)
-    if value is None:
-        return mask
-    array = np.asarray(value)
-    if array.dtype == bool:
-        if array.shape != (n_labels, n_labels):
-            raise ValueError(
-                f"forbidden_transitions as a boolean mask must have shape ({n_labels}, "
-                f"{n_labels}), got {array.shape}"
-            )
-        return array.copy()
-    if array.size == 0:
-        return mask
-    if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
-            "forbidden_transitions must be an (n_labels, n_labels) boolean mask or a list of "
-            f"(previous, next) integer label pairs, got an array of {array.dtype} with shape "
-            f"{array.shape}"
-        )
-    if array.min() < 0 or array.max() >= n_labels:
-        raise ValueError(
-            f"forbidden_transitions names labels outside 0 .. {n_labels - 1}: "
-            f"found {array.min()}..{array.max()}"
-        )
-    mask[array[:, 0], array[:, 1]] = True
-    return mask
+    return _checked_mask(
+        value, (n_labels, n_labels), "forbidden_transitions", "(previous, next) integer label pairs"
+    )
 
 
 def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarray:
@@ -66,28 +43,37 @@ def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarra
         If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``; the message
         names the argument ``name``.
     """
-    mask = np.zeros(n_labels, dtype=bool)
+    return _checked_mask(value, (n_labels,), name, "integer labels")
+
+
+def _checked_mask(value: object, shape: tuple[int, ...], name: str, entries: str) -> np.ndarray:
+    """Return ``value``, a boolean mask of ``shape`` or a list of its true ``entries``, as one."""
+    mask = np.zeros(shape, dtype=bool)
     if value is None:
         return mask
     array = np.asarray(value)
     if array.dtype == bool:
-        if array.shape != (n_labels,):
+        if array.shape != shape:
             raise ValueError(
-                f"{name} as a boolean mask must have shape ({n_labels},), got {array.shape}"
+                f"{name} as a boolean mask must have shape {shape}, got {array.shape}"
             )
         return array.copy()
     if array.size == 0:
         return mask
-    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+    entry_shape = (2,) if len(shape) == 2 else ()
+    if array.ndim != len(shape) or array.shape[1:] != entry_shape or not np.issubdtype(
+        array.dtype, np.integer
+    ):
         raise ValueError(
-            f"{name} must be an ({n_labels},) boolean mask or a list of integer labels, got an "
-            f"array of {array.dtype} with shape {array.shape}"
+            f"{name} must be an {shape} boolean mask or a list of {entries}, got an array of "
+            f"{array.dtype} with shape {array.shape}"
         )
+    n_labels = shape[0]
     if array.min() < 0 or array.max() >= n_labels:
         raise ValueError(
             f"{name} names labels outside 0 .. {n_labels - 1}: found {array.min()}..{array.max()}"
         )
-    mask[array] = True
+    mask[tuple(array.reshape(len(array), -1).T)] = True
     return mask
 
 
