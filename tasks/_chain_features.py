@@ -42,71 +42,53 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 @numba.njit(cache=True)
-def _feature_slots(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the slot of every sequence's entries (bounds, n + 1) and arrays holding them all."""
-    offsets = data.offsets
-    slots = np.zeros(len(offsets), dtype=np.int64)
-    for k in range(len(offsets) - 1):
-        slots[k + 1] = slots[k] + entries_bound(data, offsets[k], offsets[k + 1])
-    return slots, np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1])
-
-
-@numba.njit(cache=True)
-def _slot_features(
-    data: ChainData, k: int, slots: np.ndarray, indices: np.ndarray, values: np.ndarray
-) -> int:
-    """Write sequence k's joint feature into its slot; return how many entries it has."""
-    first, stop = data.offsets[k], data.offsets[k + 1]
-    return sequence_features(
-        data, first, stop, data.labels[first:stop],
-        indices[slots[k] : slots[k + 1]], values[slots[k] : slots[k + 1]],
-    )
-
-
-@numba.njit(cache=True)
-def _packed(
-    slots: np.ndarray, sizes: np.ndarray, indices: np.ndarray, values: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Move the filled part of every slot down in order, in place; return the CSR arrays.
-
-    A row never moves past the start of its own slot, so it overwrites only entries already
-    moved or unused.
-    """
-    indptr = np.zeros(len(slots), dtype=np.int64)
-    for k in range(len(sizes)):
-        begin, source = indptr[k], slots[k]
-        for p in range(sizes[k]):
-            indices[begin + p] = indices[source + p]
-            values[begin + p] = values[source + p]
-        indptr[k + 1] = begin + sizes[k]
-    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
-
-
-@numba.njit(cache=True)
 def chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, values)`` of the joint feature of every sequence of ``data``.
 
     Emission sums that come out exactly zero are left out.
     """
-    slots, indices, values = _feature_slots(data)
-    sizes = np.zeros(len(slots) - 1, dtype=np.int64)
-    for k in range(len(sizes)):
-        sizes[k] = _slot_features(data, k, slots, indices, values)
-    return _packed(slots, sizes, indices, values)
+    offsets = data.offsets
+    bound = 0
+    for k in range(len(offsets) - 1):
+        bound += entries_bound(data, offsets[k], offsets[k + 1])
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
+    for k in range(len(offsets) - 1):
+        first, stop, at = offsets[k], offsets[k + 1], indptr[k]
+        indptr[k + 1] = at + sequence_features(
+            data, first, stop, data.labels[first:stop], indices[at:], values[at:]
+        )
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
 @numba.njit(cache=True, parallel=True)
 def parallel_chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return :func:`chain_features_csr`'s result, the sequences built on Numba's threads.
 
-    Every row is built by the same serial code into a slot of its own, so the result does
-    not depend on the number of threads.
+    Every row is built by the same serial code into a slot of its own, as long as its bound
+    on the entries; the rows are then moved down in place, in order (a row never moves past
+    the start of its own slot), so the result does not depend on the number of threads.
     """
-    slots, indices, values = _feature_slots(data)
-    sizes = np.zeros(len(slots) - 1, dtype=np.int64)
-    for k in numba.prange(len(sizes)):
-        sizes[k] = _slot_features(data, k, slots, indices, values)
-    return _packed(slots, sizes, indices, values)
+    offsets = data.offsets
+    n_sequences = len(offsets) - 1
+    slots = np.zeros(n_sequences + 1, dtype=np.int64)
+    for k in range(n_sequences):
+        slots[k + 1] = slots[k] + entries_bound(data, offsets[k], offsets[k + 1])
+    indices, values = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1])
+    sizes = np.zeros(n_sequences, dtype=np.int64)
+    for k in numba.prange(n_sequences):
+        first, stop, begin, end = offsets[k], offsets[k + 1], slots[k], slots[k + 1]
+        sizes[k] = sequence_features(
+            data, first, stop, data.labels[first:stop], indices[begin:end], values[begin:end]
+        )
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    for k in range(n_sequences):
+        begin, source = indptr[k], slots[k]
+        for p in range(sizes[k]):
+            indices[begin + p] = indices[source + p]
+            values[begin + p] = values[source + p]
+        indptr[k + 1] = begin + sizes[k]
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
 @numba.njit(cache=True)
