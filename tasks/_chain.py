@@ -13,6 +13,7 @@ from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
+    check_consistent_length,
     check_examples,
     check_feature_array,
     check_flag,
@@ -23,7 +24,6 @@ from structsvm._utils.validation import (
 from tasks._chain_constraints import (
     check_forbidden_labels,
     check_forbidden_transitions,
-    constrained_weights,
     find_violation,
 )
 from tasks._chain_features import (
@@ -42,6 +42,7 @@ from tasks._chain_oracle import (
     chain_labelling_score,
     chain_loss,
     chain_scores,
+    decoding_weights,
     dense_batch_scores,
     stored_entry_batch_scores,
 )
@@ -57,7 +58,6 @@ from tasks._viterbi import (
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
     parallel_batch_viterbi_second_order,
-    second_order_scores,
 )
 
 #: Batches of at least this many stored entries build their joint features on Numba's threads:
@@ -91,19 +91,13 @@ class ChainTask(Task):
     Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin & Koller (NIPS
     2003) for max-margin training; the second order is SVM^hmm's (Joachims, Finley & Yu, 2009).
 
-    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba, over the L
-    labels (first order, L² per position) or the L² label pairs (second order, L³ per
-    position); the batch versions score all positions of a batch with one matrix product and
-    decode all sequences in one compiled call. The sequences of a batch of at least
-    :data:`tasks._threads.PARALLEL_FROM` in the oracles, and the joint features of batches of
-    at least :data:`tasks._chain.PARALLEL_ENTRIES` stored entries, are spread over Numba's threads
-    (``threaded_batches``: a learner's ``n_jobs`` sets their number, with no copies of the
-    data; the results do not depend on it). :meth:`top_k` lists the k best
-    labellings (list Viterbi) and :meth:`max_marginals` gives, for every position and label,
-    the best score of a labelling through it. The slack-rescaled oracle (first order) runs
-    Viterbi with one more dimension, the loss so far (Sarawagi & Gupta, ICML 2008; see
-    :mod:`tasks._slack_rescaling`): ``T + 1`` times the work of Viterbi for equal label
-    weights, more for unequal ones.
+    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba: L² per
+    position (first order) or L³ (second order). Large batches are spread over Numba's threads
+    (``threaded_batches``: a learner's ``n_jobs`` sets their number; the results do not depend
+    on it). :meth:`top_k` lists the k best labellings (list Viterbi) and :meth:`max_marginals`
+    gives, for every position and label, the best score of a labelling through it. The
+    slack-rescaled oracle (first order) runs Viterbi with one more dimension, the loss so far
+    (Sarawagi & Gupta, ICML 2008): ``T + 1`` times the work of Viterbi for equal label weights.
 
     Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
     labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
@@ -117,11 +111,10 @@ class ChainTask(Task):
     convert with :func:`split_sequences`.
 
     Sparse sequences (any ``scipy.sparse`` format, held as CSR float64 after
-    :meth:`check_data`) suit text, where each position has a few active features out of
-    hundreds of thousands: every method then costs time and memory in proportion to the stored
-    entries, never to ``n_labels * n_features``, and gives the same results as the dense array
-    of the same values (the same bits, whenever the scores are computed exactly). A list mixing
-    dense and sparse sequences is held as all sparse.
+    :meth:`check_data`) cost time and memory in proportion to their stored entries, never to
+    ``n_labels * n_features``, and give the results of the dense array of the same values (the
+    same bits whenever the scores are computed exactly). A list mixing dense and sparse
+    sequences is held as all sparse.
 
     Parameters
     ----------
@@ -402,11 +395,7 @@ class ChainTask(Task):
             X = [scipy.sparse.csr_matrix(x) for x in X]
         if Y is None:
             return X, None
-        check_examples(Y, "Y")
-        if len(Y) != len(X):
-            raise ValueError(
-                f"X and Y have different lengths: X has {len(X)} sequences, Y has {len(Y)}"
-            )
+        check_consistent_length(X, Y, "Y")
         Y = [check_labels(y, f"Y[{k}]", n_labels=self.n_labels) for k, y in enumerate(Y)]
         for k, (x, y) in enumerate(zip(X, Y, strict=True)):
             if len(y) != x.shape[0]:
@@ -458,54 +447,24 @@ class ChainTask(Task):
     ) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        For every chain, first or second order, with or without constraints, dense or sparse:
-        the positions are stacked in CSR form (:mod:`tasks._chain_oracle`), scored from their
-        stored entries, decoded by the same Viterbi as :meth:`loss_augmented_argmax` and
-        :meth:`argmax` (same ties, never a forbidden labelling), and φ(x_i, y) is built as
-        :meth:`sparse_joint_feature` builds it. A pass at a fixed w scores all positions at once:
-        from their stored entries, or, for dense positions with more than
+        It decodes as :meth:`argmax` and :meth:`loss_augmented_argmax` do (same ties, never a
+        forbidden labelling) and builds φ as :meth:`sparse_joint_feature` does
+        (:mod:`tasks._chain_oracle`). A pass at a fixed w scores all positions at once from
+        their stored entries or, for dense positions with more than
         :data:`tasks._chain_oracle.DENSE_FROM` of their entries non-zero, by a blocked BLAS
-        product. None for a subclass that overrides an oracle, the loss or the
-        joint feature.
+        product. None for a subclass that overrides an oracle, the loss or the joint feature.
         """
         if overrides_any(self, ChainTask, _COMPILED):
             return None
-        X_all, offsets = _concatenate(X)
-        indptr, indices, values = _csr_arrays(X_all)
-        blas = not scipy.sparse.issparse(X_all) and len(values) > DENSE_FROM * X_all.size
-        n_labels = self.n_labels
-        data = ChainData(
-            indptr,
-            indices,
-            values,
-            offsets,
-            _stacked_labels(Y, "Y", n_labels),
-            self.label_weights,
-            n_labels,
-            self.n_features,
-            self._transitions_at,
-            self._triples_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.order == 2,
-            self.start_end,
-            self.bias,
-            self._constrained,
-            self.forbidden_transitions,
-            self.forbidden_first,
-            self.forbidden_last,
-            np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
-        )
+        data = self._chain_data(X, Y, "Y", dense_from=DENSE_FROM)
         return CompiledOracle(
             data,
             chain_scores,
             chain_decode if self.order == 1 else chain_decode_second_order,
             chain_features,
             chain_loss,
-            n_examples=len(offsets) - 1,
-            batch_scores=dense_batch_scores if blas else stored_entry_batch_scores,
+            n_examples=len(data.offsets) - 1,
+            batch_scores=dense_batch_scores if data.dense.size else stored_entry_batch_scores,
             labelling_score=chain_labelling_score,
             add_features=chain_add_features,
         )
@@ -542,11 +501,7 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y_true: Sequence[np.ndarray], w: np.ndarray
     ) -> list[np.ndarray]:
         """Return the labelling maximising loss plus score of every sequence."""
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        y_true = _stacked_labels(Y_true, "Y_true", self.n_labels)
-        if len(y_true) != len(unary):
-            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        w, unary, offsets, y_true = self._labelled_scores(X, Y_true, w, "Y_true")
         add_hamming_loss(unary, y_true, self.label_weights)
         return self._decode(unary, offsets, w)
 
@@ -565,25 +520,13 @@ class ChainTask(Task):
                 Task.slack_rescaled_argmax(self, x, y_true, w)
                 for x, y_true in zip(X, Y_true, strict=True)
             ]
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        y_true = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y_true])
-        if len(y_true) != len(unary):
-            raise ValueError("every Y_true[k] must have one label per position of X[k]")
+        w, unary, offsets, y_true = self._labelled_scores(X, Y_true, w, "Y_true")
         transitions, _, start, end = self._decoding_weights(w)
         steps, state_offsets, state_losses = loss_states(
-            self.label_weights, [np.asarray(y, dtype=np.int64) for y in Y_true]
+            self.label_weights, np.split(y_true, offsets[1:-1])
         )
         labels = batch_slack_rescaled_viterbi(
-            unary,
-            offsets,
-            transitions,
-            start,
-            end,
-            y_true,
-            steps,
-            state_offsets,
-            state_losses,
+            unary, offsets, transitions, start, end, y_true, steps, state_offsets, state_losses,
             self.batch_score(X, Y_true, w),
         )
         return [labels[begin:stop] for begin, stop in itertools.pairwise(offsets.tolist())]
@@ -592,12 +535,8 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
     ) -> np.ndarray:
         """Return ``w · φ(X[k], Y[k])`` for every sequence, shape (n_sequences,)."""
-        w = check_weights(w, self.size_joint_feature, finite=False)
-        unary, offsets = self._unary_scores(X, w)
-        labels = _stacked_labels(Y, "Y", self.n_labels)
-        if len(labels) != len(unary):
-            raise ValueError("every Y[k] must have one label per position of X[k]")
-        transitions, start, end = self._chain_weights(w)
+        w, unary, offsets, labels = self._labelled_scores(X, Y, w, "Y")
+        transitions, _, start, end = self._decoding_weights(w, constrained=False)
         position_scores = unary[np.arange(len(labels)), labels]
         is_last = np.zeros(len(labels), dtype=bool)
         is_last[offsets[1:] - 1] = True
@@ -608,7 +547,9 @@ class ChainTask(Task):
             has_two_more[offsets[1:] - 1] = False
             has_two_more[offsets[1:][offsets[1:] - offsets[:-1] > 1] - 2] = False
             after_next = np.where(has_two_more, np.roll(labels, -2), 0)
-            triples = self._triple_weights(w)[labels, following, after_next]
+            n = self.n_labels
+            triples = w[self._triples_at : self._start_at].reshape(n, n, n)
+            triples = triples[labels, following, after_next]
             position_scores += np.where(has_two_more, triples, 0.0)
         return np.add.reduceat(position_scores, offsets[:-1]) + start[labels[offsets[:-1]]]
 
@@ -617,30 +558,48 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
-        X_all, offsets = _concatenate(X)
-        Y_all = _stacked_labels(Y, "Y", self.n_labels)
-        if len(Y_all) != offsets[-1]:
-            raise ValueError("every Y[k] must have one label per position of X[k]")
-        X_indptr, X_indices, X_data = _csr_arrays(X_all)
-        threaded = use_threads(len(offsets) - 1) and len(X_data) >= PARALLEL_ENTRIES
-        features_csr = parallel_chain_features_csr if threaded else chain_features_csr
-        return features_csr(
-            X_indptr,
-            X_indices,
-            X_data,
-            self.n_features,
-            Y_all,
-            offsets,
-            self.n_labels,
-            self._transitions_at,
-            self._triples_at,
-            self._start_at,
-            self._end_at,
-            self._bias_at,
-            self.transitions,
-            self.order == 2,
-            self.start_end,
-            self.bias,
+        data = self._chain_data(X, Y, "Y")
+        threaded = use_threads(len(data.offsets) - 1) and len(data.values) >= PARALLEL_ENTRIES
+        return (parallel_chain_features_csr if threaded else chain_features_csr)(data)
+
+    def _chain_data(
+        self,
+        X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,
+        Y: Sequence[np.ndarray] | None = None,
+        name: str = "Y",
+        dense_from: float | None = None,
+    ) -> ChainData:
+        """Return the batch (X, Y) as :class:`tasks._chain_oracle.ChainData`.
+
+        Without X it holds the weight layout alone; without Y the true labels are empty.
+        Dense positions storing more than ``dense_from`` of their entries are also kept as
+        one dense array.
+
+        Raises
+        ------
+        ValueError
+            If ``Y[k]`` does not hold one label in range for every position of ``X[k]``; the
+            message names ``name``.
+        """
+        if X is None:
+            X_all, offsets = np.zeros((0, self.n_features)), np.zeros(1, dtype=np.int64)
+        else:
+            X_all, offsets = _concatenate(X)
+        indptr, indices, values = _csr_arrays(X_all)
+        if Y is None:
+            labels = np.zeros(0, dtype=np.int64)
+        else:
+            labels = _stacked_labels(Y, name, self.n_labels, offsets[-1])
+        blas = (
+            dense_from is not None and not scipy.sparse.issparse(X_all)
+            and len(values) > dense_from * X_all.size
+        )
+        return ChainData(
+            indptr, indices, values, offsets, labels, self.label_weights, self.n_labels,
+            self.n_features, self._transitions_at, self._triples_at, self._start_at,
+            self._end_at, self._bias_at, self.transitions, self.order == 2, self.start_end,
+            self.bias, self._constrained, self.forbidden_transitions, self.forbidden_first,
+            self.forbidden_last, np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
         )
 
     def _unary_scores(
@@ -670,43 +629,23 @@ class ChainTask(Task):
             raise ValueError("the scores of X under w overflow: they are not finite")
         return unary, offsets
 
-    def _chain_weights(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return the transition matrix and the start and end weights (zeros when off)."""
-        n_labels = self.n_labels
-        if self.transitions:
-            transitions = w[self._transitions_at : self._triples_at].reshape(n_labels, n_labels)
-        else:
-            transitions = np.zeros((n_labels, n_labels))
-        if self.start_end:
-            start = w[self._start_at : self._end_at]
-            end = w[self._end_at : self._bias_at]
-        else:
-            start = end = np.zeros(n_labels)
-        return transitions, start, end
-
-    def _triple_weights(self, w: np.ndarray) -> np.ndarray:
-        """Return the second-order transitions (L, L, L) of an ``order=2`` task."""
-        n_labels = self.n_labels
-        return w[self._triples_at : self._start_at].reshape(n_labels, n_labels, n_labels)
+    def _labelled_scores(
+        self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray, name: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Check w; return it, the unary scores and offsets of X and the labels of Y, stacked."""
+        w = check_weights(w, self.size_joint_feature, finite=False)
+        unary, offsets = self._unary_scores(X, w)
+        return w, unary, offsets, _stacked_labels(Y, name, self.n_labels, len(unary))
 
     def _decoding_weights(
-        self, w: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
-        """Return the decoders' pair, triple, start and end scores, ``-inf`` where forbidden.
-
-        The triple scores (second order only, else None) include the pair scores, as
-        :func:`tasks._viterbi_second_order.batch_viterbi_second_order` takes them.
-        """
-        transitions, start, end = self._chain_weights(w)
-        if self._constrained:
-            transitions, start, end = constrained_weights(
-                transitions, start, end,
-                self.forbidden_transitions, self.forbidden_first, self.forbidden_last,
-            )
-        triples = (
-            second_order_scores(transitions, self._triple_weights(w)) if self.order == 2 else None
-        )
-        return transitions, triples, start, end
+        self, w: np.ndarray, constrained: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return :func:`tasks._chain_oracle.decoding_weights` of ``w``, the constraints kept
+        (``-inf`` where they forbid) or not."""
+        layout = self._chain_data()
+        if not constrained:
+            layout = layout._replace(constrained=False)
+        return decoding_weights(layout, np.ascontiguousarray(w))
 
     def _decode(
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
@@ -765,7 +704,8 @@ _COMPILED = (
     "batch_joint_feature",
     "_features_csr",
     "_unary_scores",
-    "_chain_weights",
+    "_labelled_scores",
+    "_chain_data",
     "_decoding_weights",
     "_decode",
 )
@@ -922,11 +862,14 @@ def _check_sparse_sequence(
     return x
 
 
-def _stacked_labels(Y: Sequence[Any], name: str, n_labels: int) -> np.ndarray:
+def _stacked_labels(
+    Y: Sequence[Any], name: str, n_labels: int, n_positions: int | None = None
+) -> np.ndarray:
     """Return the labellings of ``Y`` concatenated as one int64 array of labels in range.
 
     The compiled oracles index their arrays by label, so a label outside ``0 .. n_labels - 1``
-    is refused here (a ValueError naming ``name``) rather than read or written out of bounds.
+    is refused here (a ValueError naming ``name``) rather than read or written out of bounds,
+    as is a total other than ``n_positions`` (when given).
     """
     try:
         labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
@@ -940,6 +883,8 @@ def _stacked_labels(Y: Sequence[Any], name: str, n_labels: int) -> np.ndarray:
         raise ValueError(
             f"{name} has labels outside 0 .. {n_labels - 1}: found {labels.min()} .. {labels.max()}"
         )
+    if n_positions is not None and len(labels) != n_positions:
+        raise ValueError(f"every {name}[k] must have one label per position of X[k]")
     return labels
 
 

@@ -4,9 +4,10 @@ Some label sequences are invalid whatever the scores, for example ``O`` followed
 the BIO chunk tags. A constraint is a boolean mask: ``forbidden_transitions[a, b]`` forbids
 label b right after label a, ``forbidden_first[a]`` forbids a at the first position and
 ``forbidden_last[a]`` at the last. The decoders enforce them by giving the forbidden
-transition, start and end weights the score ``-inf`` (:func:`constrained_weights`), so that a
-forbidden labelling scores ``-inf`` and is never the best of any candidate set holding an
-allowed one; :func:`find_violation` checks given label sequences against the masks.
+transition, start and end weights the score ``-inf``
+(:func:`tasks._chain_oracle.decoding_weights`), so that a forbidden labelling scores ``-inf``
+and is never the best of any candidate set holding an allowed one; :func:`find_violation`
+checks given label sequences against the masks.
 """
 
 from __future__ import annotations
@@ -26,32 +27,9 @@ def check_forbidden_transitions(value: object, n_labels: int) -> np.ndarray:
     ValueError
         If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``.
     """
-    mask = np.zeros((n_labels, n_labels), dtype=bool)
-    if value is None:
-        return mask
-    array = np.asarray(value)
-    if array.dtype == bool:
-        if array.shape != (n_labels, n_labels):
-            raise ValueError(
-                f"forbidden_transitions as a boolean mask must have shape ({n_labels}, "
-                f"{n_labels}), got {array.shape}"
-            )
-        return array.copy()
-    if array.size == 0:
-        return mask
-    if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
-            "forbidden_transitions must be an (n_labels, n_labels) boolean mask or a list of "
-            f"(previous, next) integer label pairs, got an array of {array.dtype} with shape "
-            f"{array.shape}"
-        )
-    if array.min() < 0 or array.max() >= n_labels:
-        raise ValueError(
-            f"forbidden_transitions names labels outside 0 .. {n_labels - 1}: "
-            f"found {array.min()}..{array.max()}"
-        )
-    mask[array[:, 0], array[:, 1]] = True
-    return mask
+    return _checked_mask(
+        value, (n_labels, n_labels), "forbidden_transitions", "(previous, next) integer label pairs"
+    )
 
 
 def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarray:
@@ -65,45 +43,38 @@ def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarra
         If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``; the message
         names the argument ``name``.
     """
-    mask = np.zeros(n_labels, dtype=bool)
+    return _checked_mask(value, (n_labels,), name, "integer labels")
+
+
+def _checked_mask(value: object, shape: tuple[int, ...], name: str, entries: str) -> np.ndarray:
+    """Return ``value``, a boolean mask of ``shape`` or a list of its true ``entries``, as one."""
+    mask = np.zeros(shape, dtype=bool)
     if value is None:
         return mask
     array = np.asarray(value)
     if array.dtype == bool:
-        if array.shape != (n_labels,):
+        if array.shape != shape:
             raise ValueError(
-                f"{name} as a boolean mask must have shape ({n_labels},), got {array.shape}"
+                f"{name} as a boolean mask must have shape {shape}, got {array.shape}"
             )
         return array.copy()
     if array.size == 0:
         return mask
-    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+    entry_shape = (2,) if len(shape) == 2 else ()
+    if array.ndim != len(shape) or array.shape[1:] != entry_shape or not np.issubdtype(
+        array.dtype, np.integer
+    ):
         raise ValueError(
-            f"{name} must be an ({n_labels},) boolean mask or a list of integer labels, got an "
-            f"array of {array.dtype} with shape {array.shape}"
+            f"{name} must be an {shape} boolean mask or a list of {entries}, got an array of "
+            f"{array.dtype} with shape {array.shape}"
         )
+    n_labels = shape[0]
     if array.min() < 0 or array.max() >= n_labels:
         raise ValueError(
             f"{name} names labels outside 0 .. {n_labels - 1}: found {array.min()}..{array.max()}"
         )
-    mask[array] = True
+    mask[tuple(array.reshape(len(array), -1).T)] = True
     return mask
-
-
-def constrained_weights(
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    forbidden_transitions: np.ndarray,
-    forbidden_first: np.ndarray,
-    forbidden_last: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return copies of the transition, start and end weights with ``-inf`` where forbidden."""
-    return (
-        np.where(forbidden_transitions, -np.inf, transitions),
-        np.where(forbidden_first, -np.inf, start),
-        np.where(forbidden_last, -np.inf, end),
-    )
 
 
 @numba.njit(cache=True)

@@ -3,22 +3,24 @@
 For sequence k with positions x_t and labels y_t the joint feature holds, in order: the feature
 sums ``Σ_{t: y_t = l} x_t`` for every label l (emissions), the counts of label pairs
 ``(y_t, y_{t+1})`` (transitions), of label triples ``(y_t, y_{t+1}, y_{t+2})`` (second-order
-transitions), indicators of the first and last labels, and label counts
-(bias). Building the CSR arrays directly, one sequence at a time with sorted column indices,
-avoids the sort and duplicate summation of a COO conversion.
+transitions), indicators of the first and last labels, and label counts (bias), in increasing
+column order, built directly without a COO conversion's sort.
 
-The positions are read in CSR form (``indptr``, ``indices``, ``data``), so the work and the
-memory grow with the stored entries of the sequence, never with ``n_labels * n_features``;
-dense positions go through :func:`dense_rows_as_csr` first. Every emission sum adds its terms
-in position order, so dense and sparse positions of the same values give the same bits.
-:func:`parallel_chain_features_csr` builds the same arrays with the sequences spread over
-Numba's threads.
+The positions are read from a :class:`tasks._chain_oracle.ChainData` in CSR form, so the work
+and the memory grow with the stored entries of the sequence, never with
+``n_labels * n_features``. Every emission sum adds its terms in position order, so dense and
+sparse positions of the same values give the same bits.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba
 import numpy as np
+
+if TYPE_CHECKING:
+    from tasks._chain_oracle import ChainData
 
 
 @numba.njit(cache=True)
@@ -40,176 +42,106 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 @numba.njit(cache=True)
-def chain_features_csr(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    n_features: int,
-    Y_all: np.ndarray,
-    offsets: np.ndarray,
-    n_labels: int,
-    transitions_at: int,
-    triples_at: int,
-    start_at: int,
-    end_at: int,
-    bias_at: int,
-    use_transitions: bool,
-    use_triples: bool,
-    use_start_end: bool,
-    use_bias: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of the joint features of every sequence.
+def chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indptr, indices, values)`` of the joint feature of every sequence of ``data``.
 
-    ``X_indptr``, ``X_indices`` and ``X_data`` hold all N positions (rows of width
-    ``n_features``) one sequence after another in CSR form; ``Y_all`` (N,) holds their labels
-    and ``offsets`` (n + 1,) marks where each sequence starts. The ``*_at`` arguments are the
-    column where each block begins. Emission sums that come out exactly zero are left out.
+    Emission sums that come out exactly zero are left out.
     """
-    n_sequences = len(offsets) - 1
+    offsets = data.offsets
     bound = 0
-    for k in range(n_sequences):
-        bound += entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
-    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
-    indices = np.empty(bound, dtype=np.int64)
-    data = np.empty(bound, dtype=np.float64)
-    for k in range(n_sequences):
-        indptr[k + 1] = indptr[k] + sequence_features(
-            X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
-            n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
-            use_transitions, use_triples, use_start_end, use_bias,
-            indices[indptr[k] :], data[indptr[k] :],
+    for k in range(len(offsets) - 1):
+        bound += entries_bound(data, offsets[k], offsets[k + 1])
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
+    for k in range(len(offsets) - 1):
+        first, stop, at = offsets[k], offsets[k + 1], indptr[k]
+        indptr[k + 1] = at + sequence_features(
+            data, first, stop, data.labels[first:stop], indices[at:], values[at:]
         )
-    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
 @numba.njit(cache=True, parallel=True)
-def parallel_chain_features_csr(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    n_features: int,
-    Y_all: np.ndarray,
-    offsets: np.ndarray,
-    n_labels: int,
-    transitions_at: int,
-    triples_at: int,
-    start_at: int,
-    end_at: int,
-    bias_at: int,
-    use_transitions: bool,
-    use_triples: bool,
-    use_start_end: bool,
-    use_bias: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return :func:`chain_features_csr`'s result (same arguments), computed on threads.
+def parallel_chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`chain_features_csr`'s result, the sequences built on Numba's threads.
 
-    The sequences are processed in parallel on Numba's threads, each into a slot of its own
-    (as long as its bound on the entries), and the rows are then moved down in place to close
-    the gaps, in order (a row never moves past the start of its own slot, so it overwrites
-    only entries already moved or unused); every row is built by the same serial code, so the
-    result does not depend on the number of threads. Packing in place rather than into new
-    arrays saves allocating and faulting in a second copy of the entries.
+    Every row is built by the same serial code into a slot of its own, as long as its bound
+    on the entries; the rows are then moved down in place, in order (a row never moves past
+    the start of its own slot), so the result does not depend on the number of threads.
     """
+    offsets = data.offsets
     n_sequences = len(offsets) - 1
     slots = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
-        slots[k + 1] = slots[k] + entries_bound(X_indptr, offsets[k], offsets[k + 1], n_labels)
-    indices = np.empty(slots[-1], dtype=np.int64)
-    data = np.empty(slots[-1], dtype=np.float64)
+        slots[k + 1] = slots[k] + entries_bound(data, offsets[k], offsets[k + 1])
+    indices, values = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1])
     sizes = np.zeros(n_sequences, dtype=np.int64)
     for k in numba.prange(n_sequences):
+        first, stop, begin, end = offsets[k], offsets[k + 1], slots[k], slots[k + 1]
         sizes[k] = sequence_features(
-            X_indptr, X_indices, X_data, n_features, Y_all, offsets[k], offsets[k + 1],
-            n_labels, transitions_at, triples_at, start_at, end_at, bias_at,
-            use_transitions, use_triples, use_start_end, use_bias,
-            indices[slots[k] : slots[k + 1]], data[slots[k] : slots[k + 1]],
+            data, first, stop, data.labels[first:stop], indices[begin:end], values[begin:end]
         )
     indptr = np.zeros(n_sequences + 1, dtype=np.int64)
     for k in range(n_sequences):
         begin, source = indptr[k], slots[k]
         for p in range(sizes[k]):
             indices[begin + p] = indices[source + p]
-            data[begin + p] = data[source + p]
+            values[begin + p] = values[source + p]
         indptr[k + 1] = begin + sizes[k]
-    return indptr, indices[: indptr[-1]], data[: indptr[-1]]
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
 @numba.njit(cache=True)
-def entries_bound(X_indptr: np.ndarray, first: int, stop: int, n_labels: int) -> int:
+def entries_bound(data: ChainData, first: int, stop: int) -> int:
     """Return a bound on the entries of the joint feature of the sequence in rows ``first:stop``.
 
     Its emissions take at most the stored entries of its rows; its chain part (transitions,
     start, end, bias) at most ``2 * length + 2 + min(length, n_labels)``.
     """
     length = stop - first
-    return X_indptr[stop] - X_indptr[first] + 2 * length + 2 + min(length, n_labels)
+    return data.indptr[stop] - data.indptr[first] + 2 * length + 2 + min(length, data.n_labels)
 
 
 @numba.njit(cache=True)
 def sequence_features(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    n_features: int,
-    Y_all: np.ndarray,
+    data: ChainData,
     first: int,
     stop: int,
-    n_labels: int,
-    transitions_at: int,
-    triples_at: int,
-    start_at: int,
-    end_at: int,
-    bias_at: int,
-    use_transitions: bool,
-    use_triples: bool,
-    use_start_end: bool,
-    use_bias: bool,
+    labels: np.ndarray,
     indices: np.ndarray,
-    data: np.ndarray,
+    values: np.ndarray,
 ) -> int:
-    """Write the joint feature of the sequence in rows ``first:stop`` into ``indices``, ``data``.
+    """Write φ of the sequence in rows ``first:stop``, labelled ``labels``, into the arrays.
 
     Returns the number of entries written, in increasing column order.
     """
-    label_counts = np.zeros(n_labels)
-    for t in range(first, stop):
-        label_counts[Y_all[t]] += 1.0
-    entries_at = X_indptr[first]
-    if n_features <= X_indptr[stop] - entries_at:
-        nnz = _accumulated_emissions(
-            X_indptr, X_indices, X_data, n_features, Y_all, first, stop, label_counts,
-            indices, data,
-        )
+    label_counts = np.zeros(data.n_labels)
+    for label in labels:
+        label_counts[label] += 1.0
+    if data.n_features <= data.indptr[stop] - data.indptr[first]:
+        nnz = _accumulated_emissions(data, first, labels, label_counts, indices, values)
     else:
-        nnz = _sorted_emissions(
-            X_indptr, X_indices, X_data, n_features, Y_all, first, stop, n_labels, indices, data
-        )
-    return nnz + _chain_part_features(
-        Y_all, first, stop, n_labels, label_counts, transitions_at, triples_at, start_at,
-        end_at, bias_at, use_transitions, use_triples, use_start_end, use_bias,
-        indices[nnz:], data[nnz:],
-    )
+        nnz = _sorted_emissions(data, first, stop, labels, indices, values)
+    return nnz + _chain_part_features(data, labels, label_counts, indices[nnz:], values[nnz:])
 
 
 @numba.njit(cache=True)
 def _accumulated_emissions(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    n_features: int,
-    Y_all: np.ndarray,
+    data: ChainData,
     first: int,
-    stop: int,
+    labels: np.ndarray,
     label_counts: np.ndarray,
     indices: np.ndarray,
-    data: np.ndarray,
+    values: np.ndarray,
 ) -> int:
-    """Write the emission sums of rows ``first:stop`` by a dense accumulator per label.
+    """Write the emission sums of the rows from ``first`` by a dense accumulator per label.
 
     For sequences that store at least ``n_features`` entries: each sum adds its terms in
     position order, as :func:`_sorted_emissions` does, so both give the same bits. A label at
     one position only takes that row's entries as they are, when its columns increase.
     """
+    X_indptr, X_indices, X_data = data.indptr, data.indices, data.values
+    n_features = data.n_features
     totals = np.zeros(n_features)
     nnz = 0
     for label in range(len(label_counts)):
@@ -218,17 +150,17 @@ def _accumulated_emissions(
         offset = label * n_features
         if label_counts[label] == 1:
             t = first
-            while Y_all[t] != label:
+            while labels[t - first] != label:
                 t += 1
             copied = _copy_increasing_row(
                 X_indices, X_data, X_indptr[t], X_indptr[t + 1], offset, indices[nnz:],
-                data[nnz:],
+                values[nnz:],
             )
             if copied >= 0:
                 nnz += copied
                 continue
-        for t in range(first, stop):
-            if Y_all[t] != label:
+        for t in range(first, first + len(labels)):
+            if labels[t - first] != label:
                 continue
             for p in range(X_indptr[t], X_indptr[t + 1]):
                 totals[X_indices[p]] += X_data[p]
@@ -237,7 +169,7 @@ def _accumulated_emissions(
         for column in range(n_features):
             total = totals[column]
             indices[nnz] = offset + column
-            data[nnz] = total
+            values[nnz] = total
             nnz += total != 0.0
             totals[column] = 0.0
     return nnz
@@ -273,18 +205,15 @@ def _copy_increasing_row(
 
 @numba.njit(cache=True)
 def _sorted_emissions(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    n_features: int,
-    Y_all: np.ndarray,
+    data: ChainData,
     first: int,
     stop: int,
-    n_labels: int,
+    labels: np.ndarray,
     indices: np.ndarray,
-    data: np.ndarray,
+    values: np.ndarray,
 ) -> int:
     """Write the emission sums of rows ``first:stop`` by sorting their stored entries."""
+    X_indptr, X_indices, X_data, n_labels = data.indptr, data.indices, data.values, data.n_labels
     label_entries = np.zeros(n_labels + 1, dtype=np.int64)
     nnz = 0
     # Emissions: bucket the stored entries by their position's label (a counting sort), then
@@ -293,14 +222,15 @@ def _sorted_emissions(
     entries_at = X_indptr[first]
     n_entries = X_indptr[stop] - entries_at
     for t in range(first, stop):
-        label_entries[Y_all[t] + 1] += X_indptr[t + 1] - X_indptr[t]
+        label_entries[labels[t - first] + 1] += X_indptr[t + 1] - X_indptr[t]
     for label in range(n_labels):
         label_entries[label + 1] += label_entries[label]
     keys = np.empty(n_entries, dtype=np.int64)
     for t in range(first, stop):
+        label = labels[t - first]
         for p in range(X_indptr[t], X_indptr[t + 1]):
-            keys[label_entries[Y_all[t]]] = X_indices[p] * n_entries + (p - entries_at)
-            label_entries[Y_all[t]] += 1
+            keys[label_entries[label]] = X_indices[p] * n_entries + (p - entries_at)
+            label_entries[label] += 1
     bucket_start = 0
     for label in range(n_labels):
         bucket_stop = label_entries[label]
@@ -314,8 +244,8 @@ def _sorted_emissions(
                 total += X_data[entries_at + keys[position] % n_entries]
                 position += 1
             if total != 0.0:
-                indices[nnz] = label * n_features + column
-                data[nnz] = total
+                indices[nnz] = label * data.n_features + column
+                values[nnz] = total
                 nnz += 1
         bucket_start = bucket_stop
     return nnz
@@ -323,48 +253,38 @@ def _sorted_emissions(
 
 @numba.njit(cache=True)
 def _chain_part_features(
-    Y_all: np.ndarray,
-    first: int,
-    stop: int,
-    n_labels: int,
+    data: ChainData,
+    labels: np.ndarray,
     label_counts: np.ndarray,
-    transitions_at: int,
-    triples_at: int,
-    start_at: int,
-    end_at: int,
-    bias_at: int,
-    use_transitions: bool,
-    use_triples: bool,
-    use_start_end: bool,
-    use_bias: bool,
     indices: np.ndarray,
-    data: np.ndarray,
+    values: np.ndarray,
 ) -> int:
-    """Write the transition, triple, start, end and bias entries of rows ``first:stop``."""
+    """Write the transition, triple, start, end and bias entries of a labelling."""
     # The pair and triple codes are written where their entries go, then sorted and counted
     # in place (the bound leaves room for every code).
+    n_labels, length = data.n_labels, len(labels)
     nnz = 0
-    if use_transitions and stop - first > 1:
+    if data.use_transitions and length > 1:
         codes = indices[nnz:]
-        for t in range(first, stop - 1):
-            codes[t - first] = Y_all[t] * n_labels + Y_all[t + 1]
-        nnz += _count_codes(codes, stop - first - 1, transitions_at, data[nnz:])
-    if use_triples and stop - first > 2:
+        for t in range(length - 1):
+            codes[t] = labels[t] * n_labels + labels[t + 1]
+        nnz += _count_codes(codes, length - 1, data.transitions_at, values[nnz:])
+    if data.use_triples and length > 2:
         codes = indices[nnz:]
-        for t in range(first, stop - 2):
-            codes[t - first] = (Y_all[t] * n_labels + Y_all[t + 1]) * n_labels + Y_all[t + 2]
-        nnz += _count_codes(codes, stop - first - 2, triples_at, data[nnz:])
-    if use_start_end:
-        indices[nnz] = start_at + Y_all[first]
-        data[nnz] = 1.0
-        indices[nnz + 1] = end_at + Y_all[stop - 1]
-        data[nnz + 1] = 1.0
+        for t in range(length - 2):
+            codes[t] = (labels[t] * n_labels + labels[t + 1]) * n_labels + labels[t + 2]
+        nnz += _count_codes(codes, length - 2, data.triples_at, values[nnz:])
+    if data.use_start_end:
+        indices[nnz] = data.start_at + labels[0]
+        values[nnz] = 1.0
+        indices[nnz + 1] = data.end_at + labels[length - 1]
+        values[nnz + 1] = 1.0
         nnz += 2
-    if use_bias:
+    if data.use_bias:
         for label in range(n_labels):
             if label_counts[label] > 0:
-                indices[nnz] = bias_at + label
-                data[nnz] = label_counts[label]
+                indices[nnz] = data.bias_at + label
+                values[nnz] = label_counts[label]
                 nnz += 1
     return nnz
 

@@ -2,15 +2,11 @@
 
 The positions of all sequences are held stacked in CSR form (dense positions by their non-zero
 entries) with the true labels concatenated (:class:`ChainData`); an output's labels are the
-labelling itself. An example's part scores are its unary scores, one row per position, summed
-over the stored entries in their order as :func:`tasks._chain_features.sparse_unary_scores`
-sums them, bias added. The decoder is the task's own Viterbi, first or second order
-(:mod:`tasks._viterbi`, :mod:`tasks._viterbi_second_order`), on the transition, start and end
-weights with ``-inf`` where the constraints forbid (as
-:func:`tasks._chain_constraints.constrained_weights` sets them): the same labellings and ties
-as the task's Python oracles, never a forbidden labelling of a training example (whose true
-labelling keeps the constraints). φ is :func:`tasks._chain_features.chain_features_csr`'s, the
-loss the weighted Hamming loss.
+labelling itself. An example's part scores are its unary scores, one row per position, bias
+added. The decoder is the task's own Viterbi, first or second order, on the weights of
+:func:`decoding_weights` (``-inf`` where the constraints forbid), which the task's Python
+oracles also read: the same labellings and ties. φ is
+:func:`tasks._chain_features.sequence_features`', the loss the weighted Hamming loss.
 """
 
 from __future__ import annotations
@@ -106,8 +102,7 @@ def chain_scores(data, i, w):
 def _fill_chain_weights(data, w, transitions, start, end):
     """Write the transition (any layout), start and end weights that Viterbi reads.
 
-    Blocks that are off are zeros; what the constraints forbid is ``-inf``, as
-    :func:`tasks._chain_constraints.constrained_weights` sets it.
+    Blocks that are off are zeros; what the constraints forbid is ``-inf``.
     """
     n_labels = data.n_labels
     if data.use_start_end:
@@ -162,6 +157,25 @@ def _viterbi_weights(data, w, work):
 
 
 @numba.njit(cache=True)
+def decoding_weights(data, w):
+    """Return copies of the pair, triple, start and end scores that the decoders read.
+
+    ``-inf`` where the constraints forbid (:func:`_fill_chain_weights`); the triple scores
+    include the pair scores (:func:`tasks._viterbi_second_order.second_order_scores`) and
+    have shape (0, 0, 0) for a first-order chain.
+    """
+    n = data.n_labels
+    work = np.empty((n + 2, n))
+    transitions, start, end = work[:n], work[n], work[n + 1]
+    _fill_chain_weights(data, w, transitions, start, end)
+    triples = np.zeros((0, 0, 0))
+    if data.use_triples:
+        weights = w[data.triples_at : data.start_at].reshape((n, n, n))
+        triples = second_order_scores(transitions, weights)
+    return transitions, triples, start, end
+
+
+@numba.njit(cache=True)
 def chain_decode(data, i, w, scores, augmented):
     """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
 
@@ -197,10 +211,9 @@ def chain_decode_second_order(data, i, w, scores, augmented):
     if augmented:
         add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
     labels = np.empty(length, dtype=np.int64)
-    transitions, start, end = _viterbi_weights(data, w, np.empty((n + 2, n)))
-    triples = w[data.triples_at : data.start_at].reshape((n, n, n))
+    transitions, triples, start, end = decoding_weights(data, w)
     decode_second_order(
-        scores, 0, length, transitions, second_order_scores(transitions, triples), start, end,
+        scores, 0, length, transitions, triples, start, end,
         np.empty((length, n, n)), labels,
     )
     return labels
@@ -210,18 +223,9 @@ def chain_decode_second_order(data, i, w, scores, augmented):
 def chain_features(data, i, labels):
     """Return φ(x_i, y) as :meth:`tasks.ChainTask.sparse_joint_feature` gives it."""
     first, stop = data.offsets[i], data.offsets[i + 1]
-    rows = data.indptr[first : stop + 1]
-    # An int64 zero, not the literal 0 (which Numba would compile a variant of every callee
-    # for): chain_features_csr's calls are compiled for the same types.
-    zero = np.int64(0)
-    bound = entries_bound(rows, zero, stop - first, data.n_labels)
+    bound = entries_bound(data, first, stop)
     indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
-    size = sequence_features(
-        rows, data.indices, data.values, data.n_features, labels, zero, stop - first,
-        data.n_labels, data.transitions_at, data.triples_at, data.start_at, data.end_at,
-        data.bias_at, data.use_transitions, data.use_triples, data.use_start_end,
-        data.use_bias, indices, values,
-    )
+    size = sequence_features(data, first, stop, labels, indices, values)
     return indices[:size], values[:size]
 
 

@@ -30,14 +30,16 @@ def _merge_lists(
     counts: np.ndarray,
     k: int,
     heads: np.ndarray,
+    base: float,
     merged_scores: np.ndarray,
     merged_labels: np.ndarray,
     merged_ranks: np.ndarray,
 ) -> int:
     """Merge the sorted lists ``scores[j, :counts[j]]``, shifted by ``into[j]``; keep k.
 
-    Writes the best k (or fewer) finite candidates in order, with the list j and the rank they
-    come from, and returns how many there are. Equal values go to the smaller j.
+    Writes the best k (or fewer) finite candidates in order, plus ``base``, with the list j
+    and the rank they come from, and returns how many there are. Equal values go to the
+    smaller j.
     """
     n_lists = into.shape[0]
     heads[:] = 0
@@ -54,7 +56,7 @@ def _merge_lists(
                     best_list = j
         if best_list < 0:
             break
-        merged_scores[n_merged] = best_value
+        merged_scores[n_merged] = base + best_value
         merged_labels[n_merged] = best_list
         merged_ranks[n_merged] = heads[best_list]
         heads[best_list] += 1
@@ -83,22 +85,19 @@ def top_k_first_order(
         scores[last, i, 0] = unary[last, i] + end[i]
         counts[last, i] = 1 if scores[last, i, 0] > -np.inf else 0
     heads = np.empty(n_labels, dtype=np.int64)
-    merged_scores = np.empty(k)
     for t in range(last - 1, -1, -1):
         for i in range(n_labels):
-            n_merged = _merge_lists(
-                transitions[i], scores[t + 1], counts[t + 1], k, heads,
-                merged_scores, next_label[t, i], next_rank[t, i],
+            counts[t, i] = _merge_lists(
+                transitions[i], scores[t + 1], counts[t + 1], k, heads, unary[t, i],
+                scores[t, i], next_label[t, i], next_rank[t, i],
             )
-            for r in range(n_merged):
-                scores[t, i, r] = unary[t, i] + merged_scores[r]
-            counts[t, i] = n_merged
 
     first_labels = np.empty(k, dtype=np.int64)
     first_ranks = np.empty(k, dtype=np.int64)
     best_scores = np.empty(k)
+    # -0.0 adds nothing to any value, -0.0 included.
     n_best = _merge_lists(
-        start, scores[0], counts[0], k, heads, best_scores, first_labels, first_ranks
+        start, scores[0], counts[0], k, heads, -0.0, best_scores, first_labels, first_ranks
     )
     labellings = np.empty((n_best, n_positions), dtype=np.int64)
     for n in range(n_best):
@@ -138,24 +137,21 @@ def top_k_second_order(
             scores[last, a, b, 0] = unary[last, b] + end[b]
             counts[last, a, b] = 1 if scores[last, a, b, 0] > -np.inf else 0
     heads = np.empty(n_labels, dtype=np.int64)
-    merged_scores = np.empty(k)
     for t in range(last - 1, -1, -1):
         for a in range(n_labels if t > 0 else 1):
             for b in range(n_labels):
                 into = triple_scores[a, b] if t > 0 else pair_scores[b]
-                n_merged = _merge_lists(
-                    into, scores[t + 1, b], counts[t + 1, b], k, heads,
-                    merged_scores, next_label[t, a, b], next_rank[t, a, b],
+                counts[t, a, b] = _merge_lists(
+                    into, scores[t + 1, b], counts[t + 1, b], k, heads, unary[t, b],
+                    scores[t, a, b], next_label[t, a, b], next_rank[t, a, b],
                 )
-                for r in range(n_merged):
-                    scores[t, a, b, r] = unary[t, b] + merged_scores[r]
-                counts[t, a, b] = n_merged
 
     first_labels = np.empty(k, dtype=np.int64)
     first_ranks = np.empty(k, dtype=np.int64)
     best_scores = np.empty(k)
     n_best = _merge_lists(
-        start, scores[0, 0], counts[0, 0], k, heads, best_scores, first_labels, first_ranks
+        start, scores[0, 0], counts[0, 0], k, heads, -0.0, best_scores, first_labels,
+        first_ranks,
     )
     labellings = np.empty((n_best, n_positions), dtype=np.int64)
     for n in range(n_best):

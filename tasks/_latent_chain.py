@@ -6,7 +6,6 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
 from structsvm._compiled_oracle import CompiledOracle
@@ -14,6 +13,7 @@ from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
 from tasks._latent_chain_oracle import (
+    add_off_label,
     batch_substate_scores,
     pair_decode,
     pair_features,
@@ -24,26 +24,6 @@ from tasks._latent_chain_oracle import (
 from tasks._viterbi import batch_viterbi
 
 Pair = tuple[np.ndarray, np.ndarray]
-
-
-@numba.njit(cache=True)
-def add_label_hamming_loss(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Add 1 to every sub-state whose label differs from ``labels[t]``, in place."""
-    n_positions, n_states = unary.shape
-    for t in range(n_positions):
-        for state in range(n_states):
-            if state // n_substates != labels[t]:
-                unary[t, state] += 1.0
-
-
-@numba.njit(cache=True)
-def restrict_to_labels(unary: np.ndarray, labels: np.ndarray, n_substates: int) -> None:
-    """Set to −∞ every sub-state whose label is not ``labels[t]``, in place."""
-    n_positions, n_states = unary.shape
-    for t in range(n_positions):
-        for state in range(n_states):
-            if state // n_substates != labels[t]:
-                unary[t, state] = -np.inf
 
 
 class LatentChainTask(LatentTask):
@@ -156,9 +136,7 @@ class LatentChainTask(LatentTask):
         """
         if overrides_any(self, LatentChainTask, _COMPILED_METHODS):
             return None
-        offsets = np.zeros(len(X) + 1, dtype=np.int64)
-        np.cumsum([len(x) for x in X], out=offsets[1:])
-        inputs = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
+        inputs, offsets = _stacked(X)
         truth = np.concatenate([np.asarray(y, dtype=np.int64) for y, _ in Y])
         return CompiledOracle(
             (inputs, offsets, truth, self.n_substates, self.n_states),
@@ -203,8 +181,7 @@ class LatentChainTask(LatentTask):
     def _unary(self, X: Sequence[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the stacked (N, n_states) unary scores and the sequence offsets."""
         weights = w[: self._n_unary].reshape(self.n_states, self.n_features)
-        inputs = np.concatenate([np.asarray(x, dtype=float) for x in X])
-        offsets = np.concatenate([[0], np.cumsum([len(x) for x in X])]).astype(np.int64)
+        inputs, offsets = _stacked(X)
         return np.ascontiguousarray(inputs @ weights.T), offsets
 
     def _decode(self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
@@ -226,7 +203,7 @@ class LatentChainTask(LatentTask):
         """Return the most violating (labels, sub-states) of every example."""
         unary, offsets = self._unary(X, w)
         labels = np.concatenate([np.asarray(y[0], dtype=np.int64) for y in Y_true])
-        add_label_hamming_loss(unary, labels, self.n_substates)
+        add_off_label(unary, labels, self.n_substates, 1.0)
         return [self._pair(states) for states in self._decode(unary, offsets, w)]
 
     def batch_latent_argmax(
@@ -234,10 +211,16 @@ class LatentChainTask(LatentTask):
     ) -> list[np.ndarray]:
         """Return the best sub-states of every example's labels."""
         unary, offsets = self._unary(X, w)
-        restrict_to_labels(
-            unary, np.concatenate([np.asarray(y, dtype=np.int64) for y in Y]), self.n_substates
-        )
+        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+        add_off_label(unary, labels, self.n_substates, -np.inf)
         return [states % self.n_substates for states in self._decode(unary, offsets, w)]
+
+
+def _stacked(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the positions of all sequences as one float64 array, and where each starts."""
+    offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in X], out=offsets[1:])
+    return np.ascontiguousarray(np.concatenate(X), dtype=np.float64), offsets
 
 
 _COMPILED_METHODS = (

@@ -22,6 +22,19 @@ from tasks._viterbi import decode_sequence
 
 
 @numba.njit(cache=True)
+def add_off_label(unary: np.ndarray, labels: np.ndarray, n_substates: int, amount: float) -> None:
+    """Add ``amount`` to every sub-state whose label is not ``labels[t]``, in place.
+
+    1 adds the labels' Hamming loss; ``-inf`` rules the other labels out.
+    """
+    n_positions, n_states = unary.shape
+    for t in range(n_positions):
+        for state in range(n_states):
+            if state // n_substates != labels[t]:
+                unary[t, state] += amount
+
+
+@numba.njit(cache=True)
 def substate_scores(data, i, w):
     """Return the (T, n_states) unary scores of sequence i."""
     inputs, offsets, n_states = data[0], data[1], data[4]
@@ -47,10 +60,7 @@ def pair_decode(data, i, w, scores, augmented):
     begin = offsets[i]
     n_positions = offsets[i + 1] - begin
     if augmented:
-        for t in range(n_positions):
-            for state in range(n_states):
-                if state // n_substates != truth[begin + t]:
-                    scores[t, state] += 1.0
+        add_off_label(scores, truth[begin : begin + n_positions], n_substates, 1.0)
     n_unary = n_states * inputs.shape[1]
     transitions = w[n_unary:].copy().reshape(n_states, n_states)
     zeros = np.zeros(n_states)

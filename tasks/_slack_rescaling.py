@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tasks._viterbi import best_label
+
 
 def _loss_unit(label_weights: np.ndarray) -> float | None:
     """Return a loss of which every weight is a whole multiple, or None if there is none."""
@@ -131,27 +133,11 @@ def _decode_sequence(
             best_loss = k
 
     remaining = best_loss
-    best_label = 0
-    best_value = -np.inf
-    for i in range(n_labels):
-        value = start[i] + best_from[0, remaining, i]
-        if value > best_value:
-            best_value = value
-            best_label = i
-    labels[begin] = best_label
-    remaining -= 0 if best_label == y_true[begin] else position_costs[begin]
-    for tau in range(1, length):
-        t = begin + tau
-        previous = labels[t - 1]
-        best_label = 0
-        best_value = -np.inf
-        for j in range(n_labels):
-            value = transitions[previous, j] + best_from[tau, remaining, j]
-            if value > best_value:
-                best_value = value
-                best_label = j
-        labels[t] = best_label
-        remaining -= 0 if best_label == y_true[t] else position_costs[t]
+    into = start
+    for t in range(begin, stop):
+        labels[t] = best_label(into, best_from[t - begin, remaining])
+        remaining -= 0 if labels[t] == y_true[t] else position_costs[t]
+        into = transitions[labels[t]]
 
 
 @numba.njit(cache=True)
@@ -188,17 +174,9 @@ def batch_slack_rescaled_viterbi(
     """
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
+        losses = state_losses[state_offsets[k] : state_offsets[k + 1]]
         _decode_sequence(
-            unary,
-            offsets[k],
-            offsets[k + 1],
-            transitions,
-            start,
-            end,
-            y_true,
-            position_costs,
-            state_losses[state_offsets[k] : state_offsets[k + 1]],
-            true_scores[k],
-            labels,
+            unary, offsets[k], offsets[k + 1], transitions, start, end, y_true, position_costs,
+            losses, true_scores[k], labels,
         )
     return labels

@@ -1,20 +1,11 @@
 """When a batch is worth Numba's threads: the rule the compiled tasks share.
 
-Starting the threads of a parallel loop costs little on an idle machine but, when other
-processes keep the cores busy, a loop waits for every thread to be scheduled, which can take
-milliseconds. A batch of a few examples (one example, in the per-example oracle calls of
-BCFW or the perceptron) is therefore handled by the serial kernels on the calling thread;
-batches of at least :data:`PARALLEL_FROM` examples by their parallel twins on Numba's number
-of threads (:func:`numba.get_num_threads`, which learners set from their ``n_jobs``). The serial
-kernels also keep Ctrl-C a plain KeyboardInterrupt, which an interrupt inside a parallel
-kernel is not.
-
-Dense matrix products (:func:`row_blocks_product`) are shared among the same number of threads
-in blocks of rows, each multiplied by the BLAS on one thread: a threaded BLAS product of these
-sizes is many times slower as soon as other processes keep the cores busy, and the BLAS's own
-threads keep spinning for a while after it, taking the cores from Numba's threads in the
-kernels that follow. Stacking the arrays of a large batch into one (:func:`stacked_rows`)
-is shared among the same threads: NumPy lets go of the interpreter lock while it copies.
+A batch of fewer than :data:`PARALLEL_FROM` examples runs the serial kernels on the calling
+thread (a parallel loop waits for every thread to be scheduled, and the serial kernels keep
+Ctrl-C a plain KeyboardInterrupt); larger batches run their parallel twins on Numba's number
+of threads (:func:`numba.get_num_threads`, which learners set from their ``n_jobs``). Dense
+matrix products (:func:`row_blocks_product`) and the stacking of a large batch
+(:func:`stacked_rows`) are shared among the same threads, each block on one BLAS thread.
 """
 
 from __future__ import annotations
@@ -39,7 +30,6 @@ ROWS_PER_BLOCK = 1024
 def use_threads(n_examples: int) -> bool:
     """Tell whether a batch of ``n_examples`` runs on Numba's threads (more than one)."""
     return n_examples >= PARALLEL_FROM and numba.get_num_threads() > 1
-
 
 
 @functools.cache

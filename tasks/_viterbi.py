@@ -4,23 +4,12 @@ A chain of T positions with L labels is scored by
 
     score(y) = start[y_0] + Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + end[y_{T-1}],
 
-and :func:`batch_viterbi` returns, for many chains at once, the labelling with the highest score.
-The sequences of a batch are stored one after another: ``unary`` has one row per position of
-every sequence and ``offsets`` marks where each sequence starts (``offsets[k]`` to
-``offsets[k + 1]`` is sequence k).
-
-Ties are broken towards the lexicographically smallest labelling: the decoder runs its dynamic
-programme from the last position backwards, then reads the labelling off from the first position
-forwards, taking at every position the smallest label that still completes a best labelling.
-This is the labelling that enumerating all outputs in lexicographic order finds first.
-
-:func:`parallel_batch_viterbi` is the same decoder with the sequences of a batch spread over
-Numba's threads (:func:`numba.set_num_threads` sets how many); every sequence is decoded by the
-same serial code, so the labels are :func:`batch_viterbi`'s on any number of threads.
-
-Loss-augmented decoding (Taskar, Guestrin & Koller, NIPS 2003) needs no decoder of its own: the
-Hamming loss splits over positions, so :func:`add_hamming_loss` adds it to the unary scores and
-the same decoder then maximises loss plus score.
+and :func:`batch_viterbi` returns, for many chains stored one after another, the labelling with
+the highest score. Ties go to the lexicographically smallest labelling: the dynamic programme
+runs from the last position backwards, and the labelling is read off from the first position
+forwards, taking at every position the smallest label that still completes a best labelling
+(:func:`best_label`). The Hamming loss splits over positions, so :func:`add_hamming_loss` adds
+it to the unary scores for loss-augmented decoding.
 """
 
 from __future__ import annotations
@@ -88,26 +77,23 @@ def decode_sequence(
 
     The rows ``begin:stop`` of the workspace ``best_from`` are overwritten.
     """
-    n_labels = unary.shape[1]
     suffix_scores(unary, begin, stop, transitions_by_next, end, best_from)
-    best_label = 0
-    best_value = -np.inf
-    for i in range(n_labels):
-        value = start[i] + best_from[begin, i]
-        if value > best_value:
-            best_value = value
-            best_label = i
-    labels[begin] = best_label
+    labels[begin] = best_label(start, best_from[begin])
     for t in range(begin + 1, stop):
-        previous = labels[t - 1]
-        best_label = 0
-        best_value = -np.inf
-        for j in range(n_labels):
-            value = transitions[previous, j] + best_from[t, j]
-            if value > best_value:
-                best_value = value
-                best_label = j
-        labels[t] = best_label
+        labels[t] = best_label(transitions[labels[t - 1]], best_from[t])
+
+
+@numba.njit(cache=True)
+def best_label(into: np.ndarray, following: np.ndarray) -> int:
+    """Return the smallest label c maximising ``into[c] + following[c]``."""
+    label = 0
+    best = -np.inf
+    for c in range(into.shape[0]):
+        value = into[c] + following[c]
+        if value > best:
+            best = value
+            label = c
+    return label
 
 
 @numba.njit(cache=True)
@@ -143,15 +129,8 @@ def batch_viterbi(
     labels = np.empty(n_positions, dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
         decode_sequence(
-            unary,
-            offsets[k],
-            offsets[k + 1],
-            transitions,
-            transitions_by_next,
-            start,
-            end,
-            best_from,
-            labels,
+            unary, offsets[k], offsets[k + 1], transitions, transitions_by_next, start, end,
+            best_from, labels,
         )
     return labels
 
@@ -167,8 +146,7 @@ def parallel_batch_viterbi(
     """Return :func:`batch_viterbi`'s labels, the sequences decoded on Numba's threads.
 
     Each sequence writes only its own rows of the workspace and of the labels, so the result
-    does not depend on the number of threads. Every call starts the threads: worth it for
-    batches of many sequences, not for one.
+    does not depend on the number of threads.
     """
     n_positions, n_labels = unary.shape
     transitions_by_next = np.ascontiguousarray(transitions.T)
@@ -176,15 +154,8 @@ def parallel_batch_viterbi(
     labels = np.empty(n_positions, dtype=np.int64)
     for k in numba.prange(offsets.shape[0] - 1):
         decode_sequence(
-            unary,
-            offsets[k],
-            offsets[k + 1],
-            transitions,
-            transitions_by_next,
-            start,
-            end,
-            best_from,
-            labels,
+            unary, offsets[k], offsets[k + 1], transitions, transitions_by_next, start, end,
+            best_from, labels,
         )
     return labels
 
@@ -213,25 +184,3 @@ def hamming_loss(y_true: np.ndarray, y: np.ndarray, label_weights: np.ndarray) -
         if y[t] != y_true[t]:
             loss += label_weights[y_true[t]]
     return loss
-
-
-@numba.njit(cache=True)
-def labelling_score(
-    unary: np.ndarray,
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    labels: np.ndarray,
-) -> float:
-    """Return the score that Viterbi maximises of one labelling of one chain.
-
-    ``Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + start[y_0] + end[y_last]``, with the
-    arrays of :func:`batch_viterbi` for a single sequence (``unary`` of shape (T, L)).
-    """
-    length = len(labels)
-    score = start[labels[0]] + end[labels[length - 1]]
-    for t in range(length):
-        score += unary[t, labels[t]]
-    for t in range(length - 1):
-        score += transitions[labels[t], labels[t + 1]]
-    return score

@@ -6,13 +6,8 @@ A second-order chain of T positions with L labels is scored by
                + Σ_t triples[y_t, y_{t+1}, y_{t+2}] + end[y_{T-1}],
 
 the model of second-order hidden Markov models (Thede & Harper, ACL 1999) and of SVM^hmm's
-``--t 2`` (Joachims, Finley & Yu, Machine Learning 2009). The Viterbi algorithm runs over the
-L² states ``(y_{t-1}, y_t)``, at a cost of L³ per position. As in :mod:`tasks._viterbi`, the
-dynamic programme runs from the last position backwards and the labelling is read off from the
-first position forwards, taking the smallest label that still completes a best labelling, so
-ties go to the lexicographically smallest labelling; a batch is stored one sequence after
-another, ``offsets`` marking where each starts. :func:`parallel_batch_viterbi_second_order`
-decodes the sequences of a batch on Numba's threads, with the same labels.
+``--t 2``. The Viterbi algorithm runs over the L² states ``(y_{t-1}, y_t)``, at a cost of L³
+per position, with the batches and ties of :mod:`tasks._viterbi`.
 
 The transition weights enter as ``pair_scores`` (L, L), the score of ``y_t → y_{t+1}``, and
 ``triple_scores`` (L, L, L), the score of ``(y_{t-2}, y_{t-1}) → y_t`` *including* the pair
@@ -23,6 +18,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
+from tasks._viterbi import best_label
 
 
 @numba.njit(cache=True)
@@ -83,19 +80,6 @@ def second_order_suffix_scores(
 
 
 @numba.njit(cache=True)
-def _best_label(into: np.ndarray, following: np.ndarray) -> int:
-    """Return the smallest c maximising ``into[c] + following[c]``."""
-    best_label = 0
-    best_value = -np.inf
-    for c in range(into.shape[0]):
-        value = into[c] + following[c]
-        if value > best_value:
-            best_value = value
-            best_label = c
-    return best_label
-
-
-@numba.njit(cache=True)
 def batch_viterbi_second_order(
     unary: np.ndarray,
     offsets: np.ndarray,
@@ -126,15 +110,12 @@ def batch_viterbi_second_order(
         The labels of every position; ties go to the lexicographically smallest labelling.
     """
     n_labels = unary.shape[1]
-    longest = 0
-    for k in range(offsets.shape[0] - 1):
-        longest = max(longest, offsets[k + 1] - offsets[k])
-    best_from = np.empty((longest, n_labels, n_labels))
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):
+        begin, stop = offsets[k], offsets[k + 1]
+        best_from = np.empty((stop - begin, n_labels, n_labels))
         decode_second_order(
-            unary, offsets[k], offsets[k + 1], pair_scores, triple_scores, start, end,
-            best_from, labels,
+            unary, begin, stop, pair_scores, triple_scores, start, end, best_from, labels
         )
     return labels
 
@@ -178,9 +159,9 @@ def decode_second_order(
 ) -> None:
     """Decode the chain in rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]``."""
     second_order_suffix_scores(unary, begin, stop, pair_scores, triple_scores, end, best_from)
-    labels[begin] = _best_label(start, best_from[0, 0])
+    labels[begin] = best_label(start, best_from[0, 0])
     if stop - begin > 1:
-        labels[begin + 1] = _best_label(pair_scores[labels[begin]], best_from[1, labels[begin]])
+        labels[begin + 1] = best_label(pair_scores[labels[begin]], best_from[1, labels[begin]])
     for t in range(begin + 2, stop):
         before, previous = labels[t - 2], labels[t - 1]
-        labels[t] = _best_label(triple_scores[before, previous], best_from[t - begin, previous])
+        labels[t] = best_label(triple_scores[before, previous], best_from[t - begin, previous])

@@ -1,19 +1,4 @@
-"""The valid label sequences of BIO chunk tags, as constraints of a linear-chain task.
-
-In the BIO scheme (Ramshaw & Marcus, 1995; the CoNLL-2000 shared task's, Tjong Kim Sang &
-Buchholz, 2000) a chunk of type X is ``B-X`` followed by any number of ``I-X``, and ``O`` is
-outside every chunk. So ``I-X`` continues a chunk of type X: it may follow only ``B-X`` or
-``I-X``, and it never starts a sentence. :func:`bio_constraints` turns a tag set into the
-masks :class:`tasks.ChainTask` takes, so that decoding never returns, say, ``O → I-NP``.
-
-References
-----------
-L. A. Ramshaw and M. P. Marcus. Text chunking using transformation-based learning. In
-*Proceedings of the Third Workshop on Very Large Corpora*, pages 82–94, 1995.
-
-E. F. Tjong Kim Sang and S. Buchholz. Introduction to the CoNLL-2000 shared task: chunking.
-In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
-"""
+"""The valid label sequences of BIO chunk tags, as constraints of a linear-chain task."""
 
 from __future__ import annotations
 
@@ -24,6 +9,10 @@ import numpy as np
 
 def bio_constraints(tags: Sequence[str]) -> dict[str, np.ndarray]:
     """Return the forbidden transitions and first labels of BIO tags, as ChainTask keywords.
+
+    In the BIO scheme (Ramshaw & Marcus, 1995) a chunk of type X is ``B-X`` followed by any
+    number of ``I-X``: ``I-X`` may follow only ``B-X`` or ``I-X``, and never starts a sentence,
+    so that decoding never returns, say, ``O → I-NP``.
 
     Parameters
     ----------
@@ -50,6 +39,11 @@ def bio_constraints(tags: Sequence[str]) -> dict[str, np.ndarray]:
     [[0, 0, 0], [0, 0, 0], [0, 1, 0]]
     >>> constraints["forbidden_first"].tolist()
     [False, True, False]
+
+    References
+    ----------
+    L. A. Ramshaw and M. P. Marcus. Text chunking using transformation-based learning. In
+    *Proceedings of the Third Workshop on Very Large Corpora*, pages 82–94, 1995.
     """
     tags = [str(tag) for tag in tags]
     for tag in tags:

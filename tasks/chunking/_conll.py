@@ -1,14 +1,4 @@
-"""The CoNLL-2000 column format: sentences of words, POS tags and chunk tags.
-
-The data of the CoNLL-2000 shared task on text chunking (Tjong Kim Sang & Buchholz, 2000) hold
-one token a line as whitespace-separated columns, ``word POS chunk-tag``, with a blank line
-between sentences. :func:`read_conll` reads such files into :class:`Sentence` objects.
-
-References
-----------
-E. F. Tjong Kim Sang and S. Buchholz. Introduction to the CoNLL-2000 shared task: chunking.
-In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
-"""
+"""The CoNLL-2000 column format: sentences of words, POS tags and chunk tags."""
 
 from __future__ import annotations
 

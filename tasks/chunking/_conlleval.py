@@ -1,19 +1,4 @@
-"""Chunk-level evaluation as the CoNLL-2000 shared task's ``conlleval`` script computes it.
-
-The chunks of a sentence are read from its BIO tags (:func:`extract_chunks`); a predicted
-chunk counts as correct when a reference chunk has the same type, first token and last token.
-:func:`chunk_scores` gives chunk precision, recall and F1, overall and per chunk type, and
-token accuracy (Tjong Kim Sang & Buchholz, 2000), with :meth:`ChunkScores.report` in the
-layout of conlleval's output.
-
-References
-----------
-E. F. Tjong Kim Sang and S. Buchholz. Introduction to the CoNLL-2000 shared task: chunking.
-In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
-
-E. F. Tjong Kim Sang. ``conlleval``, the evaluation script of the CoNLL-2000 shared task.
-https://www.clips.uantwerpen.be/conll2000/chunking/conlleval.txt
-"""
+"""Chunk-level evaluation as the CoNLL-2000 shared task's ``conlleval`` script computes it."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""Chunking features: the templates of Sha & Pereira (2003) as sparse binary matrices.
-
-:meth:`ChunkingFeatures.token_features` gives the feature strings of every token (word, affix,
-shape and part-of-speech templates over a window of two tokens either side), as in CRFsuite's
-chunking example; :class:`ChunkingFeatures` builds a vocabulary of them and turns each sentence
-into a CSR matrix for :class:`tasks.ChainTask`. The same strings feed python-crfsuite, so a CRF
-and a structural SVM can be compared on exactly the same features.
-
-References
-----------
-F. Sha and F. Pereira. Shallow parsing with conditional random fields. In *Proceedings of
-HLT-NAACL 2003*, pages 134–141, 2003.
-
-N. Okazaki. CRFsuite: a fast implementation of conditional random fields (CRFs), 2007.
-http://www.chokkan.org/software/crfsuite/
-"""
+"""Chunking features: the templates of Sha & Pereira (2003) as sparse binary matrices."""
 
 from __future__ import annotations
 
@@ -145,6 +130,9 @@ class ChunkingFeatures(BaseEstimator):
     ----------
     F. Sha and F. Pereira. Shallow parsing with conditional random fields. In *Proceedings of
     HLT-NAACL 2003*, pages 134–141, 2003.
+
+    N. Okazaki. CRFsuite: a fast implementation of conditional random fields (CRFs), 2007.
+    http://www.chokkan.org/software/crfsuite/
 
     Examples
     --------

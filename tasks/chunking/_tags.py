@@ -1,15 +1,4 @@
-"""Chunk tags as the integer labels of a linear-chain task, and back.
-
-A :class:`tasks.ChainTask` labels the tokens ``0 .. n_labels - 1``; chunking data tag them with
-strings in the BIO scheme of the CoNLL-2000 shared task (Tjong Kim Sang & Buchholz, 2000):
-``B-X`` for the first token of a chunk of type X, ``I-X`` for the following tokens, ``O``
-outside any chunk. :class:`TagEncoder` maps one to the other, sentence by sentence.
-
-References
-----------
-E. F. Tjong Kim Sang and S. Buchholz. Introduction to the CoNLL-2000 shared task: chunking.
-In *Proceedings of CoNLL-2000 and LLL-2000*, pages 127–132, 2000.
-"""
+"""Chunk tags as the integer labels of a linear-chain task, and back."""
 
 from __future__ import annotations
 
