@@ -15,18 +15,27 @@ from tasks._threads import row_blocks_product
 
 
 @numba.njit(cache=True)
+def row_class_scores(indptr, columns, values, begin, end, w, n_classes, n_features):
+    """Return the (end − begin, n_classes) scores ``W[y] · x_r`` of the CSR rows ``begin:end``.
+
+    ``W`` is ``w[:n_classes * n_features]`` by rows; each score sums its row's entries in order.
+    """
+    scores = np.zeros((end - begin, n_classes))
+    for row in range(begin, end):
+        for label in range(n_classes):
+            offset = label * n_features
+            score = 0.0
+            for p in range(indptr[row], indptr[row + 1]):
+                score += values[p] * w[offset + columns[p]]
+            scores[row - begin, label] = score
+    return scores
+
+
+@numba.njit(cache=True)
 def multiclass_scores(data, i, w):
     """Return the (1, n_classes) class scores ``W[y] · x_i``."""
     indptr, columns, values, _, loss_matrix, n_features, _ = data
-    n_classes = loss_matrix.shape[0]
-    scores = np.zeros((1, n_classes))
-    for label in range(n_classes):
-        offset = label * n_features
-        score = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            score += values[p] * w[offset + columns[p]]
-        scores[0, label] = score
-    return scores
+    return row_class_scores(indptr, columns, values, i, i + 1, w, loss_matrix.shape[0], n_features)
 
 
 @numba.njit(cache=True)
