@@ -17,7 +17,7 @@ import numpy as np
 from structsvm.inference._max_product import max_product_labels
 from structsvm.inference._result import GAP_TOLERANCE
 from structsvm.inference._trws import trws
-from tasks._multiclass_oracle import row_class_scores
+from tasks._multiclass_oracle import class_scores_into
 
 
 class GraphOracleData(NamedTuple):
@@ -61,7 +61,8 @@ def graph_scores(data, i, w):
     """Return the (n_nodes, n_states) unary scores ``U[s] · x_n`` of graph i."""
     begin, end = data.node_offsets[i], data.node_offsets[i + 1]
     indptr, columns, values = data.node_indptr, data.node_columns, data.node_values
-    return row_class_scores(indptr, columns, values, begin, end, w, data.n_states, data.n_features)
+    scores = np.empty((end - begin, data.n_states))
+    return class_scores_into(indptr, columns, values, begin, w, data.n_features, scores)
 
 
 @numba.njit(cache=True)

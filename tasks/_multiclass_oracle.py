@@ -14,28 +14,29 @@ from structsvm._compiled_oracle import ScoreTable
 from tasks._threads import row_blocks_product
 
 
-@numba.njit(cache=True)
-def row_class_scores(indptr, columns, values, begin, end, w, n_classes, n_features):
-    """Return the (end − begin, n_classes) scores ``W[y] · x_r`` of the CSR rows ``begin:end``.
+@numba.njit(cache=True, inline="always")
+def class_scores_into(indptr, columns, values, begin, w, n_features, out):
+    """Write the scores ``W[y] · x_r`` of the CSR rows from ``begin`` into ``out[r − begin, y]``.
 
-    ``W`` is ``w[:n_classes * n_features]`` by rows; each score sums its row's entries in order.
+    ``W`` is ``w[:out.shape[1] * n_features]`` by rows; each score sums its row's entries in
+    order. Returns ``out``.
     """
-    scores = np.zeros((end - begin, n_classes))
-    for row in range(begin, end):
-        for label in range(n_classes):
+    for row in range(out.shape[0]):
+        for label in range(out.shape[1]):
             offset = label * n_features
             score = 0.0
-            for p in range(indptr[row], indptr[row + 1]):
+            for p in range(indptr[begin + row], indptr[begin + row + 1]):
                 score += values[p] * w[offset + columns[p]]
-            scores[row - begin, label] = score
-    return scores
+            out[row, label] = score
+    return out
 
 
 @numba.njit(cache=True)
 def multiclass_scores(data, i, w):
     """Return the (1, n_classes) class scores ``W[y] · x_i``."""
     indptr, columns, values, _, loss_matrix, n_features, _ = data
-    return row_class_scores(indptr, columns, values, i, i + 1, w, loss_matrix.shape[0], n_features)
+    scores = np.empty((1, loss_matrix.shape[0]))
+    return class_scores_into(indptr, columns, values, i, w, n_features, scores)
 
 
 @numba.njit(cache=True)

@@ -29,15 +29,15 @@ import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
 from structsvm._utils.pair_counts import _sweep_counts, pairs_below_above
-from tasks._multiclass_oracle import row_class_scores
+from tasks._multiclass_oracle import class_scores_into
 from tasks._threads import row_blocks_product
 
 
 @numba.njit(cache=True)
 def ranking_scores(data, i, w):
     """Return the (m, 1) document scores ``x_j · w`` of query i."""
-    begin, stop = data[3][i], data[3][i + 1]
-    return row_class_scores(data[0], data[1], data[2], begin, stop, w, 1, data[8])
+    begin, scores = data[3][i], np.empty((data[3][i + 1] - data[3][i], 1))
+    return class_scores_into(data[0], data[1], data[2], begin, w, data[8], scores)
 
 
 @numba.njit(cache=True)
