@@ -197,10 +197,23 @@ class MulticlassTask(Task):
         Row i holds the stored entries of X[i] (all of them for a dense X), moved to the
         columns of block Y[i].
         """
-        indptr, columns, values = _compiled_rows(X)
-        offsets = np.repeat(np.asarray(Y, dtype=np.int64) * self.n_features, np.diff(indptr))
+        Y = np.asarray(Y, dtype=np.int64)
+        if not _is_sparse_input(X):
+            dense = np.asarray(X, dtype=float)
+            large = max(dense.size, self.size_joint_feature) >= np.iinfo(np.int32).max
+            index_type = np.int64 if large else np.int32
+            indices = (Y * self.n_features)[:, None] + np.arange(self.n_features)
+            indptr = np.arange(0, dense.size + 1, self.n_features, dtype=index_type)
+            return sp.csr_matrix(
+                (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
+                shape=(len(dense), self.size_joint_feature),
+            )
+        inputs = _as_csr(X)
+        inputs.sum_duplicates()
+        offsets = np.repeat(Y * self.n_features, np.diff(inputs.indptr))
         return sp.csr_matrix(
-            (values, columns + offsets, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
+            (inputs.data.astype(float, copy=True), inputs.indices + offsets, inputs.indptr.copy()),
+            shape=(inputs.shape[0], self.size_joint_feature),
         )
 
     def batch_loss(self, Y_true, Y) -> np.ndarray:
