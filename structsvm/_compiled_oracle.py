@@ -187,6 +187,28 @@ class CompiledOracle(NamedTuple):
         return scipy.sparse.csr_matrix((values, indices, indptr), shape=(len(rows), size))
 
 
+def csr_arrays(matrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return a 2-D matrix as CSR arrays for compiled data (copies).
+
+    Int64 row pointers and columns and float64 values; a dense array keeps every entry, zeros
+    included.
+    """
+    if not scipy.sparse.issparse(matrix):
+        dense = np.asarray(matrix, dtype=np.float64)
+        n, d = dense.shape
+        columns = np.tile(np.arange(d, dtype=np.int64), n)
+        return np.arange(0, n * d + 1, d, dtype=np.int64), columns, dense.ravel().copy()
+    csr = scipy.sparse.csr_matrix(matrix)
+    return csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data.astype(np.float64)
+
+
+def offsets_of(counts: Sequence[int]) -> np.ndarray:
+    """Return where each of consecutive parts of the given sizes begins, and the end (int64)."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
 def labels_of(y: Any) -> np.ndarray:
     """Return an output as the protocol's labels, ``np.ravel(y)`` as int64."""
     return np.ravel(np.asarray(y)).astype(np.int64)
@@ -196,12 +218,10 @@ def labels_of(y: Any) -> np.ndarray:
 def guard_pass_caches() -> None:
     """Let the on-disk caches of the compiled passes drop entries they can no longer write.
 
-    A pass's cache index keys its entries by the oracle functions they were compiled for. When
-    it is read, the functions of entries from earlier processes (oracles since edited, or
-    gone) are rebuilt only for a while, and writing the index back fails once one is gone.
-    Every compiled function of :mod:`structsvm.solvers` that takes the oracle's functions
-    (its argument ``fns``) then empties its index and writes the new entry alone: the cache
-    loses old entries, never a fit.
+    A pass's cache index keys its entries by the oracle functions they were compiled for, and
+    writing it back fails once one of those is gone. Every compiled function of
+    :mod:`structsvm.solvers` that takes the oracle's functions (its argument ``fns``) then
+    empties its index and writes the new entry alone: the cache loses old entries, never a fit.
     """
     package = importlib.import_module("structsvm.solvers")
     for info in pkgutil.iter_modules(package.__path__, "structsvm.solvers."):
@@ -235,12 +255,11 @@ def _guard_cache(cache: Any) -> None:
 def stable_dispatcher(dispatcher: Any) -> Any:
     """Give a Numba dispatcher an identity fixed by its code; return it.
 
-    A compiled function that takes another as an argument is cached by Numba under the
-    argument's identity, a random UUID per process unless set: every new process would
-    compile the pass again. The UUID set here is made of the function's module, name and its
-    source file's modification time and size, so a pass compiled once is found again, and one
-    whose oracle's file changed is compiled anew (as Numba does for the file of the function
-    it caches). A dispatcher whose identity was already fixed is returned as it is.
+    Numba caches a compiled function that takes another by the argument's identity, a random
+    UUID per process unless set. The UUID set here is made of the function's module, name and
+    source file's modification time and size, so a pass compiled once is found again by a new
+    process, and compiled anew when the oracle's file changes. A dispatcher whose identity was
+    already fixed is returned as it is.
     """
     if getattr(dispatcher, "_MemoMixin__uuid", None) is not None:
         return dispatcher

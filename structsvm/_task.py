@@ -9,7 +9,7 @@ need only what :class:`Task` states: the joint feature map φ, the task loss Δ 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -67,18 +67,14 @@ class Task:
     with vectorised or compiled versions, and :meth:`sparse_joint_feature` when φ is long and
     sparse. A task whose oracle is compiled with Numba may also hand it to the solvers as
     :meth:`compiled_oracle`, on which every solver runs its passes in compiled code. Inputs
-    ``X`` and
-    outputs ``Y`` are sequences indexable by example (a list, or an array whose first axis runs
-    over examples). A task whose batch methods run compiled code on threads sets
-    ``threaded_batches = True``: learners then give it their ``n_jobs`` as threads instead of
-    joblib worker processes.
+    ``X`` and outputs ``Y`` are sequences indexable by example (a list, or an array whose first
+    axis runs over examples).
     """
 
     size_joint_feature: int
-    #: Whether the batch methods run compiled code on threads of their own (Numba's
-    #: parallel loops, which release the GIL). Learners then pass their ``n_jobs`` as the
-    #: number of threads (:func:`structsvm._utils.parallel.oracle_threads`) instead of
-    #: sending chunks of the data to joblib worker processes.
+    #: Whether the batch methods run compiled code on threads of their own (Numba's parallel
+    #: loops): learners then pass their ``n_jobs`` as the number of threads
+    #: (:func:`structsvm._utils.parallel.oracle_threads`) instead of joblib worker processes.
     threaded_batches: bool = False
 
     # ----------------------------------------------------------------- the contract itself
@@ -100,16 +96,12 @@ class Task:
     def argmax(self, x: Any, w: np.ndarray) -> Any:
         """Return an output maximising ``w · φ(x, y)`` (by enumeration in this base class)."""
         w = check_weights(w, check_size_joint_feature(self))
-        candidates = list(self.outputs(x))
-        scores = [self.score(x, y, w) for y in candidates]
-        return candidates[int(np.argmax(scores))]
+        return first_best(self.outputs(x), lambda y: self.score(x, y, w))
 
     def loss_augmented_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
         """Return an output maximising ``Δ(y_true, y) + w · φ(x, y)`` (by enumeration here)."""
         w = check_weights(w, check_size_joint_feature(self))
-        candidates = list(self.outputs(x))
-        values = [self.loss(y_true, y) + self.score(x, y, w) for y in candidates]
-        return candidates[int(np.argmax(values))]
+        return first_best(self.outputs(x), lambda y: self.loss(y_true, y) + self.score(x, y, w))
 
     def slack_rescaled_argmax(self, x: Any, y_true: Any, w: np.ndarray) -> Any:
         """Return an output maximising ``Δ(y_true, y) · (1 − w · (φ(x, y_true) − φ(x, y)))``.
@@ -136,10 +128,9 @@ class Task:
                 "outputs(x) so that the base class can enumerate them"
             ) from None
         true_score = self.score(x, y_true, w)
-        values = [
-            self.loss(y_true, y) * (1.0 - true_score + self.score(x, y, w)) for y in candidates
-        ]
-        return candidates[int(np.argmax(values))]
+        return first_best(
+            candidates, lambda y: self.loss(y_true, y) * (1.0 - true_score + self.score(x, y, w))
+        )
 
     # ----------------------------------------------------------------- derived helpers
     def score(self, x: Any, y: Any, w: np.ndarray) -> float:
@@ -330,9 +321,7 @@ class LatentTask(Task):
 
     def latent_argmax(self, x: Any, y: Any, w: np.ndarray) -> Any:
         """Return an h maximising ``w · φ(x, (y, h))`` (the first in ``latent_outputs`` order)."""
-        candidates = list(self.latent_outputs(x, y))
-        scores = [self.score(x, (y, h), w) for h in candidates]
-        return candidates[int(np.argmax(scores))]
+        return first_best(self.latent_outputs(x, y), lambda h: self.score(x, (y, h), w))
 
     def batch_latent_argmax(
         self, X: Sequence[Any], Y: Sequence[Any], w: np.ndarray
@@ -360,6 +349,12 @@ class LatentTask(Task):
         return (array_key(y[0]), array_key(y[1]))
 
 
+def first_best(candidates: Iterable[Any], value: Callable[[Any], float]) -> Any:
+    """Return the first of the candidates of the largest ``value``."""
+    candidates = list(candidates)
+    return candidates[int(np.argmax([value(y) for y in candidates]))]
+
+
 def array_key(y: Any) -> bytes:
     """Return a fingerprint of an output that is an array (its bytes, shape and dtype)."""
     array = np.ascontiguousarray(y)
@@ -368,7 +363,22 @@ def array_key(y: Any) -> bytes:
     ).digest()
 
 
-def overrides_any(task: Task, base: type, names: Iterable[str]) -> bool:
+ORACLE_METHODS = (
+    "argmax",
+    "loss_augmented_argmax",
+    "loss",
+    "joint_feature",
+    "sparse_joint_feature",
+    "is_certified",
+    "batch_argmax",
+    "batch_loss_augmented_argmax",
+    "batch_loss",
+    "batch_joint_feature",
+)
+"""The methods of the contract that a task's compiled oracle stands for."""
+
+
+def overrides_any(task: Task, base: type, names: Iterable[str] = ORACLE_METHODS) -> bool:
     """Tell whether the class of ``task`` redefines any of the methods ``names`` of ``base``.
 
     A task's compiled code stands for its Python methods; a subclass that changes one of them

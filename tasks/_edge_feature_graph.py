@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from structsvm._utils.validation import check_feature_array, check_positive_int
-from tasks._graph import GraphInput, GraphTask, _as_edges, _as_node_array, _check_node_weights
+from tasks._graph import GraphInput, GraphTask, _as_edges, _as_node_array
 
 
 class EdgeFeatureGraphTask(GraphTask):
@@ -79,6 +79,8 @@ class EdgeFeatureGraphTask(GraphTask):
             ]
         )
 
+    _PARTS = ("node_features", "edges", "edge_features")
+
     def _parts(self, x: Any) -> GraphInput:
         nodes, edges, edge_features, *rest = x
         return GraphInput(
@@ -91,14 +93,7 @@ class EdgeFeatureGraphTask(GraphTask):
     def _edge_features(self, graph: GraphInput) -> np.ndarray:
         return graph.edge_features
 
-    def _check_input(self, x: Any, name: str) -> tuple[Any, ...]:
-        if not isinstance(x, tuple | list) or len(x) not in (3, 4):
-            raise ValueError(
-                f"{name} must be a tuple (node_features, edges, edge_features) or "
-                f"(node_features, edges, edge_features, node_weights), got {type(x).__name__}"
-                + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
-            )
-        nodes, edges = super()._check_input((x[0], x[1]), name)
+    def _check_edge_features(self, x: Any, name: str, edges: np.ndarray) -> tuple[Any, ...]:
         edge_features = check_feature_array(
             np.asarray(x[2], dtype=np.float64).reshape(-1, self.n_edge_features)
             if np.size(x[2]) == 0
@@ -112,10 +107,7 @@ class EdgeFeatureGraphTask(GraphTask):
                 f"{name}[2] (edge features) has {len(edge_features)} rows but {name}[1] has "
                 f"{len(edges)} edges: expected one row per edge"
             )
-        if len(x) == 3:
-            return (nodes, edges, edge_features)
-        weights = _check_node_weights(x[3], f"{name}[3] (node weights)", nodes)
-        return (nodes, edges, edge_features, weights)
+        return (edge_features,)
 
 
 def _check_feature_indices(indices: Sequence[int], name: str, n_edge_features: int) -> list[int]:

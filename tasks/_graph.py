@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
@@ -10,8 +9,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle
-from structsvm._task import overrides_any
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
+from structsvm._task import ORACLE_METHODS, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
     check_feature_array,
@@ -20,7 +19,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer
+from structsvm.inference import hamming_augmented_unary, infer
 from structsvm.inference._max_product import graph_schedule, loopy_options
 from structsvm.inference._trws import trws_options
 from tasks._graph_oracle import (
@@ -31,21 +30,14 @@ from tasks._graph_oracle import (
     graph_scores,
 )
 from tasks._pairwise_blocks import pairwise_block_map
-from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, WeightedLabels
+from tasks._relaxed import (
+    RelaxedLabelling,
+    RelaxedOutputsTask,
+    WeightedLabels,
+    weighted_hamming,
+)
 
 NodeFeatures = np.ndarray | sp.csr_matrix
-
-
-_COMPILED_METHODS = (
-    "argmax",
-    "loss_augmented_argmax",
-    "potentials",
-    "loss",
-    "joint_feature",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-)
-"""The methods whose answers the compiled oracle stands for."""
 
 
 class GraphInput(NamedTuple):
@@ -158,20 +150,6 @@ class GraphTask(RelaxedOutputsTask):
         self.relaxed = check_flag(relaxed, "relaxed")
         self._set_inference(inference_method, inference_options)
 
-    def _set_inference(self, inference_method: str, inference_options: Any) -> None:
-        if inference_method not in INFERENCE_METHODS:
-            raise ValueError(
-                f"inference_method must be one of {tuple(INFERENCE_METHODS)}, "
-                f"got {inference_method!r}"
-            )
-        self.inference_method = inference_method
-        if inference_options is not None and not isinstance(inference_options, dict):
-            raise TypeError(
-                f"inference_options must be a dict of keyword arguments of infer, "
-                f"got {type(inference_options).__name__}"
-            )
-        self.inference_options = dict(inference_options or {})
-
     def _set_pairwise_blocks(self, kinds: Sequence[str]) -> None:
         """Lay out one pairwise block per edge feature, of the given kinds, after the unary."""
         self.pairwise_kinds = tuple(kinds)
@@ -181,15 +159,6 @@ class GraphTask(RelaxedOutputsTask):
         self._pairwise_at = self.n_states * self.n_features
         self.size_joint_feature = self._pairwise_at + self._pairwise_map.shape[0]
 
-    def with_inference_method(self, method: str, **options: Any) -> GraphTask:
-        """Return a copy of the task that infers with ``method`` (and ``options``, if given).
-
-        ``StructuredSVM(switch_to=...)`` calls it to continue training with a stronger oracle.
-        """
-        other = copy.copy(self)
-        other._set_inference(method, options or None)
-        return other
-
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(n_states={self.n_states}, n_features={self.n_features}, "
@@ -197,9 +166,6 @@ class GraphTask(RelaxedOutputsTask):
         )
 
     # ----------------------------------------------------------------- inputs
-    def _edge_feature_count(self) -> int:
-        return 1
-
     def _parts(self, x: Any) -> GraphInput:
         """Split an input into its parts (without the checks of :meth:`check_data`)."""
         nodes, edges, *rest = x
@@ -210,19 +176,26 @@ class GraphTask(RelaxedOutputsTask):
         """Return the (n_edges, n_edge_features) matrix each pairwise block is weighted by."""
         return np.ones((len(graph.edges), 1))
 
+    _PARTS = ("node_features", "edges")
+    """The parts of an input before its optional node weights."""
+
     def _check_input(self, x: Any, name: str) -> tuple[Any, ...]:
         """Return an input with its parts checked and converted; raise ValueError if bad."""
-        if not isinstance(x, tuple | list) or len(x) not in (2, 3):
-            raise ValueError(
-                f"{name} must be a tuple (node_features, edges) or (node_features, edges, "
-                f"node_weights), got {type(x).__name__}"
-                + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
-            )
+        n_parts, parts = len(self._PARTS), ", ".join(self._PARTS)
+        if not isinstance(x, tuple | list) or len(x) not in (n_parts, n_parts + 1):
+            got = type(x).__name__ + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
+            raise ValueError(f"{name} must be a tuple ({parts}) or ({parts}, node_weights): {got}")
         nodes = _check_nodes(x[0], f"{name}[0] (node features)", self.n_features)
         edges = _check_edges(x[1], f"{name}[1] (edges)", nodes.shape[0])
-        if len(x) == 2:
-            return (nodes, edges)
-        return (nodes, edges, _check_node_weights(x[2], f"{name}[2] (node weights)", nodes))
+        checked = (nodes, edges, *self._check_edge_features(x, name, edges))
+        if len(x) == n_parts:
+            return checked
+        weights = _check_node_weights(x[n_parts], f"{name}[{n_parts}] (node weights)", nodes)
+        return (*checked, weights)
+
+    def _check_edge_features(self, x: Any, name: str, edges: np.ndarray) -> tuple[Any, ...]:
+        """Return the checked parts of an input that describe its edges (none here)."""
+        return ()
 
     def check_data(
         self, X: Sequence[Any], Y: Sequence[Any] | None = None
@@ -295,14 +268,7 @@ class GraphTask(RelaxedOutputsTask):
         For a labelling ``μ_i`` is its one-hot indicator (the weighted Hamming loss).
         """
         labels, weights = self._true_labels(y_true)
-        costs = weights * self.class_weights[labels]
-        if isinstance(y, RelaxedLabelling):
-            agreement = y.node_marginals[np.arange(len(labels)), labels]
-            return float(np.sum(costs * (1.0 - agreement)))
-        guess = np.asarray(y, dtype=np.int64)
-        if guess.shape != labels.shape:
-            raise ValueError(f"y has shape {guess.shape} but y_true has shape {labels.shape}")
-        return float(np.sum(costs * (guess != labels)))
+        return weighted_hamming(labels, weights * self.class_weights[labels], y)
 
     def max_loss(self, y_true: Any) -> float:
         """Return the loss of getting every node wrong."""
@@ -359,27 +325,19 @@ class GraphTask(RelaxedOutputsTask):
             relaxed=self.relaxed,
             **self.inference_options,
         )
-        if result.certified:
-            return result.labels
-        if result.node_marginals is not None and result.edge_marginals is not None:
-            return RelaxedLabelling(result.node_marginals, result.edge_marginals)
-        return RelaxedLabelling.from_labels(result.labels, edges, self.n_states)
+        return self._oracle_output(result, edges, self.n_states)
 
     def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
         Offered with ``inference_method`` ``"max-product"`` or ``"trws"`` (None with any other
-        method, whose oracles stay in Python, and for a subclass that overrides an oracle, the
-        loss or the joint feature). It decodes as :meth:`loss_augmented_argmax` does: exactly
-        on forests; on a graph with cycles, the labelling of loopy max-product or TRW-S, which
-        the Python oracle returns as a one-hot :class:`~tasks.RelaxedLabelling` when it cannot
-        certify it, with the same joint feature and loss. The compiled oracle of a training set
-        with a cycle is therefore marked not exact (``CompiledOracle.exact``): the passes made
-        with it report their duality gaps as uncertified, as the Python passes do when some
-        output is.
+        method, and for a subclass that overrides an oracle, the loss or the joint feature).
+        On a graph with cycles it decodes the labelling that the Python oracle returns as a
+        one-hot :class:`~tasks.RelaxedLabelling`, so a training set with a cycle gives an
+        oracle marked not exact (``CompiledOracle.exact``): its passes' gaps are uncertified.
         """
         if self.inference_method not in ("max-product", "trws") or overrides_any(
-            self, GraphTask, _COMPILED_METHODS
+            self, GraphTask, (*ORACLE_METHODS, "potentials")
         ):
             return None
         if self.inference_method == "trws":
@@ -396,11 +354,11 @@ class GraphTask(RelaxedOutputsTask):
         truths = [self._true_labels(y) for y in Y]
         schedules = [graph_schedule(graph.nodes.shape[0], graph.edges) for graph in graphs]
         data = GraphOracleData(
-            node_offsets=_offsets([graph.nodes.shape[0] for graph in graphs]),
+            node_offsets=offsets_of([graph.nodes.shape[0] for graph in graphs]),
             node_indptr=nodes.indptr.astype(np.int64),
             node_columns=nodes.indices.astype(np.int64),
             node_values=nodes.data.astype(np.float64),
-            edge_offsets=_offsets([len(graph.edges) for graph in graphs]),
+            edge_offsets=offsets_of([len(graph.edges) for graph in graphs]),
             edges=np.concatenate([graph.edges for graph in graphs]).reshape(-1, 2),
             edge_indptr=edge_features.indptr.astype(np.int64),
             edge_columns=edge_features.indices.astype(np.int64),
@@ -420,10 +378,7 @@ class GraphTask(RelaxedOutputsTask):
             n_states=self.n_states,
             n_features=self.n_features,
             pairwise_at=self._pairwise_at,
-            max_iter=options.max_iter,
-            damping=options.damping,
-            tol=options.tol,
-            serial=options.serial,
+            **options._asdict(),
             trws=self.inference_method == "trws",
         )
         return CompiledOracle(
@@ -435,11 +390,6 @@ class GraphTask(RelaxedOutputsTask):
             n_examples=len(graphs),
             exact=bool(data.forest.all()),
         )
-
-
-def _offsets(counts: Sequence[int]) -> np.ndarray:
-    """Return where each of consecutive parts of the given sizes begins, and the end."""
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
 def _one_hot(indices: np.ndarray, width: int) -> sp.csr_matrix:

@@ -4,10 +4,7 @@ The training graphs are stacked once per fit: the node features as CSR rows, the
 numbers local to their graph), the edge features as CSR rows, the map of the pairwise blocks
 (``pairwise_block_map`` of every edge feature, transposed, as CSR) and every graph's
 max-product schedule (:func:`~structsvm.inference._max_product.graph_schedule`). An output's
-labels are its states, node by node. Decoding runs the task's method, max-product or TRW-S, on
-the unary scores (plus the weighted Hamming loss) and the edge tables made from ``w``, as the
-Python oracles run it: exact on a forest, the best labelling of loopy max-product or of TRW-S
-on a graph with cycles.
+labels are its states, node by node.
 """
 
 from __future__ import annotations
@@ -20,6 +17,7 @@ import numpy as np
 from structsvm.inference._max_product import max_product_labels
 from structsvm.inference._result import GAP_TOLERANCE
 from structsvm.inference._trws import trws
+from tasks._multiclass_oracle import class_scores_into
 
 
 class GraphOracleData(NamedTuple):
@@ -61,15 +59,10 @@ class GraphOracleData(NamedTuple):
 @numba.njit(cache=True)
 def graph_scores(data, i, w):
     """Return the (n_nodes, n_states) unary scores ``U[s] · x_n`` of graph i."""
-    n_states, n_features = data.n_states, data.n_features
     begin, end = data.node_offsets[i], data.node_offsets[i + 1]
-    scores = np.zeros((end - begin, n_states))
-    for node in range(begin, end):
-        for p in range(data.node_indptr[node], data.node_indptr[node + 1]):
-            column, value = data.node_columns[p], data.node_values[p]
-            for state in range(n_states):
-                scores[node - begin, state] += value * w[state * n_features + column]
-    return scores
+    indptr, columns, values = data.node_indptr, data.node_columns, data.node_values
+    scores = np.empty((end - begin, data.n_states))
+    return class_scores_into(indptr, columns, values, begin, w, data.n_features, scores)
 
 
 @numba.njit(cache=True)

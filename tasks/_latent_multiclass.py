@@ -7,18 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from structsvm._compiled_oracle import CompiledOracle
-from structsvm._task import LatentTask, overrides_any
+from structsvm._compiled_oracle import CompiledOracle, no_add_features, no_labelling_score
+from structsvm._task import ORACLE_METHODS, LatentTask, overrides_any
 from structsvm._utils.validation import check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
-from tasks._latent_multiclass_oracle import (
-    batch_subclass_scores,
-    pair_decode,
-    pair_features,
-    pair_loss,
-    pair_output,
-    subclass_scores,
-)
 from tasks._multiclass import MulticlassTask, _one_row
 
 Pair = tuple[int, int]
@@ -59,7 +51,12 @@ class LatentMulticlassTask(LatentTask):
         self.n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
         self.n_subclasses = check_positive_int(n_subclasses, "n_subclasses")
         self.n_features = check_positive_int(n_features, "n_features")
-        self._subclasses = MulticlassTask(self.n_classes * self.n_subclasses, self.n_features)
+        # The sub-classes as classes, whose loss is the 0/1 loss of their classes.
+        class_losses = 1.0 - np.eye(self.n_classes)
+        same_class = np.ones((self.n_subclasses, self.n_subclasses))
+        self._subclasses = MulticlassTask(
+            self.n_classes * self.n_subclasses, self.n_features, np.kron(class_losses, same_class)
+        )
         self.size_joint_feature = self._subclasses.size_joint_feature
 
     def __repr__(self) -> str:
@@ -109,31 +106,23 @@ class LatentMulticlassTask(LatentTask):
         return int(self.batch_latent_argmax(_one_row(x), [y], w)[0])
 
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
-        """Return the compiled oracle over pairs (:mod:`tasks._latent_multiclass_oracle`).
+        """Return the multiclass task's compiled oracle over the sub-classes.
 
         ``Y`` holds pairs (class, sub-class), as the convex problem of a round of
-        :class:`~structsvm.LatentStructuredSVM` has them; a pair's labels are ``[y, h]``. It
-        decodes as :meth:`argmax` and :meth:`loss_augmented_argmax` do (ties to the smallest
-        sub-class index). None for a subclass that overrides an oracle, the loss or the joint
+        :class:`~structsvm.LatentStructuredSVM` has them; a pair's labels are its sub-class
+        ``[y * n_subclasses + h]``. It decodes as :meth:`argmax` and
+        :meth:`loss_augmented_argmax` do (ties to the smallest sub-class index), without the
+        optional shortcuts. None for a subclass that overrides an oracle, the loss or the joint
         feature.
         """
-        if overrides_any(self, LatentMulticlassTask, _COMPILED_METHODS):
+        if overrides_any(self, LatentMulticlassTask, (*ORACLE_METHODS, "_scores")):
             return None
-        class_losses = 1.0 - np.eye(self.n_classes)
-        same_block = np.ones((self.n_subclasses, self.n_subclasses))
-        subclasses = MulticlassTask(
-            self.n_classes * self.n_subclasses, self.n_features, np.kron(class_losses, same_block)
-        )
-        oracle = subclasses.compiled_oracle(X, self._subclass_array(Y))
-        return CompiledOracle(
-            (*oracle.data, self.n_subclasses),
-            subclass_scores,
-            pair_decode,
-            pair_features,
-            pair_loss,
-            n_examples=oracle.n_examples,
-            batch_scores=None if oracle.batch_scores is None else batch_subclass_scores,
-            to_output=pair_output,
+        return self._subclasses.compiled_oracle(X, self._subclass_array(Y))._replace(
+            to_output=lambda labels: self._pair(labels[0]),
+            to_labels=lambda y: np.array([self._subclass(y)], dtype=np.int64),
+            n_outputs=None,
+            labelling_score=no_labelling_score,
+            add_features=no_add_features,
         )
 
     def check_data(self, X: Any, Y: Any = None) -> tuple[Any, Any]:
@@ -170,23 +159,20 @@ class LatentMulticlassTask(LatentTask):
 
     def batch_loss(self, Y_true: Sequence[Pair], Y: Sequence[Pair]) -> np.ndarray:
         """Return the 0/1 loss of the classes of every example."""
-        true_classes = np.array([int(y[0]) for y in Y_true])
-        return (true_classes != np.array([int(y[0]) for y in Y])).astype(float)
+        return self._subclasses.batch_loss(self._subclass_array(Y_true), self._subclass_array(Y))
 
     def batch_argmax(self, X: Any, w: np.ndarray) -> list[Pair]:
         """Return the best (class, sub-class) of every input (one matrix product)."""
-        scores = self._scores(X, w).reshape(-1, self.n_classes * self.n_subclasses)
-        return [self._pair(z) for z in np.argmax(scores, axis=1)]
+        return [self._pair(z) for z in self._subclasses.batch_argmax(X, w)]
 
     def batch_loss_augmented_argmax(
         self, X: Any, Y_true: Sequence[Pair], w: np.ndarray
     ) -> list[Pair]:
         """Return the most violating (class, sub-class) of every example."""
-        true_classes = np.array([int(y[0]) for y in Y_true], dtype=np.int64)
-        losses = 1.0 - np.eye(self.n_classes)[true_classes]
-        augmented = self._scores(X, w) + losses[:, :, None]
-        flat = augmented.reshape(-1, self.n_classes * self.n_subclasses)
-        return [self._pair(z) for z in np.argmax(flat, axis=1)]
+        subclasses = self._subclasses.batch_loss_augmented_argmax(
+            X, self._subclass_array(Y_true), w
+        )
+        return [self._pair(z) for z in subclasses]
 
     def batch_latent_argmax(self, X: Any, Y: Sequence[int], w: np.ndarray) -> np.ndarray:
         """Return the best sub-class of every example's class."""
@@ -196,19 +182,4 @@ class LatentMulticlassTask(LatentTask):
 
     def batch_score(self, X: Any, Y: Sequence[Pair], w: np.ndarray) -> np.ndarray:
         """Return ``w · φ(X[i], Y[i])`` for every example."""
-        scores = self._scores(X, w).reshape(-1, self.n_classes * self.n_subclasses)
-        return scores[np.arange(len(Y)), self._subclass_array(Y)]
-
-
-_COMPILED_METHODS = (
-    "joint_feature",
-    "loss",
-    "argmax",
-    "loss_augmented_argmax",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-    "batch_loss",
-    "batch_argmax",
-    "batch_loss_augmented_argmax",
-    "_scores",
-)
+        return self._subclasses.batch_score(X, self._subclass_array(Y), w)

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle
-from structsvm._task import Task, overrides_any
+from structsvm._compiled_oracle import CompiledOracle, csr_arrays
+from structsvm._task import ORACLE_METHODS, Task, overrides_any
 from structsvm._utils.validation import (
     check_feature_array,
     check_labels,
@@ -148,13 +148,10 @@ class MulticlassTask(Task):
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        It scores the classes with the stored entries of x_i (all entries of a dense x_i; a
-        dense batch is scored at once by a blocked BLAS product), breaks ties towards the
-        smallest class as :meth:`loss_augmented_argmax` does, and writes φ(x_i, y) on the same
-        entries as :meth:`batch_joint_feature`. None for a subclass that overrides an oracle,
-        the loss or the joint feature.
+        Its φ(x_i, y) has the entries of :meth:`batch_joint_feature`. None for a subclass that
+        overrides an oracle, the loss or the joint feature.
         """
-        if overrides_any(self, MulticlassTask, _COMPILED_METHODS):
+        if overrides_any(self, MulticlassTask, (*ORACLE_METHODS, "_class_scores")):
             return None
         indptr, columns, values = _compiled_rows(X)
         labels = np.asarray(Y, dtype=np.int64)
@@ -201,11 +198,7 @@ class MulticlassTask(Task):
         columns of block Y[i].
         """
         Y = np.asarray(Y, dtype=np.int64)
-        if _is_sparse_input(X):
-            inputs = _as_csr(X)
-            inputs.sum_duplicates()
-            indptr, columns, values = inputs.indptr, inputs.indices, inputs.data
-        else:
+        if not _is_sparse_input(X):
             dense = np.asarray(X, dtype=float)
             large = max(dense.size, self.size_joint_feature) >= np.iinfo(np.int32).max
             index_type = np.int64 if large else np.int32
@@ -215,11 +208,12 @@ class MulticlassTask(Task):
                 (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
                 shape=(len(dense), self.size_joint_feature),
             )
-        n = len(indptr) - 1
-        offsets = np.repeat(Y * self.n_features, np.diff(indptr))
+        inputs = _as_csr(X)
+        inputs.sum_duplicates()
+        offsets = np.repeat(Y * self.n_features, np.diff(inputs.indptr))
         return sp.csr_matrix(
-            (values.astype(float, copy=True), columns + offsets, indptr.copy()),
-            shape=(n, self.size_joint_feature),
+            (inputs.data.astype(float, copy=True), inputs.indices + offsets, inputs.indptr.copy()),
+            shape=(inputs.shape[0], self.size_joint_feature),
         )
 
     def batch_loss(self, Y_true, Y) -> np.ndarray:
@@ -254,38 +248,16 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-# The methods whose answers the compiled passes (BCFW's, 1-slack's, n-slack's, the
-# perceptron's, the dual solver's) reproduce.
-_COMPILED_METHODS = (
-    "argmax",
-    "batch_argmax",
-    "loss_augmented_argmax",
-    "batch_loss",
-    "is_certified",
-    "batch_loss_augmented_argmax",
-    "loss",
-    "joint_feature",
-    "sparse_joint_feature",
-    "batch_joint_feature",
-    "_class_scores",
-)
-
-
 def _compiled_rows(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the inputs as int64 CSR row pointers and columns and float64 values.
+    """Return the inputs as int64 CSR row pointers and columns and float64 values (copies).
 
-    Dense rows keep every entry, zeros included, as :meth:`MulticlassTask.batch_joint_feature`
-    stores them.
+    Dense rows keep every entry, zeros included.
     """
     if not _is_sparse_input(X):
-        dense = np.asarray(X, dtype=float)
-        n, d = dense.shape
-        indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
-        columns = np.tile(np.arange(d, dtype=np.int64), n)
-        return indptr, columns, dense.ravel().copy()
+        return csr_arrays(X)
     inputs = _as_csr(X)
     inputs.sum_duplicates()
-    return inputs.indptr.astype(np.int64), inputs.indices.astype(np.int64), inputs.data
+    return csr_arrays(inputs)
 
 
 def _class_of(labels: np.ndarray) -> int:

@@ -14,19 +14,29 @@ from structsvm._compiled_oracle import ScoreTable
 from tasks._threads import row_blocks_product
 
 
+@numba.njit(cache=True, inline="always")
+def class_scores_into(indptr, columns, values, begin, w, n_features, out):
+    """Write the scores ``W[y] · x_r`` of the CSR rows from ``begin`` into ``out[r − begin, y]``.
+
+    ``W`` is ``w[:out.shape[1] * n_features]`` by rows; each score sums its row's entries in
+    order. Returns ``out``.
+    """
+    for row in range(out.shape[0]):
+        for label in range(out.shape[1]):
+            offset = label * n_features
+            score = 0.0
+            for p in range(indptr[begin + row], indptr[begin + row + 1]):
+                score += values[p] * w[offset + columns[p]]
+            out[row, label] = score
+    return out
+
+
 @numba.njit(cache=True)
 def multiclass_scores(data, i, w):
     """Return the (1, n_classes) class scores ``W[y] · x_i``."""
     indptr, columns, values, _, loss_matrix, n_features, _ = data
-    n_classes = loss_matrix.shape[0]
-    scores = np.zeros((1, n_classes))
-    for label in range(n_classes):
-        offset = label * n_features
-        score = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            score += values[p] * w[offset + columns[p]]
-        scores[0, label] = score
-    return scores
+    scores = np.empty((1, loss_matrix.shape[0]))
+    return class_scores_into(indptr, columns, values, i, w, n_features, scores)
 
 
 @numba.njit(cache=True)

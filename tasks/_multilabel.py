@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -10,8 +9,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle
-from structsvm._task import overrides_any
+from structsvm._compiled_oracle import CompiledOracle, csr_arrays
+from structsvm._task import ORACLE_METHODS, overrides_any
 from structsvm._utils.validation import (
     check_feature_array,
     check_flag,
@@ -19,7 +18,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from structsvm.inference import INFERENCE_METHODS, hamming_augmented_unary, infer_many
+from structsvm.inference import hamming_augmented_unary, infer_many
 from structsvm.inference._brute import labelling_count
 from structsvm.inference._graph import check_model
 from structsvm.inference._max_product import graph_schedule, loopy_options
@@ -34,7 +33,7 @@ from tasks._multilabel_oracle import (
     multilabel_loss,
     multilabel_scores,
 )
-from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask
+from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, weighted_hamming
 
 LABEL_GRAPHS = ("independent", "tree", "full")
 """The label graphs :class:`MultiLabelTask` builds itself."""
@@ -136,33 +135,14 @@ class MultiLabelTask(RelaxedOutputsTask):
         n_edges = self.n_labels - 1 if self.graph == "tree" else len(self.edges_)
         self._pairwise_at = self.n_labels * self.n_features
         self.size_joint_feature = self._pairwise_at + 4 * n_edges
+        if inference_method is None:
+            inference_method = self._default_method()
         self._set_inference(inference_method, inference_options)
 
-    def _set_inference(self, method: str | None, options: Any) -> None:
-        if method is None:
-            method = self._default_inference_method()
-        if method not in INFERENCE_METHODS:
-            raise ValueError(
-                f"inference_method must be one of {INFERENCE_METHODS} or None, got {method!r}"
-            )
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(
-                f"inference_options must be a dict of keyword arguments of infer, "
-                f"got {type(options).__name__}"
-            )
-        self.inference_method = method
-        self.inference_options = dict(options or {})
-
-    def _default_inference_method(self) -> str:
+    def _default_method(self) -> str:
         if self.graph in ("independent", "tree") or _is_forest(self.edges_, self.n_labels):
             return "max-product"
         return "brute" if self.n_labels <= BRUTE_FORCE_LABELS else "ad3"
-
-    def with_inference_method(self, method: str, **options: Any) -> MultiLabelTask:
-        """Return a copy of the task that infers with ``method`` (and ``options``, if given)."""
-        other = copy.copy(self)
-        other._set_inference(method, options or None)
-        return other
 
     def fit_graph(self, Y: Any) -> MultiLabelTask:
         """Fit the Chow–Liu tree of the labels Y, shape (n, n_labels), for ``edges="tree"``.
@@ -218,18 +198,10 @@ class MultiLabelTask(RelaxedOutputsTask):
         For a :class:`~tasks.RelaxedLabelling` the marginals of label j being on and of the
         four states of every edge take the place of the indicators.
         """
-        edges = self._edges()
-        if isinstance(y, RelaxedLabelling):
-            on = y.node_marginals[:, 1]
-            pairs = y.edge_marginals.reshape(len(edges), 4)
-        else:
-            labels = np.asarray(y, dtype=np.int64)
-            on = labels.astype(np.float64)
-            pairs = np.zeros((len(edges), 4))
-            pairs[np.arange(len(edges)), 2 * labels[edges[:, 0]] + labels[edges[:, 1]]] = 1.0
-        return np.concatenate(
-            [np.outer(on, np.asarray(x, dtype=np.float64)).ravel(), pairs.ravel()]
-        )
+        if not isinstance(y, RelaxedLabelling):
+            return self.batch_joint_feature(np.asarray(x)[None, :], [y])[0]
+        on = np.outer(y.node_marginals[:, 1], np.asarray(x, dtype=np.float64))
+        return np.concatenate([on.ravel(), y.edge_marginals.ravel()])
 
     def batch_joint_feature(self, X: Any, Y: Sequence[Any]) -> np.ndarray:
         """Return the rows φ(X[i], Y[i]), shape (n, size_joint_feature), in a few array steps."""
@@ -248,12 +220,7 @@ class MultiLabelTask(RelaxedOutputsTask):
     def loss(self, y_true: Any, y: Any) -> float:
         """Return the Hamming loss, or ``Σ_j (1 − μ_j(y_true_j))`` for a relaxed output."""
         labels = np.asarray(y_true, dtype=np.int64)
-        if isinstance(y, RelaxedLabelling):
-            return float(np.sum(1.0 - y.node_marginals[np.arange(len(labels)), labels]))
-        guess = np.asarray(y, dtype=np.int64)
-        if guess.shape != labels.shape:
-            raise ValueError(f"y has shape {guess.shape} but y_true has shape {labels.shape}")
-        return float(np.count_nonzero(guess != labels))
+        return weighted_hamming(labels, np.ones(len(labels)), y)
 
     def max_loss(self, y_true: Any) -> float:
         """Return k, the loss of getting every label wrong."""
@@ -316,28 +283,18 @@ class MultiLabelTask(RelaxedOutputsTask):
             relaxed=self.relaxed,
             **self.inference_options,
         )
-        outputs = []
-        for result in results:
-            if result.certified:
-                outputs.append(result.labels)
-            elif result.node_marginals is not None and result.edge_marginals is not None:
-                outputs.append(RelaxedLabelling(result.node_marginals, result.edge_marginals))
-            else:
-                outputs.append(RelaxedLabelling.from_labels(result.labels, edges, 2))
-        return outputs
+        return [self._oracle_output(result, edges, 2) for result in results]
 
     def compiled_oracle(self, X: Any, Y: Any) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
         Offered with ``inference_method`` ``"max-product"`` or ``"brute"`` (None with the
-        others, whose oracles stay in Python, when brute force would exceed its
-        ``max_labellings``, and for a subclass that overrides an oracle, the loss or the joint
-        feature); it decodes as the Python oracles do, ties included. Max-product on a label
-        graph with cycles is loopy: the oracle is then marked not exact
-        (``CompiledOracle.exact``), so that the passes report their gaps as uncertified.
+        others, when brute force would exceed its ``max_labellings``, and for a subclass that
+        overrides an oracle, the loss or the joint feature). Loopy max-product on a label
+        graph with cycles makes it not exact (``CompiledOracle.exact``).
         """
         if self.inference_method not in ("max-product", "brute") or overrides_any(
-            self, MultiLabelTask, _COMPILED_METHODS
+            self, MultiLabelTask, (*ORACLE_METHODS, "unary_scores", "pairwise_scores")
         ):
             return None
         edges = self._edges()
@@ -349,26 +306,19 @@ class MultiLabelTask(RelaxedOutputsTask):
             options = loopy_options(**self.inference_options)
         schedule = graph_schedule(self.n_labels, edges)
         dense = np.ascontiguousarray(X, dtype=np.float64)
-        rows = sp.csr_matrix(dense)
+        indptr, columns, values = csr_arrays(sp.csr_matrix(dense))
         data = MultiLabelOracleData(
-            indptr=rows.indptr.astype(np.int64),
-            columns=rows.indices.astype(np.int64),
-            values=rows.data.astype(np.float64),
-            dense=dense,
+            indptr,
+            columns,
+            values,
+            dense,
             truth=np.ascontiguousarray(Y, dtype=np.int64).reshape(len(dense), self.n_labels),
             edges=np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2),
-            forest=schedule.forest,
-            order=schedule.order,
-            parent=schedule.parent,
-            parent_edge=schedule.parent_edge,
-            child_is_second=schedule.child_is_second,
+            **schedule._asdict(),
             method=BRUTE if self.inference_method == "brute" else MAX_PRODUCT,
             n_features=self.n_features,
             pairwise_at=self._pairwise_at,
-            max_iter=options.max_iter,
-            damping=options.damping,
-            tol=options.tol,
-            serial=options.serial,
+            **options._asdict(),
         )
         return CompiledOracle(
             data,
@@ -380,21 +330,6 @@ class MultiLabelTask(RelaxedOutputsTask):
             batch_scores=dense_label_scores,
             exact=self.inference_method == "brute" or schedule.forest,
         )
-
-
-_COMPILED_METHODS = (
-    "argmax",
-    "loss_augmented_argmax",
-    "batch_argmax",
-    "batch_loss_augmented_argmax",
-    "unary_scores",
-    "pairwise_scores",
-    "loss",
-    "joint_feature",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-)
-"""The methods whose answers the compiled oracle stands for."""
 
 
 def _edge_array(pairs: Sequence[Any]) -> np.ndarray:

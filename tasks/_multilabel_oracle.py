@@ -15,6 +15,7 @@ import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
 from structsvm.inference._max_product import max_product_labels
+from tasks._multiclass_oracle import class_scores_into
 from tasks._threads import row_blocks_product
 
 MAX_PRODUCT, BRUTE = 0, 1
@@ -49,12 +50,8 @@ def multilabel_scores(data, i, w):
     """Return the (n_labels, 2) unary scores: 0 for a label off, ``W[j] · x_i`` for it on."""
     n_labels = data.truth.shape[1]
     scores = np.zeros((n_labels, 2))
-    for label in range(n_labels):
-        offset = label * data.n_features
-        score = 0.0
-        for p in range(data.indptr[i], data.indptr[i + 1]):
-            score += data.values[p] * w[offset + data.columns[p]]
-        scores[label, 1] = score
+    on = scores[:, 1:].T
+    class_scores_into(data.indptr, data.columns, data.values, i, w, data.n_features, on)
     return scores
 
 

@@ -1,12 +1,4 @@
-"""Multivariate performance measures as a structured task (Joachims, ICML 2005).
-
-A single example is a whole data set: the input x̄ holds n feature vectors and the output ȳ
-labels all of them at once, so that a loss such as 1 − F1, which does not split over the
-examples, becomes the loss of one structured output. A structural SVM on this task is the
-paper's SVM^Δ_multi (its optimisation problem 5). The compiled searches of the paper's
-loss-augmented oracles, Algorithm 2 over contingency tables and the O(n log n) sort-and-count
-of the ROC area, are in :mod:`tasks._multivariate_oracle`, with the task's compiled oracle.
-"""
+"""Multivariate performance measures as a structured task (Joachims, ICML 2005)."""
 
 from __future__ import annotations
 
@@ -16,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from structsvm._compiled_oracle import CompiledOracle
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     Options,
@@ -29,16 +21,17 @@ from structsvm._utils.validation import (
 )
 from tasks._multivariate_oracle import (
     TABLE_LOSSES,
-    PairOrderingOutputs,
     batch_row_scores,
-    best_table,
+    best_labelling,
     labelling_decode,
     labelling_features,
     labelling_loss,
     labelling_output,
     ordering_decode,
     ordering_features,
+    ordering_labels,
     ordering_loss,
+    ordering_output,
     pair_ordering,
     row_scores,
     table_loss,
@@ -161,7 +154,7 @@ class MultivariateTask(Task):
         w = check_weights(w, self.size_joint_feature)
         if self._ranks_pairs:
             positives, negatives = x
-            return pair_ordering(positives @ w, negatives @ w, 0.0)
+            return pair_ordering(positives @ w, negatives @ w, False)
         return np.where(x @ w > 0, 1, -1).astype(np.int8)
 
     def loss_augmented_argmax(self, x: Any, y_true: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -169,46 +162,33 @@ class MultivariateTask(Task):
         w = check_weights(w, self.size_joint_feature)
         if self._ranks_pairs:
             positives, negatives = x
-            # Swapping pair (i, j) gains 1/(PN) of loss and costs 2 (s⁺_i − s⁻_j) of score.
-            margin = 0.5 / max(len(positives) * len(negatives), 1)
-            return pair_ordering(positives @ w, negatives @ w, margin)
-        scores = x @ w
-        truth = np.asarray(y_true) > 0
-        positive_rows, negative_rows = np.flatnonzero(truth), np.flatnonzero(~truth)
-        positive_rows = positive_rows[np.argsort(-scores[positive_rows], kind="stable")]
-        negative_rows = negative_rows[np.argsort(-scores[negative_rows], kind="stable")]
-        a, b = best_table(scores[positive_rows], scores[negative_rows], self._code, self.k or 0)
-        y = np.full(len(truth), -1, dtype=np.int8)
-        y[positive_rows[:a]] = 1
-        y[negative_rows[:b]] = 1
-        return y
+            return pair_ordering(positives @ w, negatives @ w, True)
+        truth = np.asarray(y_true, dtype=np.int64)
+        return best_labelling(x @ w, truth, self._code, self.k or 0).astype(np.int8)
 
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        It decodes as :meth:`loss_augmented_argmax` and :meth:`argmax` do (Algorithm 2 or the
-        sort-and-count, the same ties), scoring the rows of all data sets at once by a blocked
-        BLAS product. A labelling's labels are its entries; a pair ordering's are its matrix's
-        entries row by row. None for a subclass that overrides an oracle, the loss or the
-        joint feature.
+        A labelling's labels are its entries; a (P, N) pair ordering's are P, N and its entries
+        row by row. None for a subclass that overrides an oracle, the loss or the joint feature.
         """
-        if overrides_any(self, MultivariateTask, _COMPILED_METHODS):
+        if overrides_any(self, MultivariateTask):
             return None
         parts = [np.vstack(x) for x in X] if self._ranks_pairs else list(X)
-        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(part) for part in parts], out=offsets[1:])
+        offsets = offsets_of([len(part) for part in parts])
         rows = np.ascontiguousarray(np.concatenate(parts), dtype=np.float64)
         if self._ranks_pairs:
             n_positives = np.array([len(positives) for positives, _ in X], dtype=np.int64)
-            functions = (ordering_decode, ordering_features, ordering_loss)
-            shapes = [(len(positives), len(negatives)) for positives, negatives in X]
             return CompiledOracle(
                 (rows, offsets, n_positives),
                 row_scores,
-                *functions,
+                ordering_decode,
+                ordering_features,
+                ordering_loss,
                 n_examples=len(X),
                 batch_scores=batch_row_scores,
-                to_output=PairOrderingOutputs(shapes),
+                to_output=ordering_output,
+                to_labels=lambda y: ordering_labels(np.asarray(y, dtype=np.int64)),
             )
         truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
         return CompiledOracle(
@@ -285,19 +265,6 @@ class MultivariateTask(Task):
             inputs.append((rows[positive], rows[~positive]))
             outputs.append(np.ones((positive.sum(), (~positive).sum()), dtype=np.int8))
         return inputs, (None if Y is None else outputs)
-
-
-_COMPILED_METHODS = (
-    "joint_feature",
-    "loss",
-    "argmax",
-    "loss_augmented_argmax",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-    "batch_loss",
-    "batch_argmax",
-    "batch_loss_augmented_argmax",
-)
 
 
 def _check_signs(y: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:

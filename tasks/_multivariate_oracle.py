@@ -1,12 +1,9 @@
-"""The compiled oracles of the multivariate task (:class:`tasks.MultivariateTask`).
+"""The multivariate task's oracles in Numba, which its Python oracles call too.
 
-The paper's loss-augmented searches (Joachims 2005): Algorithm 2 over contingency tables
-(:func:`best_table`) and the sort-and-count of the ROC area (:func:`pair_ordering`), which the
-task's Python oracles call, and the task's compiled oracle built on them
-(:meth:`tasks.MultivariateTask.compiled_oracle`). The rows of every data set are stacked, a
-ROC-area example's positives before its negatives, and its part scores are its rows' scores
-``x_j · w``, one row each. A labelling's labels are its ±1 entries; a pair ordering's are its
-(P, N) matrix's entries row by row, and :class:`PairOrderingOutputs` gives the matrix back.
+The loss-augmented searches of Joachims (2005): Algorithm 2 over contingency tables
+(:func:`best_table`) and the sort-and-count of the ROC area (:func:`pair_ordering`). In the
+compiled oracle, the rows of every data set are stacked, a ROC-area example's positives before
+its negatives, and its part scores are its rows' scores ``x_j · w``, one row each.
 
 **Data** (:meth:`tasks.MultivariateTask.compiled_oracle`), a flat tuple: the stacked rows and
 where each data set's rows start (n + 1), then for the contingency-table losses the true ±1
@@ -15,8 +12,6 @@ area the number of positives of every data set.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numba
 import numpy as np
@@ -67,12 +62,8 @@ def best_table(
     false positives scores highest when the ``a`` best positives and the ``b`` best negatives
     are labelled +1, so one pass over all (a, b) with prefix sums of the sorted scores finds
     the maximum in O(n²). Ties go to the first table in the order of increasing a, then b.
-
-    Tables that cannot beat the best so far are skipped, which leaves the answer exactly the
-    full pass's: a table's value is at most its value with Δ = 1 (every measure's loss is in
-    [0, 1], and rounded sums are monotone), which rises and falls with the negatives' prefix
-    sum (these rise while the sorted scores are positive, then fall), so for every a the
-    tables left to try have b in an interval around that sum's peak.
+    Tables whose value with Δ = 1, a bound, cannot beat the best so far are skipped: for every
+    a, the b left to try lie around the peak of the negatives' prefix sums.
     """
     n_pos, n_neg = len(positive_scores), len(negative_scores)
     pos_sums, neg_sums = _prefix_sums(positive_scores), _prefix_sums(negative_scores)
@@ -103,15 +94,17 @@ def best_table(
 
 @numba.njit(cache=True)
 def pair_ordering(
-    positive_scores: np.ndarray, negative_scores: np.ndarray, margin: float
+    positive_scores: np.ndarray, negative_scores: np.ndarray, augmented: bool
 ) -> np.ndarray:
     """Return the (P, N) ordering with −1 where a negative scores above a positive − margin.
 
-    Sorting both classes once and walking down them together counts, for every positive, the
-    negatives that beat it (the sort-and-count of Joachims 2005, Section 4.2, in O(n log n));
-    the ordering matrix is then written out, which takes one step per pair.
+    The margin is 0, or if ``augmented`` ``1 / (2PN)``: swapping pair (i, j) gains 1/(PN) of
+    loss and costs ``2 (s⁺_i − s⁻_j)`` of score. Sorting both classes once and walking down
+    them together counts, for every positive, the negatives that beat it (the sort-and-count
+    of Joachims 2005, Section 4.2, in O(n log n)); the matrix then takes one step per pair.
     """
     n_pos, n_neg = len(positive_scores), len(negative_scores)
+    margin = 0.5 / max(n_pos * n_neg, 1) if augmented else 0.0
     negative_order = np.argsort(-negative_scores, kind="mergesort")
     ordering = np.ones((n_pos, n_neg), dtype=np.int8)
     above = 0
@@ -151,20 +144,28 @@ def labelling_decode(data, i, w, scores, augmented):
     :meth:`~tasks.MultivariateTask.loss_augmented_argmax` sorts them.
     """
     offsets, truth, code, k = data[1], data[2], data[3], data[4]
-    begin = offsets[i]
-    n = offsets[i + 1] - begin
     s = scores[:, 0]
-    labels = np.full(n, -1, dtype=np.int64)
-    if not augmented:
-        for j in range(n):
-            if s[j] > 0:
-                labels[j] = 1
-        return labels
-    positive_rows = np.flatnonzero(truth[begin : begin + n] > 0)
-    negative_rows = np.flatnonzero(truth[begin : begin + n] <= 0)
-    positive_rows = positive_rows[np.argsort(-s[positive_rows], kind="mergesort")]
-    negative_rows = negative_rows[np.argsort(-s[negative_rows], kind="mergesort")]
-    a, b = best_table(s[positive_rows], s[negative_rows], code, k)
+    if augmented:
+        return best_labelling(s, truth[offsets[i] : offsets[i + 1]], code, k)
+    labels = np.full(len(s), -1, dtype=np.int64)
+    for j in range(len(s)):
+        if s[j] > 0:
+            labels[j] = 1
+    return labels
+
+
+@numba.njit(cache=True)
+def best_labelling(scores, truth, code, k):
+    """Return the ±1 labelling of the table that :func:`best_table` finds for these scores.
+
+    Each class's best-scoring rows are labelled +1 (ties in scores: the earlier row first).
+    """
+    positive_rows = np.flatnonzero(truth > 0)
+    negative_rows = np.flatnonzero(truth <= 0)
+    positive_rows = positive_rows[np.argsort(-scores[positive_rows], kind="mergesort")]
+    negative_rows = negative_rows[np.argsort(-scores[negative_rows], kind="mergesort")]
+    a, b = best_table(scores[positive_rows], scores[negative_rows], code, k)
+    labels = np.full(len(scores), -1, dtype=np.int64)
     labels[positive_rows[:a]] = 1
     labels[negative_rows[:b]] = 1
     return labels
@@ -173,12 +174,16 @@ def labelling_decode(data, i, w, scores, augmented):
 @numba.njit(cache=True)
 def labelling_features(data, i, labels):
     """Return φ = Σ_j y_j x_j over all ``n_features`` columns."""
-    rows, offsets = data[0], data[1]
-    begin = offsets[i]
+    return _weighted_rows(data[0], data[1][i], labels)
+
+
+@numba.njit(cache=True)
+def _weighted_rows(rows, begin, weights):
+    """Return ``Σ_j weights[j] rows[begin + j]`` as φ over all the columns (zeros kept)."""
     phi = np.zeros(rows.shape[1])
-    for j in range(len(labels)):
+    for j in range(len(weights)):
         for f in range(rows.shape[1]):
-            phi[f] += labels[j] * rows[begin + j, f]
+            phi[f] += weights[j] * rows[begin + j, f]
     return np.arange(rows.shape[1], dtype=np.int64), phi
 
 
@@ -207,62 +212,46 @@ def labelling_output(labels: np.ndarray) -> np.ndarray:
 @numba.njit(cache=True)
 def ordering_decode(data, i, w, scores, augmented):
     """Return the entries of the pair ordering by score (with the oracle's margin if augmented)."""
-    n_positives = data[2][i]
-    n_pairs = n_positives * (len(scores) - n_positives)
-    margin = 0.5 / max(n_pairs, 1) if augmented else 0.0
-    s = scores[:, 0]
-    ordering = pair_ordering(s[:n_positives].copy(), s[n_positives:].copy(), margin)
-    return ordering.ravel().astype(np.int64)
+    n_positives, s = data[2][i], scores[:, 0]
+    ordering = pair_ordering(s[:n_positives].copy(), s[n_positives:].copy(), augmented)
+    return ordering_labels(ordering.astype(np.int64))
+
+
+@numba.njit(cache=True)
+def ordering_labels(ordering):
+    """Return the labels of a (P, N) int64 pair ordering: P, N, then its entries row by row."""
+    labels = np.empty(2 + ordering.size, dtype=np.int64)
+    labels[0], labels[1] = ordering.shape
+    labels[2:] = ordering.ravel()
+    return labels
+
+
+def ordering_output(labels: np.ndarray) -> np.ndarray:
+    """Return the (P, N) pair ordering of its labels, an int8 array of ±1."""
+    return labels[2:].reshape(labels[0], labels[1]).astype(np.int8)
 
 
 @numba.njit(cache=True)
 def ordering_features(data, i, labels):
     """Return φ = Σ_ij y_ij (x⁺_i − x⁻_j) from the ordering's row and column sums."""
-    rows, offsets, n_positives = data[0], data[1], data[2][i]
-    begin = offsets[i]
-    n_negatives = offsets[i + 1] - begin - n_positives
+    rows, begin = data[0], data[1][i]
+    n_positives, n_negatives = labels[0], labels[1]
     weights = np.zeros(n_positives + n_negatives)
     for p in range(n_positives):
         for q in range(n_negatives):
-            sign = labels[p * n_negatives + q]
+            sign = labels[2 + p * n_negatives + q]
             weights[p] += sign
             weights[n_positives + q] -= sign
-    phi = np.zeros(rows.shape[1])
-    for j in range(len(weights)):
-        for f in range(rows.shape[1]):
-            phi[f] += weights[j] * rows[begin + j, f]
-    return np.arange(rows.shape[1], dtype=np.int64), phi
+    return _weighted_rows(rows, begin, weights)
 
 
 @numba.njit(cache=True)
 def ordering_loss(data, i, labels):
     """Return the fraction of swapped pairs, 1 − ROC area."""
-    if len(labels) == 0:
+    if len(labels) == 2:
         return 0.0
     swapped = 0
-    for sign in labels:
+    for sign in labels[2:]:
         if sign != 1:
             swapped += 1
-    return swapped / len(labels)
-
-
-class PairOrderingOutputs:
-    """Turns a pair ordering's labels back into its (P, N) matrix, found by its length.
-
-    ``to_output`` sees the labels alone; the shapes of the data sets tell the matrix's shape
-    from its number of entries, unless two data sets of as many pairs differ in shape.
-    """
-
-    def __init__(self, shapes: Sequence[tuple[int, int]]) -> None:
-        self.shapes: dict[int, tuple[int, int] | None] = {}
-        for shape in shapes:
-            size = shape[0] * shape[1]
-            self.shapes[size] = shape if self.shapes.get(size, shape) == shape else None
-
-    def __call__(self, labels: np.ndarray) -> np.ndarray:
-        shape = self.shapes[len(labels)]
-        if shape is None:
-            raise ValueError(
-                f"a pair ordering of {len(labels)} pairs has no single shape among the data sets"
-            )
-        return labels.reshape(shape).astype(np.int8)
+    return swapped / (len(labels) - 2)

@@ -1,12 +1,4 @@
-r"""Ranking by pairwise preferences as a structured task (the ranking SVM of Joachims, 2002).
-
-A query is an (m, d) array x of its documents' features and its output is how the documents
-are ordered. The training output of a query with relevance grades g is its set of preference
-pairs ``P(g) = {(i, j) : g_i > g_j}`` with each pair kept in order or swapped; the joint
-feature and the loss of such an output come from per-document counts of swapped pairs
-(:func:`~structsvm._utils.pair_counts.swap_counts`, O(m log m)) without ever listing the
-O(m²) pairs, as Joachims (2006) does for ordinal regression.
-"""
+"""Ranking by pairwise preferences as a structured task (the ranking SVM of Joachims, 2002)."""
 
 from __future__ import annotations
 
@@ -16,8 +8,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle
-from structsvm._task import Task, overrides_any
+from structsvm._compiled_oracle import CompiledOracle, csr_arrays, offsets_of
+from structsvm._task import ORACLE_METHODS, Task, overrides_any
 from structsvm._utils.pair_counts import count_pairs, pairs_below_above, swap_counts
 from structsvm._utils.validation import (
     check_examples,
@@ -66,37 +58,18 @@ class RankingTask(Task):
     and, for the loss of any output with pairs other than ``P(y)``, the pairs of ``P(y)`` it
     does not keep in order count as swapped.
 
-    **Objective.** With margin rescaling the slack of a query is
+    **Objective.** Δ and w·ψ are sums over pairs, so a query's slack is the sum of its pairs'
+    hinges ``max(0, 1 − w·(x_i − x_j))``, and a structural SVM on this task is the pairwise
+    ranking SVM of Joachims (2002): ``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` on
+    the difference vectors of all pairs of all queries.
 
-    .. math:: \xi = \max_{\bar y} \big(\Delta(y, \bar y) - w \cdot \psi(\bar y)\big)
-              = \sum_{(i, j) \in P(y)} \max\big(0,\, 1 - w \cdot (x_i - x_j)\big),
-
-    because both Δ and w·ψ are sums over pairs and each sign is chosen independently: a pair is
-    swapped exactly when that adds ``1 − w·(x_i − x_j) > 0``. A structural SVM on this task
-    (:class:`~structsvm.StructuredSVM`, any solver) therefore minimises
-
-    .. math:: \tfrac12 \|w\|^2 + C \sum_{q} \sum_{(i, j) \in P(y_q)}
-              \max\big(0,\, 1 - w \cdot (x_{qi} - x_{qj})\big),
-
-    which is the pairwise ranking SVM of Joachims (2002) with one slack per pair: the same
-    optimum as ``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` on the difference vectors
-    ``x_i − x_j`` of all pairs of all queries (labelled +1, or with some pairs negated and
-    labelled −1: the hinge is the same). The per-query slack is the sum of the per-pair slacks,
-    not their maximum, because the loss counts pairs. Joachims (2006) writes the same problem
-    with ``C / |P|`` in front of the sum; his C is this C times the total number of pairs. The
-    1-slack solver's single aggregated constraint over all queries is his 1-slack formulation.
-
-    **Oracles.** ``loss_augmented_argmax`` computes the scores ``s = x w`` (O(m d)) and returns
-    ``[y, s]``; :meth:`joint_feature` and :meth:`loss` of that output count the swapped pairs
-    per document (:func:`~structsvm._utils.pair_counts.swap_counts`, with keys
-    ``upper = s − ½`` and ``lower = s + ½`` sorted once, O(m log m)) instead of visiting the
-    O(m²) pairs. ``argmax`` returns the ordering by
-    score as ranks 0 … m−1 (m−1 for the best document; equal scores ranked by position, the
-    earlier document higher), a full ranking: it maximises ``w·φ`` over every output of the
-    query's documents, of any pair set. On a query whose grades are all distinct it is one of
-    the training outputs; with tied grades its pairs include some outside ``P(y)`` (``argmax``
-    does not see the grades), so a check of the loss-augmented oracle against it
-    (:func:`~structsvm.check_task`) is meaningful only on queries with distinct grades.
+    **Oracles.** ``loss_augmented_argmax`` returns ``[y, x w]``; φ and Δ of an output count
+    every document's swapped pairs (:func:`~structsvm._utils.pair_counts.swap_counts`,
+    O(m log m)) instead of visiting the O(m²) pairs. ``argmax`` returns the ranks by score
+    (m − 1 for the best document; equal scores ranked by position, the earlier one higher),
+    which maximise ``w·φ`` over the outputs of every pair set; it is a training output only
+    on a query with distinct grades, where alone :func:`~structsvm.check_task` can compare it
+    with the loss-augmented oracle.
 
     Parameters
     ----------
@@ -160,16 +133,12 @@ class RankingTask(Task):
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        It decodes as :meth:`loss_augmented_argmax` and :meth:`argmax` do, counting every
-        query's swapped pairs once; its labels are described in :mod:`tasks._ranking_oracle`
-        (not ``np.ravel(y)``: the outputs are float arrays). Dense queries are scored at once
-        by a blocked BLAS product. None for a subclass that overrides an oracle, the loss or
-        the joint feature.
+        Its labels are described in :mod:`tasks._ranking_oracle` (the outputs are float
+        arrays). None for a subclass that overrides an oracle, the loss or the joint feature.
         """
-        if overrides_any(self, RankingTask, _COMPILED_METHODS):
+        if overrides_any(self, RankingTask, (*ORACLE_METHODS, "_scores")):
             return None
-        documents = np.zeros(len(X) + 1, dtype=np.int64)
-        np.cumsum([x.shape[0] for x in X], out=documents[1:])
+        documents = offsets_of([x.shape[0] for x in X])
         grade_ranks, n_grades, balances = [], [], []
         for y in Y:
             levels, grade_rank = np.unique(y, return_inverse=True)
@@ -179,15 +148,9 @@ class RankingTask(Task):
             balances.append(below - above)
         dense = not any(sp.issparse(x) for x in X)
         if dense:
-            stacked = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
-            indptr = np.arange(0, stacked.size + 1, self.n_features, dtype=np.int64)
-            columns = np.tile(np.arange(self.n_features, dtype=np.int64), len(stacked))
-            values = stacked.ravel()
+            indptr, columns, values = csr_arrays(np.concatenate(X))
         else:
-            stacked = np.zeros((0, 0))
-            rows = sp.csr_matrix(sp.vstack([sp.csr_matrix(x) for x in X], format="csr"))
-            indptr, columns = rows.indptr.astype(np.int64), rows.indices.astype(np.int64)
-            values = rows.data.astype(np.float64)
+            indptr, columns, values = csr_arrays(sp.vstack([sp.csr_matrix(x) for x in X]))
         data = (
             indptr,
             columns,
@@ -198,7 +161,7 @@ class RankingTask(Task):
             np.array(n_grades, dtype=np.int64),
             np.concatenate(balances).astype(np.int64),
             self.n_features,
-            stacked,
+            values.reshape(-1, self.n_features) if dense else np.zeros((0, 0)),
         )
         return CompiledOracle(
             data,
@@ -259,20 +222,6 @@ class RankingTask(Task):
         if query.shape[0] == 0:
             raise ValueError(f"X[{k}] is an empty query: expected at least one document")
         return query
-
-
-_COMPILED_METHODS = (
-    "joint_feature",
-    "loss",
-    "argmax",
-    "loss_augmented_argmax",
-    "_scores",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-    "batch_loss",
-    "batch_argmax",
-    "batch_loss_augmented_argmax",
-)
 
 
 def _keys(

@@ -29,39 +29,25 @@ import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
 from structsvm._utils.pair_counts import _sweep_counts, pairs_below_above
+from tasks._multiclass_oracle import class_scores_into
 from tasks._threads import row_blocks_product
 
 
 @numba.njit(cache=True)
 def ranking_scores(data, i, w):
     """Return the (m, 1) document scores ``x_j · w`` of query i."""
-    indptr, columns, values, documents = data[0], data[1], data[2], data[3]
-    begin, stop = documents[i], documents[i + 1]
-    scores = np.zeros((stop - begin, 1))
-    for j in range(begin, stop):
-        score = 0.0
-        for p in range(indptr[j], indptr[j + 1]):
-            score += values[p] * w[columns[p]]
-        scores[j - begin, 0] = score
-    return scores
+    begin, scores = data[3][i], np.empty((data[3][i + 1] - data[3][i], 1))
+    return class_scores_into(data[0], data[1], data[2], begin, w, data[8], scores)
 
 
 @numba.njit(cache=True)
-def _swapped_as_upper(grade_rank, n_grades, upper, lower):
-    """Return per document its swapped pairs as the better-graded member (``swap_counts``)."""
-    keys = np.empty(2 * len(upper))
-    keys[: len(upper)] = -lower
-    keys[len(upper) :] = -upper
-    return _sweep_counts(grade_rank, n_grades, np.argsort(keys, kind="mergesort"), True)
-
-
-@numba.njit(cache=True)
-def _swapped_as_lower(grade_rank, n_grades, upper, lower):
-    """Return per document its swapped pairs as the worse-graded member (``swap_counts``)."""
-    keys = np.empty(2 * len(upper))
-    keys[: len(upper)] = upper
-    keys[len(upper) :] = lower
-    return _sweep_counts(grade_rank, n_grades, np.argsort(keys, kind="mergesort"), False)
+def _swapped(grade_rank, n_grades, upper, lower, as_upper):
+    """Return per document its swapped pairs as the better-graded member if ``as_upper``,
+    else as the worse-graded one (as :func:`~structsvm._utils.pair_counts.swap_counts`)."""
+    m = len(upper)
+    keys = np.empty(2 * m)
+    keys[:m], keys[m:] = (-lower, -upper) if as_upper else (upper, lower)
+    return _sweep_counts(grade_rank, n_grades, np.argsort(keys, kind="mergesort"), as_upper)
 
 
 @numba.njit(cache=True)
@@ -81,8 +67,8 @@ def ranking_decode(data, i, w, scores, augmented):
     twice_weights = labels[2 : m + 2]
     if augmented:
         upper, lower = s - 0.5, s + 0.5
-        as_upper = _swapped_as_upper(ranks_of_grades, n_grades[i], upper, lower)
-        as_lower = _swapped_as_lower(ranks_of_grades, n_grades[i], upper, lower)
+        as_upper = _swapped(ranks_of_grades, n_grades[i], upper, lower, True)
+        as_lower = _swapped(ranks_of_grades, n_grades[i], upper, lower, False)
         for j in range(m):
             twice_weights[j] = balance[begin + j] - 2 * as_upper[j] + 2 * as_lower[j]
         output = np.empty(2 * m)
@@ -97,7 +83,7 @@ def ranking_decode(data, i, w, scores, augmented):
         for position in range(m):
             ranks[order[position]] = m - 1 - position
         keys = ranks.astype(np.float64)
-        as_upper = _swapped_as_upper(ranks_of_grades, n_grades[i], keys, keys)
+        as_upper = _swapped(ranks_of_grades, n_grades[i], keys, keys, True)
         for j in range(m):
             twice_weights[j] = 2 * ranks[j] - (m - 1)
         labels[m + 2 : 2 * m + 2] = ranks

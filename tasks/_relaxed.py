@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
+from structsvm.inference import INFERENCE_METHODS, InferenceResult
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,13 +110,62 @@ class WeightedLabels:
     __hash__ = None  # type: ignore[assignment]
 
 
-class RelaxedOutputsTask(Task):
-    """A task whose oracles may answer with a :class:`RelaxedLabelling`.
+def weighted_hamming(labels: np.ndarray, costs: np.ndarray, y: Any) -> float:
+    """Return ``Σ_i costs[i] · (1 − μ_i(labels_i))`` of a labelling or a relaxed output y.
 
-    Relaxed outputs compare by their marginals, are told apart by a digest of them, and are
-    never certified maximisers (see :meth:`structsvm.Task.is_certified`); plain labellings are
-    compared and keyed as the base class does.
+    For a labelling ``μ_i`` is its one-hot indicator: the Hamming loss weighted by ``costs``.
     """
+    if isinstance(y, RelaxedLabelling):
+        agreement = y.node_marginals[np.arange(len(labels)), labels]
+        return float(np.sum(costs * (1.0 - agreement)))
+    guess = np.asarray(y, dtype=np.int64)
+    if guess.shape != labels.shape:
+        raise ValueError(f"y has shape {guess.shape} but y_true has shape {labels.shape}")
+    return float(np.sum(costs * (guess != labels)))
+
+
+class RelaxedOutputsTask(Task):
+    """A task whose oracles run :func:`structsvm.inference.infer` and may answer relaxed.
+
+    Its loss-augmented oracle returns a :class:`RelaxedLabelling` where inference cannot
+    certify a labelling (:meth:`_oracle_output`). Relaxed outputs compare by their marginals,
+    are told apart by a digest of them, and are never certified maximisers (see
+    :meth:`structsvm.Task.is_certified`); plain labellings are compared and keyed as the base
+    class does.
+    """
+
+    def _set_inference(self, method: str, options: Any) -> None:
+        """Check and set ``inference_method`` and ``inference_options``."""
+        if method not in INFERENCE_METHODS:
+            raise ValueError(f"inference_method must be one of {INFERENCE_METHODS}, got {method!r}")
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(
+                f"inference_options must be a dict of keyword arguments of infer, "
+                f"got {type(options).__name__}"
+            )
+        self.inference_method = method
+        self.inference_options = dict(options or {})
+
+    def with_inference_method(self, method: str, **options: Any) -> RelaxedOutputsTask:
+        """Return a copy of the task that infers with ``method`` (and ``options``, if given).
+
+        ``StructuredSVM(switch_to=...)`` calls it to continue training with a stronger oracle.
+        """
+        other = copy.copy(self)
+        other._set_inference(method, options or None)
+        return other
+
+    def _oracle_output(self, result: InferenceResult, edges: np.ndarray, n_states: int) -> Any:
+        """Return the labelling if inference certifies it, else a :class:`RelaxedLabelling`.
+
+        The relaxation's marginals where inference gives them (fractional with ``relaxed``),
+        else the one-hot marginals of its labelling.
+        """
+        if result.certified:
+            return result.labels
+        if result.node_marginals is not None and result.edge_marginals is not None:
+            return RelaxedLabelling(result.node_marginals, result.edge_marginals)
+        return RelaxedLabelling.from_labels(result.labels, edges, n_states)
 
     def outputs_equal(self, y: Any, other: Any) -> bool:
         """Tell whether two outputs are the same labelling, or the same relaxed output."""

@@ -6,7 +6,6 @@ import pytest
 import scipy.sparse as sp
 
 from structsvm import LatentStructuredSVM
-from structsvm._compiled_oracle import labels_of
 from tasks import LatentChainTask, LatentMulticlassTask
 from tests.tasks.compiled_checks import (
     assert_same_one_slack_fit,
@@ -87,20 +86,20 @@ def test_the_decoded_outputs_reach_the_enumerated_maxima(kind):
 
 
 @pytest.mark.parametrize("kind", PROBLEMS)
-def test_features_and_loss_are_the_tasks_and_a_pairs_labels_are_its_ravel(kind):
+def test_features_and_loss_are_the_tasks_and_an_outputs_labels_go_both_ways(kind):
     task, X, Y, w = PROBLEMS[kind](2)
     oracle = task.compiled_oracle(X, Y)
     for i, y in enumerate(Y):
         for augmented in (True, False):
             output, labels = compiled_output(oracle, i, w, augmented)
-            np.testing.assert_array_equal(labels, labels_of(output))
+            np.testing.assert_array_equal(labels, oracle.labels(output))
             np.testing.assert_allclose(
                 compiled_features(oracle, i, labels, task.size_joint_feature),
                 task.joint_feature(X[i], output),
                 atol=1e-12,
             )
             assert compiled_loss(oracle, i, labels) == task.loss(y, output)
-        truth = labels_of(y)
+        truth = oracle.labels(y)
         np.testing.assert_allclose(
             compiled_features(oracle, i, truth, task.size_joint_feature),
             task.joint_feature(X[i], y),
