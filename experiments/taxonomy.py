@@ -15,7 +15,8 @@ With 4, 20 and all training posts per group (the small sizes drawn several times
 classifiers:
 
 * :class:`structsvm.TaxonomySVM` with flat features (one weight row per group) or taxonomy
-  features (one per node of the tree, a group's score the sum over its ancestors), each
+  features (one per node of the tree, a group's score the sum over its ancestors; with
+  ``--taxonomy-features normalized`` the nodes weighted to sum to 1 along every path), each
   trained with the 0/1 loss or the tree loss (the number of edges between two groups), the
   loss normalised to a mean of 1 (``normalize_loss``) so that C means the same under both,
   with margin rescaling, and the taxonomy model with the tree loss also with slack rescaling
@@ -165,7 +166,7 @@ def make_model(name: str, args: argparse.Namespace):
     features, loss, *rescaling = name.split()
     return TaxonomySVM(
         C=args.C,
-        features="leaf" if features == "flat" else "path",
+        features="leaf" if features == "flat" else args.taxonomy_features,
         loss=LOSSES[loss],
         normalize_loss=True,
         rescaling=rescaling[0] if rescaling else "margin",
@@ -271,6 +272,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--max-features", type=int, default=20000, help="the most frequent terms kept"
+    )
+    parser.add_argument(
+        "--taxonomy-features",
+        choices=("path", "normalized"),
+        default="path",
+        help="the feature map of the taxonomy models (see tasks.TaxonomyTask)",
     )
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--tol", type=float, default=1e-3)

@@ -5,7 +5,7 @@ import tarfile
 
 import numpy as np
 
-from experiments.taxonomy import MODELS, main, post_body, standard_error
+from experiments.taxonomy import MODELS, main, make_model, parse_args, post_body, standard_error
 
 GROUPS = {
     "comp.sys.mac": "apple powerbook monitor",
@@ -52,3 +52,10 @@ def test_a_post_loses_its_headers_but_keeps_its_subject():
     assert (
         post_body("From: a\nSubject: engines\nLines: 2\n\nbody text\n") == " engines\nbody text\n"
     )
+
+
+def test_the_taxonomy_models_take_the_feature_map_asked_for():
+    args = parse_args(["--taxonomy-features", "normalized"])
+    assert make_model("taxonomy tree slack", args).features == "normalized"
+    assert make_model("flat 0/1", args).features == "leaf"
+    assert make_model("taxonomy 0/1", parse_args([])).features == "path"
