@@ -31,7 +31,7 @@ from tasks._taxonomy_oracle import (
 )
 
 LOSSES = ("zero_one", "tree", "lca")
-FEATURES = ("path", "leaf")
+FEATURES = ("path", "normalized", "leaf")
 
 
 class Taxonomy(NamedTuple):
@@ -89,8 +89,11 @@ class TaxonomyTask(Task):
     node order (``leaves[y]`` is its node). With ``features="path"`` the joint feature map puts
     ``λ(depth(v)) x`` into the block of every node v on the path from the root to y, so that
     ``w.reshape(n_nodes, n_features)`` holds one row per node and the score of y is the sum of
-    its ancestors' scores (Cai & Hofmann 2004); ``features="leaf"`` keeps only y's own block,
-    ``w.reshape(n_leaves, n_features)``: the flat Crammer–Singer map.
+    its ancestors' scores (Cai & Hofmann 2004); ``features="normalized"`` puts ``√α(v) x``
+    there instead, with node weights α that sum to 1 along every path (Choi, Sasaki & Srebro
+    2016), so that every class's ``‖φ(x, y)‖`` is ``‖x‖``, as under the flat map, whatever its
+    depth; ``features="leaf"`` keeps only y's own block, ``w.reshape(n_leaves, n_features)``:
+    the flat Crammer–Singer map.
 
     Parameters
     ----------
@@ -101,7 +104,13 @@ class TaxonomyTask(Task):
     loss : {"zero_one", "tree", "lca"}, default="tree"
         0/1; the number of edges between the two leaves in the tree; or the height of their
         lowest common ancestor (its longest way down to a leaf), 0 for equal leaves.
-    features : {"path", "leaf"}, default="path"
+    features : {"path", "normalized", "leaf"}, default="path"
+        With ``"normalized"`` the root, shared by every class, has no block weight (α = 0);
+        every other node v takes ``α(v) = (1 − A) / (b(v) + 1)``, A the weight of its
+        ancestors and b(v) the most branching nodes (of two children or more) on a way down
+        from v: an equal share of what is left for each level of branching below, a leaf all
+        that is left. A chain of nodes with one child each weighs as one node: its top takes
+        the share, the others none (their blocks are left off).
     level_weights : array of shape (depth + 1,), optional
         λ of every depth, the root's first (all ones by default); read with ``features="path"``.
     normalize_loss : bool, default=False
@@ -117,6 +126,8 @@ class TaxonomyTask(Task):
     ----------
     L. Cai and T. Hofmann, "Hierarchical document categorization with support vector
     machines", CIKM 2004.
+
+    H. Choi, Y. Sasaki and N. Srebro, "Normalized hierarchical SVM", arXiv:1508.02479, 2016.
     """
 
     def __init__(
@@ -155,13 +166,15 @@ class TaxonomyTask(Task):
         self.loss_matrix = self._loss_matrix(loss)
         if self.normalize_loss:
             self.loss_matrix /= self.loss_matrix.sum() / (self.n_leaves * (self.n_leaves - 1))
-        if features == "path":
+        if features != "leaf":
             self.n_blocks = n_nodes
+            if features == "path":
+                node_coefficients = self.level_weights[self.depths]
+            else:
+                node_coefficients = np.sqrt(_path_shares(self.parents, self.depths))
             # Nodes of weight 0 add nothing: their blocks are left off the paths.
-            blocks = [
-                np.sort(path[self.level_weights[self.depths[path]] != 0]) for path in self.paths
-            ]
-            coefficients = [self.level_weights[self.depths[path]] for path in blocks]
+            blocks = [np.sort(path[node_coefficients[path] != 0]) for path in self.paths]
+            coefficients = [node_coefficients[path] for path in blocks]
         else:
             self.n_blocks = self.n_leaves
             blocks = [np.array([k]) for k in range(self.n_leaves)]
@@ -433,6 +446,30 @@ def _heights(parents: np.ndarray, depths: np.ndarray) -> np.ndarray:
         if parents[node] >= 0:
             heights[parents[node]] = max(heights[parents[node]], heights[node] + 1)
     return heights
+
+
+def _path_shares(parents: np.ndarray, depths: np.ndarray) -> np.ndarray:
+    """Return every node's weight α, 0 for the root, summing to 1 along every root-leaf path.
+
+    A node takes an equal share of what its ancestors left for each branching node on its
+    longest way down, ``(1 − A) / (branchings + 1)``; a node with one child counts as that
+    child, so the top of a chain takes the chain's share and the nodes under it none.
+    """
+    children = np.bincount(parents[parents >= 0], minlength=len(parents))
+    branchings = np.zeros(len(parents), dtype=np.int64)  # branching nodes below, at most
+    for node in np.argsort(-depths, kind="stable"):
+        parent = parents[node]
+        if parent >= 0:
+            below = branchings[node] + (children[parent] > 1)
+            branchings[parent] = max(branchings[parent], below)
+    shares = np.zeros(len(parents))
+    above = np.zeros(len(parents))  # the weight of every node's ancestors and itself
+    for node in np.argsort(depths, kind="stable"):
+        parent = parents[node]
+        if parent >= 0:
+            shares[node] = (1.0 - above[parent]) / (branchings[node] + 1)
+            above[node] = above[parent] + shares[node]
+    return shares
 
 
 def _path(parents: np.ndarray, leaf: int) -> np.ndarray:

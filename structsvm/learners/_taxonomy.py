@@ -41,8 +41,10 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
     loss : {"tree", "zero_one", "lca"}, default="tree"
         As :class:`tasks.TaxonomyTask`'s: the tree distance, 0/1, or the height of the lowest
         common ancestor.
-    features : {"path", "leaf"}, default="path"
-        The taxonomy's features, or flat ones (one weight row per class).
+    features : {"path", "normalized", "leaf"}, default="path"
+        The taxonomy's features; the same with node weights that sum to 1 along every path,
+        so that no class weighs more for being deeper (Choi, Sasaki & Srebro 2016); or flat
+        ones (one weight row per class).
     level_weights : array of shape (depth + 1,), optional
         The weight of every depth's blocks, the root's first (ones by default).
     normalize_loss : bool, default=False
@@ -78,7 +80,7 @@ class TaxonomySVM(ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[ParameterConstraints] = {
         **flat_parameter_constraints(),
         "loss": [Options("tree", "zero_one", "lca")],
-        "features": [Options("path", "leaf")],
+        "features": [Options("path", "normalized", "leaf")],
         "level_weights": [ArrayLikes(), None],
         "normalize_loss": [BOOLEAN],
         "rescaling": [Options("margin", "slack")],

@@ -5,7 +5,7 @@ import tarfile
 
 import numpy as np
 
-from experiments.taxonomy import MODELS, main, post_body
+from experiments.taxonomy import MODELS, main, make_model, parse_args, post_body, standard_error
 
 GROUPS = {
     "comp.sys.mac": "apple powerbook monitor",
@@ -37,9 +37,25 @@ def test_the_experiment_scores_every_model_on_dev_posts(tmp_path):
     ]
     assert all(0.0 <= row["accuracy"] <= 1.0 and row["tree loss"] >= 0.0 for row in rows)
     assert rows[0]["draws"] == 2 and rows[-1]["draws"] == 1
+    reference = [row for row in rows if row["model"] == MODELS[0]]
+    assert all(row["Δ acc"] == 0.0 and row["Δ loss"] == 0.0 for row in reference)
+    assert np.isnan(rows[-1]["± acc"]) and rows[0]["± acc"] >= 0.0
+
+
+def test_the_standard_error_is_the_spread_of_the_mean():
+    values = np.array([1.0, 2.0, 3.0, 6.0])
+    assert np.isclose(standard_error(values), np.std(values, ddof=1) / 2.0)
+    assert np.isnan(standard_error(np.array([1.0])))
 
 
 def test_a_post_loses_its_headers_but_keeps_its_subject():
     assert (
         post_body("From: a\nSubject: engines\nLines: 2\n\nbody text\n") == " engines\nbody text\n"
     )
+
+
+def test_the_taxonomy_models_take_the_feature_map_asked_for():
+    args = parse_args(["--taxonomy-features", "normalized"])
+    assert make_model("taxonomy tree slack", args).features == "normalized"
+    assert make_model("flat 0/1", args).features == "leaf"
+    assert make_model("taxonomy 0/1", parse_args([])).features == "path"

@@ -27,6 +27,12 @@ def test_path_labels_are_predicted_back(blobs):
     assert model.loss_matrix_[0].tolist() == [0, 3, 3, 4, 4, 4]  # from comp/graphics
 
 
+def test_normalized_features_reach_the_task(blobs):
+    X, y = blobs
+    model = TaxonomySVM(features="normalized").fit(X, PATHS[y])
+    assert model.task_.features == "normalized" and model.score(X, PATHS[y]) > 0.9
+
+
 def test_sparse_inputs_give_the_same_model(blobs):
     X, y = blobs
     dense = TaxonomySVM(loss="zero_one", features="leaf").fit(X, PATHS[y])

@@ -85,7 +85,7 @@ def test_flat_features_are_one_block_per_leaf(taxonomy):
 
 
 @pytest.mark.parametrize("loss", ["zero_one", "tree", "lca"])
-@pytest.mark.parametrize("features", ["path", "leaf"])
+@pytest.mark.parametrize("features", ["path", "normalized", "leaf"])
 def test_the_oracles_find_the_best_leaf_by_enumeration(taxonomy, loss, features):
     rng = np.random.default_rng(0)
     task = TaxonomyTask(taxonomy.parents, 4, loss=loss, features=features)
@@ -108,14 +108,14 @@ def inputs(request):
 
 
 @pytest.mark.parametrize("loss", ["zero_one", "tree", "lca"])
-@pytest.mark.parametrize("features", ["path", "leaf"])
+@pytest.mark.parametrize("features", ["path", "normalized", "leaf"])
 def test_check_task_passes(taxonomy, inputs, loss, features):
     task = TaxonomyTask(taxonomy.parents, 5, loss=loss, features=features)
     X, Y = task.check_data(*inputs)
     assert check_task(task, X, Y).ok
 
 
-@pytest.mark.parametrize("features", ["path", "leaf"])
+@pytest.mark.parametrize("features", ["path", "normalized", "leaf"])
 def test_the_compiled_oracle_answers_as_the_python_methods(taxonomy, inputs, features):
     task = TaxonomyTask(taxonomy.parents, 5, features=features, level_weights=[0, 1, 2, 1])
     X, Y = task.check_data(*inputs)
@@ -134,6 +134,46 @@ def test_the_compiled_oracle_answers_as_the_python_methods(taxonomy, inputs, fea
             np.testing.assert_array_equal(indices, expected_indices)
             np.testing.assert_allclose(values, expected_values, rtol=0, atol=1e-15)
             assert loss(oracle.data, i, violating) == task.loss(Y[i], violating[0])
+
+
+def test_normalized_paths_weigh_one_and_share_the_ancestors_blocks(taxonomy):
+    task = TaxonomyTask(taxonomy.parents, 2, features="normalized")
+    x = np.array([3.0, -4.0])
+    for leaf in range(task.n_leaves):
+        phi = task.joint_feature(x, leaf).reshape(-1, 2)
+        assert np.linalg.norm(phi) == pytest.approx(5.0)
+        assert np.all(phi[0] == 0.0)  # the root, shared by every class, has no block
+        on_path = np.flatnonzero(np.any(phi != 0.0, axis=1))
+        assert set(on_path) <= set(task.paths[leaf])
+    mac, ibm = (
+        int(np.searchsorted(task.leaves, taxonomy.names.index(name)))
+        for name in ("comp/sys/mac", "comp/sys/ibm")
+    )
+    shared = [taxonomy.names.index(name) for name in ("comp", "comp/sys")]
+    assert np.all(task.embedding[shared, ibm] > 0.0)
+    np.testing.assert_array_equal(task.embedding[shared, ibm], task.embedding[shared, mac])
+
+
+def test_normalized_features_of_a_star_are_the_flat_ones():
+    star = taxonomy_from_paths(["a", "b", "c"])
+    normalized = TaxonomyTask(star.parents, 2, features="normalized")
+    flat = TaxonomyTask(star.parents, 2, features="leaf")
+    x = np.array([1.0, 2.0])
+    for leaf in range(3):
+        np.testing.assert_allclose(
+            normalized.joint_feature(x, leaf)[2:], flat.joint_feature(x, leaf)
+        )
+
+
+def test_a_chain_of_only_children_weighs_as_one_node():
+    chained = taxonomy_from_paths(["a/b/c", "a/d", "e/f/g"])
+    task = TaxonomyTask(chained.parents, 1, features="normalized")
+    shares = task.embedding**2
+    top, below = chained.names.index("e"), [chained.names.index(n) for n in ("e/f", "e/f/g")]
+    assert shares[top, 2] == pytest.approx(1.0) and np.all(shares[below] == 0.0)
+    assert shares[chained.names.index("a"), 0] == pytest.approx(0.5)
+    assert shares[chained.names.index("a/b"), 0] == pytest.approx(0.5)
+    assert shares[chained.names.index("a/d"), 1] == pytest.approx(0.5)
 
 
 def test_level_weights_of_zero_leave_their_blocks_out(taxonomy):
