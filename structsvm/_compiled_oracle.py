@@ -178,8 +178,7 @@ class CompiledOracle(NamedTuple):
         the task's own ``batch_joint_feature`` makes.
         """
         rows = [self.features(self.data, i, self.labels(y)) for i, y in enumerate(Y)]
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(indices) for indices, _ in rows], out=indptr[1:])
+        indptr = offsets_of([len(indices) for indices, _ in rows])
         if not rows:
             return scipy.sparse.csr_matrix((0, size))
         indices = np.concatenate([indices for indices, _ in rows])

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from structsvm._compiled_oracle import CompiledOracle
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
@@ -403,9 +403,7 @@ class ChainTask(Task):
                     f"Y[{k}] has {len(y)} labels but X[{k}] has {x.shape[0]} positions"
                 )
         if self._constrained:
-            offsets = np.zeros(len(Y) + 1, dtype=np.int64)
-            np.cumsum([len(y) for y in Y], out=offsets[1:])
-            violation = self._violation(np.concatenate(Y), offsets)
+            violation = self._violation(np.concatenate(Y), offsets_of([len(y) for y in Y]))
             if violation is not None:
                 k, how = violation
                 raise ValueError(
@@ -769,8 +767,7 @@ def _concatenate(
     )
     if np.any(lengths == 0):
         raise _empty_sequence(f"X[{int(np.argmin(lengths))}]")
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    offsets = offsets_of(lengths)
     if len(X) == 1:
         x = X[0]
         if scipy.sparse.issparse(x):

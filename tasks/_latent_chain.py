@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from structsvm._compiled_oracle import CompiledOracle
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
 from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_feature_array, check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
@@ -218,9 +218,8 @@ class LatentChainTask(LatentTask):
 
 def _stacked(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Return the positions of all sequences as one float64 array, and where each starts."""
-    offsets = np.zeros(len(X) + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in X], out=offsets[1:])
-    return np.ascontiguousarray(np.concatenate(X), dtype=np.float64), offsets
+    positions = np.ascontiguousarray(np.concatenate(X), dtype=np.float64)
+    return positions, offsets_of([len(x) for x in X])
 
 
 _COMPILED_METHODS = (

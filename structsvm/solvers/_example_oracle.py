@@ -16,7 +16,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from structsvm._compiled_oracle import CompiledOracle
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
 
 #: The table arguments of a pass without a score table.
 NO_TABLE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
@@ -25,9 +25,7 @@ NO_TABLE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))
 def stacked_labels(oracle: CompiledOracle, Y: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Return the labels of the outputs Y end to end, and the offsets (n + 1,) of each one's."""
     labels = [oracle.labels(y) for y in Y]
-    offsets = np.zeros(len(labels) + 1, dtype=np.int64)
-    np.cumsum([len(part) for part in labels], out=offsets[1:])
-    return np.concatenate(labels), offsets
+    return np.concatenate(labels), offsets_of([len(part) for part in labels])
 
 
 @numba.njit(cache=True)

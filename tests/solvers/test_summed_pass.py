@@ -130,7 +130,9 @@ def test_scores_that_overflow_are_refused_as_by_the_generic_pass():
 
 @pytest.mark.parametrize("slack_norm", [1, 2])
 @pytest.mark.parametrize("kind", ["chain", "multiclass"])
-def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(kind, slack_norm):
+def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(
+    kind, slack_norm, monkeypatch
+):
     if kind == "chain":
         options = "second order, start, end and bias"
         task, X, Y = summed_chain_problem(options, False, 150, lengths=(2, 8))
@@ -138,12 +140,23 @@ def test_1_slack_takes_the_generic_iterates_and_the_same_on_two_threads(kind, sl
     else:
         task, X, Y = summed_multiclass_problem(False, 300)
         generic_task = GenericMulticlass(4, 5, loss_matrix=task.loss_matrix)
+    compiled_passes = []
+    compiled_pass = CompiledSummedPasses.oracle_pass
+
+    def counted_pass(self, w):
+        compiled_passes.append(w)
+        return compiled_pass(self, w)
+
+    monkeypatch.setattr(CompiledSummedPasses, "oracle_pass", counted_pass)
     runs = {}
     for name, used, n_jobs in [("compiled", task, 1), ("generic", generic_task, 1),
                                ("threads", task, 2)]:
+        compiled_passes.clear()
         *_, state = one_slack(used, X, Y, 0.1, tol=1e-4, slack_norm=slack_norm, n_jobs=n_jobs)
         assert state.converged
         assert isinstance(state.dual_state.oracle, PassSummary)
+        # The compiled pass runs for the task that offers it, never for the generic one.
+        assert bool(compiled_passes) == (used is task)
         runs[name] = state
     assert len(runs["compiled"].history) == len(runs["generic"].history)
     scale = np.abs(runs["generic"].w).max()
