@@ -1,12 +1,10 @@
-"""A training set kept on the workers of a Dask cluster for the whole of a fit.
+"""Where the oracle passes of a fit run: a Dask cluster, compiled threads or joblib workers.
 
-Inside ``joblib.parallel_backend("dask")``, with a ``dask.distributed.Client`` connected, a
-solver whose ``n_jobs`` is not 1 scatters the training set once per fit, one contiguous shard
-of examples (with the task) per worker slot, and every oracle pass then sends each shard only
-``w``. A worker makes the pass over its shard, the true joint features computed there once, and
-sends back every example's results (:class:`ShardOutputs`, n-slack and BCFW's gap evaluation)
-or only their sums (:class:`~structsvm.solvers._oracle.PassSummary`, 1-slack). The shards, and
-the tasks of an interrupted pass, are released when the fit ends, however it ends.
+Inside ``joblib.parallel_backend("dask")`` with a connected ``dask.distributed.Client``, a solver
+whose ``n_jobs`` is not 1 scatters the training set once per fit, one shard of consecutive
+examples per worker slot; each pass then sends only ``w``, and gets back every example's results
+(:class:`ShardOutputs`) or only their sums (1-slack). The shards, and the tasks of an interrupted
+pass, are released when the fit ends, however it ends.
 """
 
 from __future__ import annotations
@@ -22,16 +20,9 @@ from joblib import effective_n_jobs
 
 from structsvm._task import Task
 from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
-from structsvm.solvers._cutting_plane import (
-    ConstraintSource,
-    DualOptimiser,
-    Formulation,
-    TaskConstraints,
-    cutting_plane,
-)
+from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
 from structsvm.solvers._example_pass import CompiledExamplePasses
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary
-from structsvm.solvers._state import SolverState
 from structsvm.solvers._summed_pass import CompiledSummedPasses
 
 
@@ -47,11 +38,7 @@ class ShardOutputs:
 
 
 def shard_pass(shard: TaskConstraints, w: np.ndarray) -> PassSummary | ShardOutputs:
-    """Make the oracle pass over a shard at ``w`` (on the worker holding it).
-
-    Returns its :class:`~structsvm.solvers._oracle.PassSummary` if the shard is ``summed``, its
-    :class:`ShardOutputs` otherwise.
-    """
+    """Make the oracle pass over a shard at ``w`` (on the worker holding it)."""
     oracle = shard.oracle_pass(w)
     if isinstance(oracle, PassSummary):
         return oracle
@@ -61,14 +48,11 @@ def shard_pass(shard: TaskConstraints, w: np.ndarray) -> PassSummary | ShardOutp
 
 
 class ClusterConstraints(TaskConstraints):
-    """A task's training set held in shards by the workers of a Dask cluster.
+    """A task's training set held in shards by the workers of a Dask ``client``.
 
-    A context manager: entering scatters the shards, leaving releases them. ``client`` is the
-    ``dask.distributed.Client``; the other parameters are
-    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'. Each shard is the
-    training set of consecutive examples, one per worker slot that ``n_jobs`` asks for
-    (``effective_n_jobs``), at most one per example; a worker computes its shard's true joint
-    features, this process only those a per-example pass needs.
+    A context manager: entering scatters the shards, leaving releases them. The other
+    parameters are :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'; a worker
+    computes its shard's true joint features, this process only those a per-example pass needs.
     """
 
     def __init__(self, client: Any, *args: Any, **kwargs: Any) -> None:
@@ -132,50 +116,20 @@ def training_set(
     """Hold the training set where the oracle passes of a fit will run, for the block.
 
     The parameters are :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'. On a Dask
-    cluster (joblib's "dask" backend and ``n_jobs`` not 1): a :class:`ClusterConstraints`.
-    Otherwise, for margin rescaling and a task with a compiled oracle, its compiled passes on
-    ``n_jobs`` threads (:class:`~structsvm.solvers._summed_pass.CompiledSummedPasses` if
-    ``summed``, else :class:`~structsvm.solvers._example_pass.CompiledExamplePasses`); else a
-    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`.
+    cluster (joblib's "dask" backend and ``n_jobs`` not 1): a :class:`ClusterConstraints`; for
+    margin rescaling on a task with a compiled oracle, its compiled passes on ``n_jobs`` threads;
+    else a :class:`~structsvm.solvers._cutting_plane.TaskConstraints`.
     """
+    options = dict(n_jobs=n_jobs, true_features=true_features)
     client = dask_client(n_jobs)
     if client is not None:
         with ClusterConstraints(
-            client, task, X, Y, n_jobs=n_jobs, true_features=true_features,
-            rescaling=rescaling, summed=summed,
+            client, task, X, Y, rescaling=rescaling, summed=summed, **options
         ) as source:
             yield source
         return
     passes = CompiledSummedPasses if summed else CompiledExamplePasses
-    source = (
-        passes.prepare(task, X, Y, n_jobs=n_jobs, true_features=true_features)
-        if rescaling == "margin"
-        else None
-    )
-    yield source if source is not None else TaskConstraints(
-        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling,
-        summed=summed,
-    )
-
-
-def task_cutting_plane(
-    task: Task,
-    X: Sequence[Any],
-    Y: Sequence[Any],
-    C: float,
-    formulation: Formulation,
-    optimiser: DualOptimiser,
-    *,
-    n_jobs: int | None,
-    true_features: FeatureMatrix | None,
-    rescaling: str,
-    summed: bool,
-    **loop: Any,
-) -> Iterator[SolverState]:
-    """Run :func:`~structsvm.solvers._cutting_plane.cutting_plane` (with the options ``loop``)
-    on the training set that :func:`training_set` holds for the run."""
-    with training_set(
-        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling,
-        summed=summed,
-    ) as source:
-        yield from cutting_plane(source, C, formulation, optimiser, **loop)
+    source = passes.prepare(task, X, Y, **options) if rescaling == "margin" else None
+    if source is None:
+        source = TaskConstraints(task, X, Y, rescaling=rescaling, summed=summed, **options)
+    yield source

@@ -1,11 +1,7 @@
 """The n-slack cutting-plane structural SVM (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005).
 
-One slack ξ_i and one working set per training example; the dual QP over all working sets is
-``max Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` subject to ``α >= 0`` and ``Σ_{k ∈ S_i} α_k <= C`` (L1
-slacks; for L2 slacks see :mod:`structsvm.solvers._objective`). It is improved by sub-QPs over
-blocks of examples (:mod:`structsvm.solvers._decomposition`), so no QP grows with the number of
-examples. Under slack rescaling ψ_k is the constraint vector Δ_k ψ_i(ȳ) (see
-:mod:`structsvm.solvers._oracle`).
+One slack ξ_i per example, the dual constrained by ``Σ_{k ∈ S_i} α_k <= C`` (L1 slacks), improved
+by sub-QPs over blocks of examples (:mod:`structsvm.solvers._decomposition`).
 """
 
 from __future__ import annotations
@@ -16,13 +12,8 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.solvers._cluster import task_cutting_plane
-from structsvm.solvers._cutting_plane import (
-    FullQP,
-    NewConstraints,
-    OracleResult,
-    cutting_plane,
-)
+from structsvm.solvers._cluster import training_set
+from structsvm.solvers._cutting_plane import FullQP, NewConstraints, OracleResult, cutting_plane
 from structsvm.solvers._decomposition import BlockDecomposition
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._joint_kernel import JointKernelProblem
@@ -112,12 +103,14 @@ def n_slack(
         a later run can continue from).
     """
     check_objective_options(rescaling, slack_norm)
-    yield from task_cutting_plane(
-        task, X, Y, C, PerExampleConstraints(),
-        BlockDecomposition(max_block_constraints, penalty=SlackPenalty(slack_norm)),
-        n_jobs=n_jobs, true_features=true_features, rescaling=rescaling, summed=False,
-        tol=tol, max_iter=max_iter, inactive_window=inactive_window, initial_state=initial_state,
-    )
+    optimiser = BlockDecomposition(max_block_constraints, SlackPenalty(slack_norm))
+    with training_set(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
+    ) as source:
+        yield from cutting_plane(
+            source, C, PerExampleConstraints(), optimiser, tol=tol, max_iter=max_iter,
+            inactive_window=inactive_window, initial_state=initial_state,
+        )
 
 
 def joint_kernel_n_slack(
@@ -153,12 +146,6 @@ def joint_kernel_n_slack(
         :class:`~structsvm.solvers._joint_kernel.JointKernelWeights` expansion.
     """
     yield from cutting_plane(
-        problem,
-        C,
-        PerExampleConstraints(),
-        FullQP(warm_start=False, tol=qp_tol),
-        tol=tol,
-        max_iter=max_iter,
-        inactive_window=inactive_window,
-        initial_state=initial_state,
+        problem, C, PerExampleConstraints(), FullQP(warm_start=False, tol=qp_tol), tol=tol,
+        max_iter=max_iter, inactive_window=inactive_window, initial_state=initial_state,
     )

@@ -1,10 +1,8 @@
 """The 1-slack cutting-plane structural SVM (Joachims, Finley & Yu, Machine Learning 2009).
 
-A single slack ξ shared by aggregated constraints ``w · Σ_i v_i(ȳ_i) >= Σ_i Δ(y_i, ȳ_i) − ξ``
-(``v_i`` as in :mod:`structsvm.solvers._oracle`), one added per iteration from the most violated
-output of every example; the dual has one simplex, ``α >= 0, Σ_k α_k <= C``. With L1 slacks the
-optimum is n-slack's (ξ = Σ_i ξ_i); with L2 slacks the objective squares the summed slack, which
-is not n-slack's L2 objective.
+One slack ξ shared by aggregated constraints ``w · Σ_i v_i(ȳ_i) >= Σ_i Δ(y_i, ȳ_i) − ξ``, one
+added per iteration. With L1 slacks the optimum is n-slack's; with L2 slacks the summed slack is
+squared, which is not n-slack's L2 objective.
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from structsvm._task import Task
-from structsvm.solvers._cluster import task_cutting_plane
-from structsvm.solvers._cutting_plane import FullQP, NewConstraints
+from structsvm.solvers._cluster import training_set
+from structsvm.solvers._cutting_plane import FullQP, NewConstraints, cutting_plane
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._objective import SlackPenalty, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix, PassSummary
@@ -27,9 +25,7 @@ from structsvm.solvers._working_set import WorkingSet
 class AggregatedConstraint:
     """Add the sum of every example's most violated constraint, if it is violated.
 
-    A constraint already in the working set is never violated by more than the working set
-    allows, so the violation test alone keeps repeats out; constraints are keyed by the order
-    in which they were added.
+    The violation test alone keeps repeats out; constraints are keyed by their order of adding.
     """
 
     def __init__(self) -> None:
@@ -70,24 +66,18 @@ def one_slack(
 ) -> Iterator[SolverState]:
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
-    Parameters are those of :func:`structsvm.solvers._n_slack.n_slack`; by default more
-    iterations are allowed (each adds one constraint) and constraints stay longer.
-    ``smoothing`` μ places the oracle call at ``w_best + μ (w_ws − w_best)`` (see
-    :func:`~structsvm.solvers._cutting_plane.cutting_plane`; 1 calls it at ``w_ws``, as
-    Joachims, Finley & Yu). ``slack_norm=2`` minimises ``½‖w‖² + (C/2) ξ²`` with the one slack
-    ``ξ = Σ_i ξ_i(w)``.
-
-    Yields
-    ------
-    SolverState
-        The state after each iteration (weights, working set, history, and the dual state
-        a later run can continue from).
+    Parameters and yields are those of :func:`structsvm.solvers._n_slack.n_slack`, with more
+    iterations and longer-kept constraints by default. ``smoothing`` μ places the oracle call at
+    ``w_best + μ (w_ws − w_best)`` (1: at ``w_ws``, as Joachims, Finley & Yu; see
+    :func:`~structsvm.solvers._cutting_plane.cutting_plane`). ``slack_norm=2`` minimises
+    ``½‖w‖² + (C/2) ξ²`` with ``ξ = Σ_i ξ_i(w)``.
     """
     check_objective_options(rescaling, slack_norm)
-    yield from task_cutting_plane(
-        task, X, Y, C, AggregatedConstraint(),
-        FullQP(warm_start=True, penalty=SlackPenalty(slack_norm)),
-        n_jobs=n_jobs, true_features=true_features, rescaling=rescaling, summed=True,
-        tol=tol, max_iter=max_iter, inactive_window=inactive_window, smoothing=smoothing,
-        initial_state=initial_state,
-    )
+    optimiser = FullQP(warm_start=True, penalty=SlackPenalty(slack_norm))
+    with training_set(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling, summed=True
+    ) as source:
+        yield from cutting_plane(
+            source, C, AggregatedConstraint(), optimiser, tol=tol, max_iter=max_iter,
+            inactive_window=inactive_window, smoothing=smoothing, initial_state=initial_state,
+        )
