@@ -1,22 +1,16 @@
 """The cutting-plane loop shared by the n-slack and 1-slack structural SVM solvers.
 
-Each iteration (Tsochantaridis et al., JMLR 2005; Joachims, Finley & Yu, MLJ 2009):
-
-1. call the loss-augmented oracle on every example at the current ``w``; this gives the exact
-   primal objective ``P(w)`` and the most violated constraints;
-2. stop if the duality gap ``P(w) − D(α)`` is at most ``tol · P(w)``;
-3. add the constraints that are violated by more than the working set allows;
-4. improve the dual variables α of the working-set QP (a :class:`DualOptimiser`: by solving the
-   whole QP with cvxopt, or by sub-QPs over blocks of examples) and set ``w = Σ α_k ψ_k``;
-5. drop constraints whose dual variable stayed zero for ``inactive_window`` iterations.
-
-``D(α)`` is the dual objective of the working-set QP at feasible α, a lower bound on the
-optimum, so the gap bounds how far ``P(w)`` is from the optimal objective.
+Each iteration (Tsochantaridis et al., JMLR 2005; Joachims, Finley & Yu, MLJ 2009) calls the
+loss-augmented oracle at ``w`` (the exact primal ``P(w)``), stops if ``P(w) − D(α) <= tol ·
+P(w)``, adds the constraints violated beyond what the working set allows, improves α (a
+:class:`DualOptimiser`), sets ``w = Σ α_k ψ_k`` and drops constraints idle for
+``inactive_window`` iterations.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import time
 from collections.abc import Hashable, Iterator, Sequence
@@ -69,9 +63,7 @@ class OracleResult(Protocol):
     differences: Any
     certified: bool
 
-    def output_key(self, i: int) -> Hashable:
-        """Return the key of example i's output, which tells it from the others."""
-        ...
+    def output_key(self, i: int) -> Hashable: ...
 
 
 class ConstraintSource(Protocol):
@@ -81,39 +73,21 @@ class ConstraintSource(Protocol):
     n_examples: int
     space: ConstraintSpace
 
-    def oracle_pass(self, w: Any) -> OracleResult | PassSummary:
-        """Call the loss-augmented oracle on every example at ``w``."""
-        ...
+    def oracle_pass(self, w: Any) -> OracleResult | PassSummary: ...
 
 
 class TaskConstraints:
     """A task's training set with explicit constraint vectors, its passes made in Python.
 
-    Parameters
-    ----------
-    task : Task
-    X, Y : sequences of training inputs and outputs (already validated by the task)
-    n_jobs : int or None, default=None
-        Workers of each pass (:func:`~structsvm.solvers._oracle.loss_augmented_pass`); the
-        iterates do not depend on it.
-    true_features : ndarray or sparse matrix, optional
-        The rows φ(x_i, y_i), computed here, once, on first use, unless given.
-    rescaling : {"margin", "slack"}, default="margin"
-        The constraints (see :mod:`structsvm.solvers._oracle`).
-    summed : bool, default=False
-        Whether a pass returns only its sums (a :class:`~structsvm.solvers._oracle.PassSummary`,
-        for 1-slack, with ``Σ_i φ(x_i, y_i)`` kept for the fit) or every example's results.
+    ``n_jobs`` are the workers of each pass (:func:`~structsvm.solvers._oracle.loss_augmented_pass`;
+    the iterates do not depend on it), ``true_features`` the rows φ(x_i, y_i) if known (else
+    computed once, on first use); with ``summed`` a pass returns only its sums (a
+    :class:`~structsvm.solvers._oracle.PassSummary`, for 1-slack) rather than every example's.
     """
 
     def __init__(
-        self,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        *,
-        n_jobs: int | None = None,
-        true_features: FeatureMatrix | None = None,
-        rescaling: str = "margin",
+        self, task: Task, X: Sequence[Any], Y: Sequence[Any], *, n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None, rescaling: str = "margin",
         summed: bool = False,
     ) -> None:
         self.task, self.X, self.Y = task, X, Y
@@ -151,7 +125,6 @@ class Formulation(Protocol):
 
     def slacks(self, oracle: OracleResult) -> np.ndarray:
         """Return the exact slack of every group at the weights of the oracle pass."""
-        ...
 
 
 class DualOptimiser(Protocol):
@@ -171,27 +144,15 @@ class DualOptimiser(Protocol):
 
     def optimise(self, working_set: WorkingSet, C: float, oracle: OracleResult) -> None:
         """Improve ``working_set.alpha``; ``oracle`` is the pass at the current weights."""
-        ...
 
     def solves_whole_working_set(self, working_set: WorkingSet) -> bool:
         """Tell whether ``optimise`` solves the QP over all of ``working_set`` at once."""
-        ...
 
 
 @dataclass
 class FullQP:
-    """Solve the QP over the whole working set with cvxopt.
-
-    Parameters
-    ----------
-    warm_start : bool
-        Start each solve from the previous dual variables, which saves interior-point
-        iterations when few constraints change between solves.
-    tol : float, default=1e-9
-        Tolerance of the interior-point solves.
-    penalty : SlackPenalty, default=L1_SLACKS
-        How the slacks are penalised (L1 by default).
-    """
+    """Solve the QP over the whole working set with cvxopt (from the previous α if
+    ``warm_start``, to the interior-point tolerance ``tol``)."""
 
     warm_start: bool
     tol: float = 1e-9
@@ -200,16 +161,11 @@ class FullQP:
 
     def optimise(self, working_set: GramWorkingSet, C: float, oracle: OracleResult) -> None:
         """Replace α by the solution of the whole working-set QP."""
-        solution = self.penalty.solve(
-            working_set.gram,
-            working_set.offsets,
-            working_set.groups,
-            C,
-            vectors=working_set.space.explicit_vectors(working_set.vectors),
-            tol=self.tol,
+        working_set.alpha = self.penalty.solve(
+            working_set.gram, working_set.offsets, working_set.groups, C,
+            vectors=working_set.space.explicit_vectors(working_set.vectors), tol=self.tol,
             initial_alpha=working_set.alpha if self.warm_start else None,
-        )
-        working_set.alpha = solution.alpha
+        ).alpha
 
     def solves_whole_working_set(self, working_set: GramWorkingSet) -> bool:
         """Always: every solve is over the whole working set."""
@@ -218,25 +174,10 @@ class FullQP:
 
 @dataclass
 class CuttingPlaneDual:
-    """What a cutting-plane run needs to continue after an iteration.
-
-    Attributes
-    ----------
-    working_set : WorkingSet
-        The constraints and their dual variables α, with ``w = Σ α_k ψ_k``.
-    formulation : Formulation
-        How constraints are made (with its own counters).
-    optimiser : DualOptimiser
-        How α is improved (with its block sizes and random generator).
-    oracle : OraclePass or PassSummary
-        The loss-augmented pass at ``w``, from which the next iteration adds constraints.
-    dual : float
-        The dual objective at α.
-    query : ndarray
-        The weights the oracle pass was made at (``w`` itself unless smoothing).
-    at_solution : bool
-        Whether ``query`` was the working-set solution.
-    """
+    """What a cutting-plane run needs to continue after an iteration: the working set, the
+    formulation and optimiser (with their counters and generator), the oracle pass made at
+    ``query`` (``w`` unless smoothing; ``at_solution`` if the working-set solution) and the dual
+    objective."""
 
     working_set: WorkingSet
     formulation: Formulation
@@ -248,27 +189,15 @@ class CuttingPlaneDual:
 
     def copy(self) -> CuttingPlaneDual:
         """Return a copy that later iterations of a run leave alone (the pass is shared)."""
-        return CuttingPlaneDual(
-            self.working_set.copy(),
-            copy.deepcopy(self.formulation),
-            copy.deepcopy(self.optimiser),
-            self.oracle,
-            self.dual,
-            copy.copy(self.query),
-            self.at_solution,
+        return dataclasses.replace(
+            self, working_set=self.working_set.copy(), formulation=copy.deepcopy(self.formulation),
+            optimiser=copy.deepcopy(self.optimiser), query=copy.copy(self.query),
         )
 
 
 def cutting_plane(
-    source: ConstraintSource,
-    C: float,
-    formulation: Formulation,
-    optimiser: DualOptimiser,
-    *,
-    tol: float,
-    max_iter: int,
-    inactive_window: int,
-    smoothing: float = 1.0,
+    source: ConstraintSource, C: float, formulation: Formulation, optimiser: DualOptimiser, *,
+    tol: float, max_iter: int, inactive_window: int, smoothing: float = 1.0,
     initial_state: SolverState | None = None,
 ) -> Iterator[SolverState]:
     """Run the cutting-plane algorithm, yielding the state after every iteration.
@@ -301,12 +230,8 @@ def cutting_plane(
         dual, primal, at_solution, certified = 0.0, np.inf, True, True
     else:
         resume: CuttingPlaneDual = initial_state.dual_state.copy()
-        working_set, formulation, optimiser = (
-            resume.working_set,
-            resume.formulation,
-            resume.optimiser,
-        )
-        oracle, dual = resume.oracle, resume.dual
+        working_set, formulation = resume.working_set, resume.formulation
+        optimiser, oracle, dual = resume.optimiser, resume.oracle, resume.dual
         query, at_solution = resume.query, resume.at_solution
         w = copy.copy(initial_state.w)
         primal = counters.history[-1]["primal"]
@@ -338,9 +263,7 @@ def cutting_plane(
         if smoothing == 1.0 or query_primal <= primal:
             state.w, primal = query, query_primal
             certified = oracle.certified
-        counters.record(
-            iteration, primal, dual, n_constraints=len(working_set), certified=certified
-        )
+        counters.record(iteration, primal, dual, len(working_set), certified)
         state.converged = meets_tolerance(primal, dual, tol)
         state.dual_state = CuttingPlaneDual(
             working_set, formulation, optimiser, oracle, dual, query, at_solution

@@ -1,7 +1,7 @@
-"""The compiled per-example pass: every example's output, loss, slack and φ in one compiled call.
+"""The compiled passes of the cutting-plane solvers, through the task's compiled oracle.
 
-What n-slack (and BCFW's gap evaluation) needs from a pass on a task with a compiled oracle:
-every example's results (:class:`~structsvm.solvers._oracle.OraclePass`), made by
+:class:`CompiledTrainingSet` finds and calls the oracle for every compiled pass; its subclass
+:class:`CompiledExamplePasses` makes the per-example pass (n-slack, BCFW's gap evaluation), one
 :func:`example_pass` on ``n_jobs`` of Numba's threads. Each example is computed into storage of
 its own, so the results are the same bits on any number of threads.
 """
@@ -9,15 +9,66 @@ its own, so the results are the same bits on any number of threads.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._compiled_training_set import CompiledTrainingSet
-from structsvm.solvers._example_oracle import decode_example, sparse_dot, stacked_labels
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
+from structsvm._task import Task
+from structsvm._utils.parallel import compiled_threads
+from structsvm.solvers._cutting_plane import TaskConstraints
+from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot, stacked_labels
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass
+
+
+class CompiledTrainingSet(TaskConstraints):
+    """A training set (margin rescaling) whose passes run through the task's compiled oracle.
+
+    ``oracle`` is what :meth:`structsvm.Task.compiled_oracle` returned for (X, Y) and
+    ``true_features`` the sparse rows φ(x_i, y_i); the other parameters are
+    :class:`~structsvm.solvers._cutting_plane.TaskConstraints`'. A pass whose results are not
+    finite (scores that overflow) is made again by the Python pass, whose checks say what is wrong.
+    """
+
+    #: What the passes are for, as the ``structsvm`` log names them.
+    purpose: ClassVar[str] = "compiled passes"
+
+    def __init__(
+        self, task: Task, X: Sequence[Any], Y: Sequence[Any], oracle: CompiledOracle,
+        true_features: FeatureMatrix, *, n_jobs: int | None = None, summed: bool = False,
+    ) -> None:
+        super().__init__(task, X, Y, n_jobs=n_jobs, true_features=true_features, summed=summed)
+        self.oracle, self.functions = oracle, oracle.functions()
+
+    @classmethod
+    def prepare(
+        cls, task: Task, X: Sequence[Any], Y: Sequence[Any], *, n_jobs: int | None = None,
+        true_features: FeatureMatrix | None = None, compiled: bool | None = None,
+    ) -> Any:
+        """Return the training set with the task's compiled oracle, or None (``compiled`` read
+        as by :func:`~structsvm._compiled_oracle.find_compiled_oracle`)."""
+        oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose=cls.purpose)
+        if oracle is None:
+            return None
+        if not sp.issparse(true_features):
+            true_features = oracle.feature_rows(Y, task.size_joint_feature)
+        return cls(task, X, Y, oracle, true_features, n_jobs=n_jobs)
+
+    def call(self, compiled_pass: Any, w: np.ndarray, *arguments: Any) -> Any:
+        """Return ``compiled_pass(fns, data, w, true_scores, *arguments, scores, offsets)``.
+
+        ``true_scores[i] = w · φ(x_i, y_i)`` and ``scores, offsets`` the oracle's
+        :class:`~structsvm.ScoreTable` at ``w`` (:data:`~structsvm.solvers._example_oracle.NO_TABLE`
+        without ``batch_scores``); the call runs on ``n_jobs`` of Numba's threads.
+        """
+        oracle = self.oracle
+        true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
+        with compiled_threads(self.n_jobs):
+            table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
+            return compiled_pass(self.functions, oracle.data, w, true_scores, *arguments, *table)
 
 
 @numba.njit(cache=True)
@@ -67,11 +118,8 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
 
 
 class CompiledExamplePasses(CompiledTrainingSet):
-    """A training set whose per-example passes are each one call of :func:`example_pass`.
-
-    Build it with :meth:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet.prepare`,
-    which returns None when the task has no compiled oracle.
-    """
+    """A training set whose per-example passes are each one call of :func:`example_pass`
+    (build it with :meth:`~CompiledTrainingSet.prepare`)."""
 
     purpose = "per-example passes (margin rescaling)"
 

@@ -1,12 +1,9 @@
 """Structured training sets seen only through a joint kernel, and the multiclass one.
 
 With a joint kernel ``J((x, y), (x', y')) = ⟨φ(x, y), φ(x', y')⟩`` the weights are an expansion
-``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints, so training needs only the inner products of the
-constraint vectors and the scores ``w · φ(x, y)`` of the expansion (Tsochantaridis, Joachims,
-Hofmann & Altun, JMLR 2005, section 4.2). A :class:`JointKernelProblem` gives them for its
-training set, with whatever decomposition of J its oracle exploits; it is both the constraint
-space of a :class:`~structsvm.solvers._working_set.WorkingSet` and the training set of
-:func:`~structsvm.solvers._cutting_plane.cutting_plane`.
+``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` over constraints (Tsochantaridis, Joachims, Hofmann & Altun, JMLR
+2005, section 4.2). A :class:`JointKernelProblem` is both the constraint space of a working set
+and the training set of :func:`~structsvm.solvers._cutting_plane.cutting_plane`.
 """
 
 from __future__ import annotations
@@ -24,15 +21,8 @@ from structsvm._task import array_key
 
 @dataclass
 class Constraints:
-    """Constraints ``w · ψ_i(ȳ) >= Δ(y_i, ȳ) − ξ_i``, each named by its example i and output ȳ.
-
-    Attributes
-    ----------
-    examples : ndarray of shape (m,) of int
-        Index i of the training example of each constraint.
-    outputs : sequence of length m
-        The output ȳ of each constraint.
-    """
+    """Constraints ``w · ψ_i(ȳ) >= Δ(y_i, ȳ) − ξ_i``, each named by its example i (``examples``,
+    int array) and output ȳ (``outputs``)."""
 
     examples: np.ndarray
     outputs: Sequence[Any]
@@ -45,25 +35,11 @@ class Constraints:
         chosen = np.arange(len(self))[selection]
         return Constraints(self.examples[chosen], [self.outputs[k] for k in chosen])
 
-    @classmethod
-    def empty(cls) -> Constraints:
-        """Return no constraints."""
-        return cls(examples=np.zeros(0, dtype=np.int64), outputs=[])
-
 
 @dataclass
 class JointKernelWeights:
-    """Weights ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` as an expansion over constraints.
-
-    Attributes
-    ----------
-    problem : JointKernelProblem
-        The training set whose joint kernel gives the inner products.
-    constraints : Constraints
-        The constraints with a nonzero coefficient.
-    alpha : ndarray
-        Their coefficients.
-    """
+    """Weights ``w = Σ_k α_k ψ_{i_k}(ȳ_k)`` as an expansion over the ``constraints`` of
+    nonzero coefficient ``alpha``, on the training set ``problem``."""
 
     problem: JointKernelProblem
     constraints: Constraints
@@ -78,17 +54,8 @@ class JointKernelWeights:
 
 @dataclass
 class JointKernelPass:
-    """What one loss-augmented pass over the training set found for a kernel expansion.
-
-    Attributes
-    ----------
-    outputs : sequence of length n
-        The most violating output ``ȳ_i = argmax_y Δ(y_i, y) + w · φ(x_i, y)`` of every example.
-    losses : ndarray of shape (n,)
-        ``Δ(y_i, ȳ_i)``.
-    margins : ndarray of shape (n,)
-        ``w · ψ_i(ȳ_i) = w · φ(x_i, y_i) − w · φ(x_i, ȳ_i)``.
-    """
+    """What one loss-augmented pass found for a kernel expansion: every example's most
+    violating output ȳ_i, its loss ``Δ(y_i, ȳ_i)`` and margin ``w · ψ_i(ȳ_i)``."""
 
     outputs: Sequence[Any]
     losses: np.ndarray
@@ -139,11 +106,11 @@ class JointKernelProblem(ABC):
 
     def zero_weights(self) -> JointKernelWeights:
         """Return the empty expansion, ``w = 0``."""
-        return JointKernelWeights(self, Constraints.empty(), np.zeros(0))
+        return JointKernelWeights(self, self.empty_rows(), np.zeros(0))
 
     def empty_rows(self) -> Constraints:
         """Return no constraints."""
-        return Constraints.empty()
+        return Constraints(np.zeros(0, dtype=np.int64), [])
 
     def stack(self, rows: Constraints, new: Constraints) -> Constraints:
         """Return the constraints ``rows`` followed by ``new``."""
@@ -178,13 +145,8 @@ class JointKernelProblem(ABC):
 class MulticlassJointKernel(JointKernelProblem):
     r"""The multiclass training set under ``J((x, y), (x', y')) = k(x, x') [y = y']``.
 
-    This is the kernel of Crammer & Singer's joint feature map ``φ(x, y) = e_y ⊗ φ_k(x)``
-    (JMLR 2001) with the 0/1 loss. For constraints k = (i, ȳ) and l = (j, ȳ'),
-
-    .. math:: ⟨ψ_i(ȳ), ψ_j(ȳ')⟩ = k(x_i, x_j)\,(e_{y_i} − e_{ȳ})·(e_{y_j} − e_{ȳ'}),
-
-    and the expansion scores class y of an input x by
-    ``Σ_i k(x_i, x) A[i, y]`` with the coefficients of :meth:`dual_coef`.
+    The kernel of Crammer & Singer's ``φ(x, y) = e_y ⊗ φ_k(x)`` (JMLR 2001) with the 0/1 loss:
+    ``⟨ψ_i(ȳ), ψ_j(ȳ')⟩ = k(x_i, x_j) (e_{y_i} − e_{ȳ})·(e_{y_j} − e_{ȳ'})``.
 
     Parameters
     ----------

@@ -1,13 +1,9 @@
 """The structured perceptron (Collins, EMNLP 2002) as a solver: one epoch per iteration.
 
-Each epoch visits every training example once, predicts ``ŷ = argmax_y w · φ(x, y)`` with the
-current weights and, when ``ŷ`` differs from the true output, updates ``w += φ(x, y) − φ(x, ŷ)``.
-The averaged perceptron (Freund & Schapire 1999; Collins 2002) reports the average of the
-weights over all steps, kept without storing them: ``w_avg = w − Σ_t t·Δ_t / T`` (Daumé III,
-"A course in machine learning", 2012).
-
-A task that offers a compiled oracle (:meth:`structsvm.Task.compiled_oracle`) has each epoch
-made by one compiled call (:mod:`structsvm.solvers._perceptron_epoch`), with the same iterates.
+On a mistake ``ŷ = argmax_y w · φ(x, y) ≠ y`` the update is ``w += φ(x, y) − φ(x, ŷ)``; the
+averaged perceptron reports ``w_avg = w − Σ_t t·Δ_t / T`` (Daumé III, "A course in machine
+learning", 2012). An epoch is a Python loop over the task's methods, or one compiled call
+through its compiled oracle, with the same iterates.
 """
 
 from __future__ import annotations
@@ -15,17 +11,20 @@ from __future__ import annotations
 import copy
 import functools
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 import scipy.sparse as sp
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from sklearn.utils import check_random_state
 
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
-from structsvm.solvers._perceptron_epoch import compiled_epochs
+from structsvm.solvers._example_oracle import stacked_labels
 from structsvm.solvers._state import RunCounters, SolverState
 
 
@@ -94,8 +93,7 @@ def perceptron(
         epoch made no update is yielded back as it is.
     compiled : bool or None, default=None
         Make each epoch one compiled call through the task's compiled oracle: None where the
-        task offers one, True to require it, False for the Python loop (see
-        :func:`~structsvm._compiled_oracle.find_compiled_oracle`). The iterates are the same.
+        task offers one, True to require it, False for the Python loop; same iterates.
 
     Yields
     ------
@@ -109,32 +107,25 @@ def perceptron(
         return
     counters = RunCounters.resume(initial_state, max_iter, first=1, number="epoch")
     if initial_state is None:
-        size = task.size_joint_feature
-        run = PerceptronState(
-            np.zeros(size), np.zeros(size), 1, 0, check_random_state(random_state)
-        )
+        zeros = np.zeros(task.size_joint_feature)
+        run = PerceptronState(zeros, zeros.copy(), 1, 0, check_random_state(random_state))
     else:
         run = initial_state.dual_state.copy()
-    state = SolverState(
-        w=run.reported_weights(averaged), working_set=None, history=counters.history
-    )
+    state = SolverState(run.reported_weights(averaged), None, counters.history)
     oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose="perceptron epochs")
     if oracle is None:
         steps = functools.partial(_python_epoch, task, X, Y)
     else:
-        steps = compiled_epochs(oracle, Y)
+        labels = stacked_labels(oracle, Y)
+        steps = functools.partial(_compiled_epoch, oracle.functions(), oracle.data, *labels)
     n = len(X)
     for epoch in counters.iterations:
         mistakes = steps(run.rng.permutation(n) if shuffle else np.arange(n), run)
         run.n_updates += mistakes
-        counters.history.append(
-            {
-                "epoch": epoch,
-                "mistakes": mistakes,
-                "n_updates": run.n_updates,
-                "time": time.perf_counter() - counters.start,
-            }
-        )
+        counters.history.append({
+            "epoch": epoch, "mistakes": mistakes, "n_updates": run.n_updates,
+            "time": time.perf_counter() - counters.start,
+        })
         state.w = run.reported_weights(averaged)
         state.converged = mistakes == 0
         state.dual_state = run.copy()
@@ -159,3 +150,57 @@ def _python_epoch(
             mistakes += 1
         run.step += 1
     return mistakes
+
+
+def _compiled_epoch(
+    fns: tuple, data: Any, true_labels: np.ndarray, label_offsets: np.ndarray,
+    order: np.ndarray, run: PerceptronState,
+) -> int:
+    """Make the steps of ``order`` in one call of :func:`perceptron_epoch`; return the mistakes."""
+    with warnings.catch_warnings():
+        # Numba warns when it first compiles the epoch for an oracle's functions (taken as
+        # first-class functions, by design), also where warnings are made errors.
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        mistakes, step = perceptron_epoch(
+            fns, data, order.astype(np.int64, copy=False), true_labels, label_offsets,
+            run.w, run.weighted_updates, run.step,
+        )
+    run.step = int(step)
+    return int(mistakes)
+
+
+@numba.njit(cache=True)
+def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_updates, step):
+    """Make the perceptron steps of ``order``; return the mistakes and the next step's number.
+
+    On a mistake at step t, every column j of φ(x_i, y_i) or φ(x_i, ŷ) gets
+    ``u_j = φ_j(x_i, y_i) − φ_j(x_i, ŷ)`` (a missing entry counts 0): ``w[j] += u_j`` and
+    ``weighted_updates[j] += t u_j``.
+    """
+    mistakes = 0
+    for k in range(len(order)):
+        i = order[k]
+        found = fns[1](data, i, w, fns[0](data, i, w), False)
+        truth = true_labels[label_offsets[i] : label_offsets[i + 1]]
+        if len(found) != len(truth) or np.any(found != truth):
+            true_indices, true_values = fns[2](data, i, truth)
+            found_indices, found_values = fns[2](data, i, found)
+            p = q = 0
+            while p < len(true_indices) or q < len(found_indices):
+                if q == len(found_indices) or (
+                    p < len(true_indices) and true_indices[p] < found_indices[q]
+                ):
+                    column, update = true_indices[p], true_values[p] - 0.0
+                    p += 1
+                elif p == len(true_indices) or found_indices[q] < true_indices[p]:
+                    column, update = found_indices[q], 0.0 - found_values[q]
+                    q += 1
+                else:
+                    column, update = true_indices[p], true_values[p] - found_values[q]
+                    p += 1
+                    q += 1
+                w[column] += update
+                weighted_updates[column] += step * update
+            mistakes += 1
+        step += 1
+    return mistakes, step

@@ -1,14 +1,12 @@
 """What every solver shares: its state, its history records, the stopping rule and resuming.
 
-A solver is a generator that yields a :class:`SolverState` after every iteration. Each state
-carries the history of records made by :meth:`RunCounters.record`; the run stops when
-:func:`meets_tolerance` holds for the last record. A run given an ``initial_state`` continues an
-earlier one: :meth:`RunCounters.resume` numbers iterations, oracle calls and time on from its
-history, and :func:`converged_on_entry` hands back a state that needs no further iteration.
+A solver is a generator that yields a :class:`SolverState` after every iteration; a run given an
+``initial_state`` continues an earlier one (:meth:`RunCounters.resume`, :func:`converged_on_entry`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -22,11 +20,8 @@ VIOLATION_TOLERANCE = 1e-12
 
 
 def is_violated(violations: np.ndarray, allowed: np.ndarray | float) -> np.ndarray:
-    """Tell which violations exceed the ``allowed`` slack by more than rounding.
-
-    A constraint ``w · ψ >= Δ − ξ`` is violated when ``Δ − w · ψ`` exceeds the slack that the
-    working set already allows by more than ``VIOLATION_TOLERANCE · (1 + allowed)``.
-    """
+    """Tell which violations ``Δ − w · ψ`` exceed the ``allowed`` slack by more than
+    ``VIOLATION_TOLERANCE · (1 + allowed)``."""
     return violations > allowed + VIOLATION_TOLERANCE * (1.0 + allowed)
 
 
@@ -50,8 +45,7 @@ class SolverState:
     converged : bool
         Whether the run met its stopping rule.
     dual_state : object or None
-        What the solver needs to continue from this iteration: a snapshot taken when the state
-        is yielded, which later iterations leave alone. Passed back to the solver as
+        A snapshot of what the solver needs to continue from this iteration: passed back as
         ``initial_state``, the run continues as if it had never stopped.
     """
 
@@ -64,21 +58,8 @@ class SolverState:
 
 @dataclass
 class RunCounters:
-    """The numbering, counters and clock of a run, continued over resumed runs.
-
-    Attributes
-    ----------
-    history : list of dict
-        The records so far (a copy of the resumed run's, which stays unchanged).
-    iterations : range
-        The iteration numbers this run may make.
-    start : float
-        ``time.perf_counter()`` at the start, moved back by the seconds already recorded.
-    oracle_calls : int
-        Loss-augmented oracle calls so far.
-    qp_time : float
-        Seconds spent in QP solves so far.
-    """
+    """The records so far (a copy of a resumed run's), the iteration numbers this run may make,
+    its clock (moved back by the seconds already recorded), oracle calls and QP seconds."""
 
     history: list[dict[str, float]]
     iterations: range
@@ -88,19 +69,11 @@ class RunCounters:
 
     @classmethod
     def resume(
-        cls,
-        initial_state: SolverState | None,
-        max_iter: int,
-        *,
-        first: int = 0,
+        cls, initial_state: SolverState | None, max_iter: int, *, first: int = 0,
         number: str = "iteration",
     ) -> RunCounters:
-        """Start counting for a fresh run or go on from a state.
-
-        A fresh run numbers its iterations ``first .. max_iter`` (iteration 0, if ``first``
-        is 0, evaluates the starting point); a continued one makes up to ``max_iter`` more,
-        numbered on from the last record's ``number``.
-        """
+        """Start counting for a fresh run (iterations ``first .. max_iter``) or make up to
+        ``max_iter`` more, numbered on from the last record's ``number``."""
         if initial_state is None:
             return cls([], range(first, max_iter + 1), time.perf_counter())
         history = list(initial_state.history)
@@ -115,34 +88,15 @@ class RunCounters:
         )
 
     def record(
-        self,
-        iteration: int,
-        primal: float,
-        dual: float,
-        n_constraints: int = 0,
+        self, iteration: int, primal: float, dual: float, n_constraints: int = 0,
         certified: bool = True,
     ) -> dict[str, float]:
         """Append the record of an iteration to the history and return it.
 
-        Parameters
-        ----------
-        iteration : int
-            Iteration number (0 evaluates the starting weights).
-        primal, dual : float
-            The exact primal objective at the iteration's weights and the dual objective at
-            the solver's feasible dual variables (a lower bound on the optimum).
-        n_constraints : int, default=0
-            Working-set size (0 for solvers without one).
-        certified : bool, default=True
-            Whether the oracle certified every output of the pass that gave ``primal`` (see
-            :meth:`structsvm.Task.is_certified`); if not, the gap is an estimate.
-
-        Returns
-        -------
-        dict
-            ``iteration``, ``primal``, ``dual``, ``gap``, ``relative_gap`` (gap / primal),
-            ``n_constraints``, ``oracle_calls`` and ``qp_time`` so far, ``time`` (seconds since
-            the start) and ``certified``.
+        ``primal`` is exact at the iteration's weights, ``dual`` a lower bound on the optimum;
+        ``certified`` says whether the oracle certified every output of the pass (else the gap
+        is an estimate). The record also holds ``gap``, ``relative_gap``, ``n_constraints`` (the
+        working-set size), ``oracle_calls``, ``qp_time`` and ``time`` so far.
         """
         gap = primal - dual
         record = {
@@ -162,33 +116,19 @@ class RunCounters:
 
 
 def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverState | None:
-    """Return a copy of a state marked converged if its last record meets ``tol``, else None.
-
-    Only a certified record counts: a run continued from a gap that an approximate oracle
-    estimated (for instance with a stronger oracle) makes at least one more iteration.
-    """
+    """Return a copy of a state marked converged if its last record is certified and meets
+    ``tol``, else None."""
     if initial_state is None:
         return None
     last = initial_state.history[-1]
     if not last.get("certified", True) or not meets_tolerance(last["primal"], last["dual"], tol):
         return None
-    return SolverState(
-        w=initial_state.w,
-        working_set=initial_state.working_set,
-        history=list(initial_state.history),
-        converged=True,
-        dual_state=initial_state.dual_state,
-    )
+    return dataclasses.replace(initial_state, history=list(initial_state.history), converged=True)
 
 
 def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
-    """Tell whether the last iteration added no constraint and left the dual where it was.
-
-    When the whole working-set QP was solved (``exhaustive``), the next iteration would solve
-    the same QP again: the gap cannot shrink further, as the working-set QP is solved only to
-    the interior-point method's precision. A warning says so; the fit stops without claiming
-    convergence.
-    """
+    """Tell, with a warning, whether the last iteration added no constraint, solved the whole
+    working-set QP (``exhaustive``) and left the dual where it was: the gap cannot shrink."""
     if added != 0 or not exhaustive or len(history) < 2:
         return False
     previous, last = history[-2]["dual"], history[-1]["dual"]

@@ -15,8 +15,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from structsvm.solvers._compiled_training_set import CompiledTrainingSet
 from structsvm.solvers._example_oracle import decode_keeping_scores, sparse_dot
+from structsvm.solvers._example_pass import CompiledTrainingSet
 from structsvm.solvers._oracle import PassSummary
 
 #: The most blocks a pass is cut into (more than the threads of any one machine it runs on).
@@ -109,11 +109,8 @@ def summed_pass(fns, data, w, true_scores, bounds, keep, table, offsets):
 
 
 class CompiledSummedPasses(CompiledTrainingSet):
-    """A training set whose 1-slack passes are each one call of :func:`summed_pass`.
-
-    Build it with :meth:`~structsvm.solvers._compiled_training_set.CompiledTrainingSet.prepare`,
-    which returns None when the task has no compiled oracle.
-    """
+    """A training set whose 1-slack passes are each one call of :func:`summed_pass` (build it
+    with :meth:`~structsvm.solvers._example_pass.CompiledTrainingSet.prepare`)."""
 
     purpose = "1-slack (margin rescaling)"
 

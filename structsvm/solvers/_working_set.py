@@ -1,12 +1,8 @@
 """The working set of a cutting-plane solver: constraints found so far and their dual variables.
 
-Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}``: a row ψ_k, an offset Δ_k and the slack
-(group) g_k it shares with the other constraints of its group. The rows live in a
-:class:`ConstraintSpace`: explicit vectors (:class:`FeatureSpace`) or constraints known only
-through a joint kernel (:class:`~structsvm.solvers._joint_kernel.JointKernelProblem`), so one
-working set serves both. :class:`WorkingSet` computes inner products of its rows when asked;
-:class:`GramWorkingSet` keeps the whole Gram matrix ``ψ_k · ψ_l``, extended when constraints
-arrive and shrunk when they leave, never recomputed from scratch.
+Each constraint reads ``w · ψ_k >= Δ_k − ξ_{g_k}`` (row ψ_k, offset Δ_k, slack group g_k). The
+rows live in a :class:`ConstraintSpace`: explicit vectors (:class:`FeatureSpace`) or constraints
+known through a joint kernel (:class:`~structsvm.solvers._joint_kernel.JointKernelProblem`).
 """
 
 from __future__ import annotations
@@ -20,6 +16,9 @@ import scipy.sparse as sp
 
 from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import FeatureMatrix
+
+#: A constraint's key: its group and what tells it from the group's others.
+ConstraintKey = tuple[int, Hashable]
 
 DENSE_PRODUCT_DENSITY = 0.01
 """Fraction of stored entries above which sparse constraint vectors are multiplied densely."""
@@ -56,45 +55,31 @@ class ConstraintSpace(Protocol):
 
     def zero_weights(self) -> Any:
         """Return ``w = 0``."""
-        ...
 
     def empty_rows(self) -> Any:
         """Return a collection of no rows."""
-        ...
 
     def stack(self, rows: Any, new: Any) -> Any:
         """Return the rows ``rows`` followed by ``new``."""
-        ...
 
     def inner_products(self, left: Any, right: Any) -> np.ndarray:
         """Return the dense matrix ``ψ_k · ψ_l`` of ``left`` against ``right``."""
-        ...
 
     def combination(self, rows: Any, alpha: np.ndarray) -> Any:
         """Return the weights ``Σ_k α_k ψ_k``."""
-        ...
 
     def products(self, rows: Any, w: Any) -> np.ndarray:
         """Return ``ψ_k · w`` of every row."""
-        ...
 
     def squared_norm(self, w: Any) -> float:
         """Return ``‖w‖²``."""
-        ...
 
     def explicit_vectors(self, rows: Any) -> FeatureMatrix | None:
         """Return the rows as a matrix of vectors, or None if they are known only by kernel."""
-        ...
 
 
 class FeatureSpace:
-    """Constraint vectors as the rows of a dense array or a CSR matrix of ``size`` columns.
-
-    Parameters
-    ----------
-    size : int
-        Length of the constraint vectors (the task's ``size_joint_feature``).
-    """
+    """Constraint vectors as the rows of a dense array or a CSR matrix of ``size`` columns."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -135,43 +120,28 @@ class FeatureSpace:
 
 
 class WorkingSet:
-    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}`` with their dual variables.
-
-    Parameters
-    ----------
-    space : ConstraintSpace
-        Where the rows live (:class:`FeatureSpace` for explicit vectors).
-
-    Attributes
-    ----------
-    vectors : rows of the space
-        The constraint rows ψ_k (a matrix for :class:`FeatureSpace`).
-    offsets, groups, alpha : ndarray
-        Δ_k, g_k and the dual variables α_k.
-    """
+    """Constraints ``w · ψ_k >= Δ_k − ξ_{g_k}``: rows ``vectors`` of the ``space``, arrays
+    ``offsets``, ``groups``, dual variables ``alpha`` and ``idle`` counts, ``keys``."""
 
     def __init__(self, space: ConstraintSpace) -> None:
         self.space = space
         self.vectors: Any = space.empty_rows()
         self.offsets = np.zeros(0)
         self.groups = np.zeros(0, dtype=np.int64)
-        self.keys: list[tuple[int, Hashable]] = []
-        self._key_set: set[tuple[int, Hashable]] = set()
+        self.keys: list[ConstraintKey] = []
+        self._key_set: set[ConstraintKey] = set()
         self.alpha = np.zeros(0)
         self.idle = np.zeros(0, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def __contains__(self, key: tuple[int, Hashable]) -> bool:
+    def __contains__(self, key: ConstraintKey) -> bool:
         return key in self._key_set
 
     def copy(self) -> WorkingSet:
-        """Return a copy that later changes to this working set leave alone.
-
-        The constraint arrays are replaced, never changed in place, by :meth:`add` and
-        :meth:`keep`, so they are shared; the dual variables, idle counts and keys are copied.
-        """
+        """Return a copy that later changes to this working set leave alone (the constraint
+        arrays, only ever replaced, are shared)."""
         clone = copy.copy(self)
         clone.alpha = self.alpha.copy()
         clone.idle = self.idle.copy()
@@ -180,11 +150,7 @@ class WorkingSet:
         return clone
 
     def add(
-        self,
-        vectors: Any,
-        offsets: np.ndarray,
-        groups: np.ndarray,
-        keys: Sequence[tuple[int, Hashable]],
+        self, vectors: Any, offsets: np.ndarray, groups: np.ndarray, keys: Sequence[ConstraintKey]
     ) -> None:
         """Append constraints with zero dual variables."""
         self.vectors = self.space.stack(self.vectors, vectors)
@@ -229,33 +195,23 @@ class WorkingSet:
         return np.bincount(self.groups, weights=self.alpha)
 
     def dual_objective(self, C: float, penalty: SlackPenalty = L1_SLACKS) -> float:
-        """Return the dual objective at α: ``Σ α_k Δ_k − ½‖Σ α_k ψ_k‖²`` (L1 slacks), minus
-        ``Σ_g β_g² / (2C)`` for L2 slacks (see :mod:`structsvm.solvers._objective`)."""
+        """Return the dual objective at α (see :mod:`structsvm.solvers._objective`)."""
         return penalty.dual(
-            float(self.offsets @ self.alpha),
-            self.space.squared_norm(self.weights()),
-            self.group_sums(),
-            C,
+            float(self.offsets @ self.alpha), self.space.squared_norm(self.weights()),
+            self.group_sums(), C,
         )
 
 
 class GramWorkingSet(WorkingSet):
-    """A working set that keeps the Gram matrix of all its constraints up to date.
-
-    Worth it when every QP involves the whole working set (the 1-slack formulation); its memory
-    grows with the square of the working-set size.
-    """
+    """A working set that keeps the Gram matrix of all its constraints up to date, extended and
+    shrunk with them (for QPs over the whole working set; memory grows with its square)."""
 
     def __init__(self, space: ConstraintSpace) -> None:
         super().__init__(space)
         self.gram = np.zeros((0, 0))
 
     def add(
-        self,
-        vectors: Any,
-        offsets: np.ndarray,
-        groups: np.ndarray,
-        keys: Sequence[tuple[int, Hashable]],
+        self, vectors: Any, offsets: np.ndarray, groups: np.ndarray, keys: Sequence[ConstraintKey]
     ) -> None:
         """Append constraints, extending the Gram matrix by their inner products."""
         cross = self.space.inner_products(vectors, self.vectors)
@@ -274,10 +230,7 @@ class GramWorkingSet(WorkingSet):
 
 
 def prune_inactive(working_set: WorkingSet, C: float, inactive_window: int) -> None:
-    """Drop the constraints whose dual variable has been zero for ``inactive_window`` solves.
-
-    Works on any working set with ``alpha``, ``idle`` and ``keep(mask)``.
-    """
+    """Drop the constraints whose dual variable has been zero for ``inactive_window`` solves."""
     active = working_set.alpha > 1e-9 * C
     working_set.idle = np.where(active, 0, working_set.idle + 1)
     kept = working_set.idle < inactive_window
