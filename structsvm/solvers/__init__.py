@@ -23,12 +23,6 @@ SOLVERS = {
 }
 
 __all__ = [
-    "SOLVERS",
-    "SOLVER_DEFAULTS",
-    "SolverState",
-    "bcfw",
-    "dual_coordinate_descent",
-    "joint_kernel_n_slack",
-    "n_slack",
-    "one_slack",
+    "SOLVERS", "SOLVER_DEFAULTS", "SolverState", "bcfw", "dual_coordinate_descent",
+    "joint_kernel_n_slack", "n_slack", "one_slack",
 ]

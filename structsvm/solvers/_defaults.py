@@ -17,17 +17,9 @@ SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
     # The papers' values: Osokin et al. sweep every 10 passes, Shah et al. time out after 10,
     # and Frank–Wolfe steps certified by the last evaluation are Lacoste-Julien et al.'s.
     "bcfw": {
-        "tol": 1e-3,
-        "max_iter": 500,
-        "averaging": True,
-        "order": "random",
-        "gap_sweep_every": 10,
-        "gap_mixing": 0.1,
-        "cache_size": 0,
-        "cache_timeout": 10,
-        "gap_check_every": 1,
-        "step": "fw",
-        "keep_best": False,
+        "tol": 1e-3, "max_iter": 500, "averaging": True, "order": "random", "gap_sweep_every": 10,
+        "gap_mixing": 0.1, "cache_size": 0, "cache_timeout": 10, "gap_check_every": 1,
+        "step": "fw", "keep_best": False,
     },
     "dual-cd": {"tol": 1e-3, "max_iter": 1000, "order": "random"},
 }

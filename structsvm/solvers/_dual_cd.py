@@ -1,13 +1,9 @@
 """Exact dual coordinate descent for structural SVMs with few outputs (Keerthi, Sundararajan,
 Chang, Hsieh & Lin, "A sequential dual method for large scale multi-class linear SVMs", KDD 2008).
 
-The n-slack dual with L1 slacks and margin rescaling, in one variable β_i(y) >= 0 per example
-and output with ``Σ_y β_i(y) = C`` per example, is ``max_β Σ_i Σ_y β_i(y) Δ(y_i, y) − ½‖w‖²``,
-``w = Σ_i Σ_y β_i(y) ψ_i(y)``: one simplex per example. Each pass maximises it exactly over one
-example's simplex at a time (:mod:`structsvm.solvers._dual_cd_block`), which converges linearly;
-the step needs every output of an example, which a compiled oracle with
-:attr:`~structsvm.CompiledOracle.n_outputs` gives. After each pass the task's batch oracle
-evaluates the primal objective, and the run stops on the certified relative duality gap.
+The n-slack dual (L1 slacks, margin rescaling) over ``β_i(y) >= 0``, ``Σ_y β_i(y) = C``, maximised
+exactly over one example's simplex at a time (:mod:`structsvm.solvers._dual_cd_block`); after each
+pass the task's batch oracle evaluates the primal, and the run stops on the relative duality gap.
 """
 
 from __future__ import annotations
@@ -26,12 +22,7 @@ from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._dual_cd_block import PURPOSE, dual_block_pass, prepare_blocks
 from structsvm.solvers._objective import L1_SLACKS, check_objective_options
 from structsvm.solvers._oracle import FeatureMatrix
-from structsvm.solvers._state import (
-    RunCounters,
-    SolverState,
-    converged_on_entry,
-    meets_tolerance,
-)
+from structsvm.solvers._state import RunCounters, SolverState, converged_on_entry, meets_tolerance
 
 ORDERS = ("random", "cyclic")
 """The orders in which a pass may visit the examples."""
@@ -46,17 +37,8 @@ MAX_SHRUNK_PASSES = 1000
 
 @dataclass
 class DualCoordinateState:
-    """What a dual coordinate-descent run needs to continue after a pass.
-
-    Attributes
-    ----------
-    beta : ndarray of shape (n, n_outputs)
-        The dual variables β_i(y); every row sums to C.
-    w : ndarray
-        ``Σ_i Σ_y β_i(y) ψ_i(y)``.
-    rng : RandomState
-        The generator of the random order, at the state the next pass starts from.
-    """
+    """What a dual coordinate-descent run needs to continue after a pass: β (n, n_outputs),
+    ``w = Σ_i Σ_y β_i(y) ψ_i(y)`` and the generator of the random order."""
 
     beta: np.ndarray
     w: np.ndarray
@@ -83,12 +65,9 @@ def _visit(data, examples, C, beta, w, free, rng) -> tuple[np.ndarray, np.ndarra
 def _sweep(data, C, beta, w, rng, enough: float) -> None:
     """Make one iteration's passes: one over every block, then over the shrunk active set.
 
-    After the full pass, a block whose gap was 0 is left out of the passes that follow, and so
-    is every block found at its optimum again; the blocks kept move only the outputs with
-    β_i(y) > 0 after the full pass, and the true one (the shrinking of Keerthi et al., section
-    4). These passes stop once their gaps add up to at most :data:`SHRUNK_GAP_FRACTION` of the
-    full pass's, or to ``enough``. Every step is exact, so the dual never decreases; the gaps,
-    measured at moving weights, certify nothing.
+    Blocks with a zero gap are left out of the passes that follow, and the others move only the
+    outputs with β_i(y) > 0 after the full pass and the true one (Keerthi et al., section 4),
+    until the gaps add up to :data:`SHRUNK_GAP_FRACTION` of the full pass's, or to ``enough``.
     """
     n = beta.shape[0]
     free = np.ones(beta.shape, dtype=bool)

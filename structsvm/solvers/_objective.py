@@ -1,20 +1,10 @@
 """How the slacks of the structural SVM are penalised: linearly (L1) or squared (L2).
 
-With constraints ``w · v_k >= Δ_k − ξ_{g_k}`` (one slack per group: per example for n-slack,
-one for all examples for 1-slack) and ``β_g = Σ_{k ∈ g} α_k``:
-
-* L1 slacks: primal ``½‖w‖² + C Σ_g ξ_g``, dual ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖²`` over
-  ``α >= 0``, ``β_g <= C``;
-* L2 slacks (SVM^struct's ``-p 2``): primal ``½‖w‖² + (C/2) Σ_g ξ_g²``, dual
-  ``max Σ α_k Δ_k − ½‖Σ α_k v_k‖² − Σ_g β_g² / (2C)`` over ``α >= 0`` (stationarity gives
-  ``w = Σ α_k v_k`` and ``C ξ_g = β_g``): a hard-margin dual in the vectors
-  ``[v_k, e_{g_k} / √C]`` (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 4).
-
-At ``w = Σ α_k v_k`` the duality gap is ``Σ_g [p(ξ_g) + q(β_g) − Σ_{k ∈ g} α_k (Δ_k − w · v_k)]``
-with ``p(ξ) = C ξ``, ``q = 0`` (L1) or ``p(ξ) = C ξ² / 2``, ``q(β) = β² / (2C)`` (L2), every
-term >= 0. The L2 working-set QPs are solved with a group bound ``2 C (Σ_g m_g²)^½`` (m_g the
-largest positive offset of group g), which the optimum never reaches, since ``(C/2) ξ_g²`` is at
-most the primal at ``w = 0``: any α within it is feasible, so the dual stays a certified bound.
+With constraints ``w · v_k >= Δ_k − ξ_{g_k}`` and ``β_g = Σ_{k ∈ g} α_k``, the primal is
+``½‖w‖² + Σ_g p(ξ_g)`` and the dual ``Σ α_k Δ_k − ½‖Σ α_k v_k‖² − Σ_g q(β_g)``, with ``p(ξ) = C ξ``,
+``q = 0``, ``β_g <= C`` (L1) or ``p(ξ) = C ξ² / 2``, ``q(β) = β² / (2C)`` (L2: a hard-margin dual
+in ``[v_k, e_{g_k} / √C]``; Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 4). The
+L2 QPs take the group bound ``2 C (Σ_g m_g²)^½`` (m_g: group g's largest offset), never reached.
 """
 
 from __future__ import annotations
@@ -44,13 +34,8 @@ def check_objective_options(rescaling: str, slack_norm: int) -> None:
 
 @dataclass(frozen=True)
 class SlackPenalty:
-    """The penalty of the slacks in the primal objective and its term in the dual.
-
-    Parameters
-    ----------
-    norm : {1, 2}, default=1
-        1: ``C Σ_g ξ_g``; 2: ``(C/2) Σ_g ξ_g²``.
-    """
+    """The penalty of the slacks (``norm`` 1: ``C Σ_g ξ_g``, 2: ``(C/2) Σ_g ξ_g²``) and its dual
+    term."""
 
     norm: int = 1
 
@@ -69,24 +54,14 @@ class SlackPenalty:
         return float(0.5 * squared_norm + np.sum(self.penalties(slacks, C)))
 
     def dual(self, linear: float, squared_norm: float, group_sums: np.ndarray, C: float) -> float:
-        """Return ``D(α) = Σ α_k Δ_k − ½‖w‖² − Σ_g q(β_g)``.
-
-        ``linear`` is ``Σ α_k Δ_k``, ``squared_norm`` is ``‖Σ α_k v_k‖²`` and ``group_sums``
-        are the ``β_g``.
-        """
+        """Return ``D(α) = Σ α_k Δ_k − ½‖w‖² − Σ_g q(β_g)`` from its terms and the ``β_g``."""
         return float(linear - 0.5 * squared_norm - np.sum(self.dual_penalties(group_sums, C)))
 
     def group_gaps(
-        self,
-        slacks: np.ndarray,
-        group_sums: np.ndarray,
-        weighted_violations: np.ndarray,
-        C: float,
+        self, slacks: np.ndarray, group_sums: np.ndarray, weighted_violations: np.ndarray, C: float
     ) -> np.ndarray:
-        """Return each group's share of the duality gap (see the module docstring).
-
-        ``weighted_violations`` are the group sums of ``α_k (Δ_k − w · v_k)``.
-        """
+        """Return each group's share ``p(ξ_g) + q(β_g) − Σ_{k ∈ g} α_k (Δ_k − w · v_k)`` of the
+        duality gap at ``w = Σ α_k v_k``, given the last sums (``weighted_violations``)."""
         return (
             self.penalties(slacks, C)
             + self.dual_penalties(group_sums, C)
@@ -94,27 +69,15 @@ class SlackPenalty:
         )
 
     def solve(
-        self,
-        gram: np.ndarray,
-        offsets: np.ndarray,
-        groups: np.ndarray,
-        C: float,
-        *,
-        vectors: np.ndarray | sp.spmatrix | None,
-        tol: float,
+        self, gram: np.ndarray, offsets: np.ndarray, groups: np.ndarray, C: float, *,
+        vectors: np.ndarray | sp.spmatrix | None, tol: float,
         initial_alpha: np.ndarray | None = None,
     ) -> SimplexDualSolution:
-        """Solve the working-set dual QP for this penalty; return α and the dual objective.
-
-        Parameters are those of :func:`~structsvm.qp.solve_simplex_dual` (``gram`` the inner
-        products ``v_k · v_l``). For L2 slacks the QP is solved in the augmented vectors
-        ``[v_k, e_{g_k} / √C]`` with a group bound that is never active at the optimum (see the
-        module docstring), so the returned objective is the L2 dual objective.
-        """
+        """Solve the working-set dual QP for this penalty (the parameters of
+        :func:`~structsvm.qp.solve_simplex_dual`); return α and the dual objective."""
+        options = dict(tol=tol, initial_alpha=initial_alpha)
         if self.norm == 1:
-            return solve_simplex_dual(
-                gram, offsets, groups, C, vectors=vectors, tol=tol, initial_alpha=initial_alpha
-            )
+            return solve_simplex_dual(gram, offsets, groups, C, vectors=vectors, **options)
         labels, group_index = np.unique(groups, return_inverse=True)
         same_group = group_index[:, None] == group_index[None, :]
         largest = np.zeros(len(labels))
@@ -125,10 +88,7 @@ class SlackPenalty:
         augmented = None
         if vectors is not None:
             indicator = sp.csr_matrix(
-                (
-                    np.full(len(groups), 1.0 / np.sqrt(C)),
-                    (np.arange(len(groups)), group_index),
-                ),
+                (np.full(len(groups), 1.0 / np.sqrt(C)), (np.arange(len(groups)), group_index)),
                 shape=(len(groups), len(labels)),
             )
             augmented = (
@@ -137,13 +97,7 @@ class SlackPenalty:
                 else np.hstack([np.asarray(vectors), indicator.toarray()])
             )
         return solve_simplex_dual(
-            gram + same_group / C,
-            offsets,
-            groups,
-            bound,
-            vectors=augmented,
-            tol=tol,
-            initial_alpha=initial_alpha,
+            gram + same_group / C, offsets, groups, bound, vectors=augmented, **options
         )
 
 

@@ -1,12 +1,8 @@
 """One pass of the most-violated-constraint oracle over the training set, and the exact slacks.
 
-With ``ψ_i(y) = φ(x_i, y_i) − φ(x_i, y)``, example i's constraints read
-``ξ_i >= Δ(y_i, y) − w · ψ_i(y)`` under margin rescaling (most violated by the task's
-loss-augmented oracle) and ``ξ_i >= Δ(y_i, y) (1 − w · ψ_i(y))`` under slack rescaling (by its
-slack-rescaled oracle; Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005, section 2.2). Both
-are ``w · v_i(y) >= Δ(y_i, y) − ξ_i`` with the constraint vector ``v_i(y) = ψ_i(y)``, or
-``Δ(y_i, y) ψ_i(y)`` under slack rescaling, so the QPs are the same; the exact slack is
-``ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · v_i(ŷ_i))`` for the oracle's output ŷ_i.
+Constraints read ``w · v_i(y) >= Δ(y_i, y) − ξ_i`` with ``v_i(y) = ψ_i(y) = φ(x_i, y_i) − φ(x_i,
+y)`` (margin rescaling) or ``Δ(y_i, y) ψ_i(y)`` (slack rescaling; Tsochantaridis, Joachims,
+Hofmann & Altun, JMLR 2005, section 2.2); ``ξ_i(w) = max(0, Δ(y_i, ŷ_i) − w · v_i(ŷ_i))``.
 """
 
 from __future__ import annotations
@@ -81,20 +77,8 @@ class OraclePass:
 
 @dataclass
 class PassSummary:
-    """The sums over the examples of an oracle pass: all that the 1-slack constraint needs.
-
-    The summaries of disjoint sets of examples (a cluster's shards) add up to that of their
-    union, up to the rounding of float64 additions grouped by set.
-
-    Attributes
-    ----------
-    difference_total : ndarray of shape (size_joint_feature,)
-        ``Σ_i v_i(ŷ_i)``.
-    loss_total, slack_total : float
-        ``Σ_i Δ(y_i, ŷ_i)`` and ``Σ_i ξ_i(w)``.
-    certified : bool
-        Whether the task certified every output as a maximiser.
-    """
+    """The sums over the examples of an oracle pass, all that the 1-slack constraint needs:
+    ``Σ_i v_i(ŷ_i)``, ``Σ_i Δ(y_i, ŷ_i)``, ``Σ_i ξ_i(w)``, and whether all outputs are certified."""
 
     difference_total: np.ndarray
     loss_total: float
@@ -126,10 +110,8 @@ class PassSummary:
 
 
 def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) -> np.ndarray:
-    """Return the sum of the rows of a dense or sparse matrix (one scatter for CSR).
-
-    With ``row_weights``, row k counts ``row_weights[k]`` times.
-    """
+    """Return the sum of the rows of a dense or sparse matrix, row k weighted by
+    ``row_weights[k]`` if given."""
     if sp.issparse(matrix):
         csr = sp.csr_matrix(matrix)
         data = csr.data
@@ -142,23 +124,14 @@ def column_sums(matrix: FeatureMatrix, row_weights: np.ndarray | None = None) ->
 
 
 def loss_augmented_pass(
-    task: Task,
-    X: Sequence[Any],
-    Y: Sequence[Any],
-    true_features: FeatureMatrix,
-    w: np.ndarray,
-    *,
-    n_jobs: int | None = None,
-    rescaling: str = "margin",
+    task: Task, X: Sequence[Any], Y: Sequence[Any], true_features: FeatureMatrix, w: np.ndarray,
+    *, n_jobs: int | None = None, rescaling: str = "margin",
 ) -> OraclePass:
     """Call the most-violated-constraint oracle on every example at weights ``w``.
 
-    ``true_features`` are the rows φ(x_i, y_i). The task's ``batch_loss_augmented_argmax``
-    (``batch_slack_rescaled_argmax`` for ``rescaling="slack"``) runs on ``n_jobs`` workers
-    (:func:`~structsvm._utils.parallel.map_chunks`, threads for a task with
-    :attr:`~structsvm.Task.threaded_batches`), as do the joint features of its outputs; the
-    results are checked by :mod:`structsvm._contract`. Outputs the task does not certify
-    (:meth:`~structsvm.Task.is_certified`) mark the pass uncertified.
+    ``true_features`` are the rows φ(x_i, y_i). The task's batch oracle and joint features run
+    on ``n_jobs`` workers (:func:`~structsvm._utils.parallel.map_chunks`); the results are
+    checked by :mod:`structsvm._contract`, and uncertified outputs mark the pass uncertified.
     """
     slack = rescaling == "slack"
     oracle = task.batch_slack_rescaled_argmax if slack else task.batch_loss_augmented_argmax
@@ -174,12 +147,6 @@ def loss_augmented_pass(
         np.where(certified_outputs, violations, 0.0), score_gaps, losses if slack else None
     )
     return OraclePass(
-        outputs=outputs,
-        losses=losses,
-        slacks=np.maximum(violations, 0.0),
-        true_features=true_features,
-        features=features,
-        certified=bool(certified_outputs.all()),
-        key_of=task.output_key,
-        rescaling=rescaling,
+        outputs, losses, np.maximum(violations, 0.0), true_features, features,
+        bool(certified_outputs.all()), task.output_key, rescaling,
     )
