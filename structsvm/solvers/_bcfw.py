@@ -75,7 +75,10 @@ from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_pass import CompiledPasses
 from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._bcfw_steps import (
+    Atoms,
+    BlockDual,
     SparsePool,
+    block_dual,
     cone_visit,
     pairwise_visit,
     pool_index_type,
@@ -247,20 +250,11 @@ def check_variant_options(
 
 
 def _pairwise_python_step(
-    task: Task,
-    x: Any,
-    y_true: Any,
-    i: int,
-    problem: tuple,
-    dual: tuple,
-    active_sets: ActiveSets,
-) -> tuple:
-    """Take the pairwise step (BCPFW) on block i from Python; return ``dual``.
-
-    The step of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
-    scored from their stored sparse φ and ŷ's slot found by ``task.outputs_equal``.
-    """
-    w = dual[6]
+    task: Task, x: Any, y_true: Any, i: int, w: np.ndarray, dual: BlockDual,
+    active_sets: ActiveSets, atoms: Atoms,
+) -> None:
+    """Take the pairwise step on block i from Python (:func:`~._bcfw_steps.pairwise_visit`),
+    scoring the labellings from their stored sparse φ and finding ŷ by ``task.outputs_equal``."""
     y_hat = task.loss_augmented_argmax(x, y_true, w)
     hat_indices, hat_values = task.sparse_joint_feature(x, y_hat)
     hat_loss = float(task.loss(y_true, y_hat))
@@ -272,18 +266,17 @@ def _pairwise_python_step(
         for begin, length in spans
     ]
     hat_slot = next((k for k, y in enumerate(outputs) if task.outputs_equal(y, y_hat)), count)
-    hat = (_NO_LABELS, hat_indices, hat_values, hat_loss, hat_loss + w[hat_indices] @ hat_values)
-    dual, atoms, step_size, away = pairwise_visit(
-        i, hat_slot, hat, scores, problem, dual, active_sets.compiled_arrays()
+    step_size, away = pairwise_visit(
+        i, hat_slot, _NO_LABELS, hat_indices, hat_values, hat_loss,
+        hat_loss + w[hat_indices] @ hat_values, scores, dual, atoms,
     )
-    active_sets.take_pool(atoms)
+    pool.take(atoms)
     if step_size > 0 and hat_slot == count:
         outputs.append(y_hat)
     new_count = active_sets.counts[i]
     if len(outputs) > new_count:
         outputs[away] = outputs[new_count]
         del outputs[new_count]
-    return dual
 
 
 def _average_offset(
@@ -540,7 +533,7 @@ def bcfw(
             true_rows, pool_index_type(size), Y if python_loop else None,
         )
     pool = SparsePool.of(block_indices, block_values, pool_index_type(size))
-    counts = np.array([pool.used, dual_state.steps], dtype=np.int64)
+    steps = np.array([dual_state.steps], dtype=np.int64)
     problem = (
         true_rows.indptr.astype(np.int64), true_rows.indices, true_rows.data, float(C),
         bool(averaging), _bcfw_steps.SMALLEST_SCALE,
@@ -579,37 +572,36 @@ def bcfw(
                     state.dual_state.block_values[:] = block_values
                 state_holds_the_pool_blocks = False
                 if average_offset is None:
-                    average_offset = _average_offset(reported_w, w, sums[1], averaging, counts[1])
+                    average_offset = _average_offset(reported_w, w, sums[1], averaging, steps[0])
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
                 if active_sets is not None:
                     active_sets.make_room(visits)
-                counts[0] = pool.used
-                arrays = (
-                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                    block_sums, w, average_offset, average_sum_offset, sums, counts,
+                dual = block_dual(
+                    *problem, *pool.record_fields(), block_losses, block_sums, w,
+                    average_offset, average_sum_offset, sums, steps,
                 )
                 if compiled_pass is not None:
-                    arrays = compiled_pass.steps(visits, problem, arrays, active_sets)
+                    compiled_pass.steps(visits, dual, active_sets)
                     counters.oracle_calls += n
                 else:
+                    atoms = None if active_sets is None else active_sets.compiled_arrays()
                     for i in visits:
-                        if active_sets is not None:
-                            arrays = _pairwise_python_step(
-                                task, X[i], Y[i], i, problem, arrays, active_sets
-                            )
+                        if atoms is not None:
                             counters.oracle_calls += 1
+                            _pairwise_python_step(task, X[i], Y[i], i, w, dual, active_sets, atoms)
                             continue
                         plane = None
                         if cache is not None:
+                            pool.take(dual)
                             begin, end = true_rows.indptr[i], true_rows.indptr[i + 1]
-                            start, stop = pool.starts[i], pool.starts[i] + pool.lengths[i]
+                            block = slice(pool.starts[i], pool.starts[i] + pool.lengths[i])
                             plane, plane_gap = cache.best_plane(
                                 i,
                                 w,
                                 w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
-                                block_losses[i] - w[arrays[2][start:stop]] @ arrays[3][start:stop],
+                                block_losses[i] - w[pool.indices[block]] @ pool.values[block],
                                 C,
                                 iteration,
                             )
@@ -625,16 +617,12 @@ def bcfw(
                             hat_indices, hat_values = plane.indices, plane.values
                             loss, scale = plane.loss, plane.scale
                         if slack_norm == 2:
-                            arrays = cone_visit(
-                                i, hat_indices, hat_values, loss, scale, problem, arrays
-                            )
+                            cone_visit(i, hat_indices, hat_values, loss, scale, dual)
                             continue
-                        arrays, gap = visit_block(
-                            i, hat_indices, hat_values, loss, scale, problem, arrays
-                        )
+                        gap = visit_block(i, hat_indices, hat_values, loss, scale, dual)
                         if cache is not None and plane is None:
                             cache.add(i, hat_indices, hat_values, loss, scale, iteration, gap)
-                pool.indices, pool.values, pool.used = arrays[2], arrays[3], int(counts[0])
+                pool.take(dual)
                 # Views of the new pool at once: the old views would keep the arrays the
                 # pass outgrew alive through the evaluation.
                 block_indices, block_values = pool.vectors()
@@ -649,7 +637,7 @@ def bcfw(
             # most three vectors of w's size (w, z and the state's weights) are held at a time.
             total_loss, average_scale, average_loss = (float(value) for value in sums)
             reported_loss, reported_sums = total_loss, block_sums.copy()
-            if averaging and counts[1]:
+            if averaging and steps[0]:
                 reported_w, average_offset = average_offset, None
                 reported_w *= average_scale
                 reported_w += w
@@ -681,7 +669,7 @@ def bcfw(
             record.update(evaluated_primal=primal, evaluated_dual=dual)
             if scheduled:
                 duality_gap = primal - dual
-            if scheduled and block_gaps is not None and not (averaging and counts[1]):
+            if scheduled and block_gaps is not None and not (averaging and steps[0]):
                 # The evaluation was at the iterate itself: its slacks give every exact block
                 # gap C ξ_i − ℓ_i + w · w_i for free.
                 block_scores = [
@@ -692,7 +680,7 @@ def bcfw(
             state.converged = meets_tolerance(bounds[0], bounds[1], tol)
             state.dual_state = BCFWDual(
                 block_indices, block_values, block_losses, block_sums, total_loss, average_scale,
-                average_loss, average_sum_offset, int(counts[1]), rng, bool(averaging),
+                average_loss, average_sum_offset, int(steps[0]), rng, bool(averaging),
                 block_gaps, cache, duality_gap, evaluated_w, active_sets,
             ).copy()
             state_holds_the_pool_blocks = iteration > 0

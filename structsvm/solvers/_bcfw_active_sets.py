@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._bcfw_steps import SparsePool
+from structsvm.solvers._bcfw_steps import Atoms, SparsePool, atoms
 
 
 @dataclasses.dataclass
@@ -115,26 +115,13 @@ class ActiveSets:
         """Keep the labellings of a compiled pass as int64, which holds any label."""
         self.labels = self.labels.astype(np.int64)
 
-    def compiled_arrays(self) -> tuple:
-        """Return the ``atoms`` of a compiled pass.
-
-        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
-        pool_values, pool_counts)``: the labellings, masses and losses as above, and the
-        feature pool as :func:`~structsvm.solvers._bcfw_steps.store_block` takes it, slot k of
-        block i being its block ``i K + k`` (``starts`` and ``lengths`` are flat views) and
-        ``pool_counts = [entries in use]``.
-        """
-        pool = self.features
-        return (
+    def compiled_arrays(self) -> Atoms:
+        """Return the active sets as the steps take them: an :class:`Atoms` on their arrays, slot
+        k of block i being vector ``i K + k`` of the feature pool."""
+        return atoms(
             self.positions, self.labels, self.weights, self.counts, self.losses,
-            pool.starts.reshape(-1), pool.lengths.reshape(-1), pool.indices, pool.values,
-            np.array([pool.used], dtype=np.int64),
+            *self.features.record_fields(),
         )
-
-    def take_pool(self, atoms: tuple) -> None:
-        """Keep the feature pool that a compiled pass ended with (its ``atoms``)."""
-        self.features.indices, self.features.values = atoms[7], atoms[8]
-        self.features.used = int(atoms[9][0])
 
     def copy(self) -> ActiveSets:
         """Return a copy that later passes leave alone."""
@@ -155,17 +142,3 @@ def _wider(array: np.ndarray, slots: int) -> np.ndarray:
     wider[:, : array.shape[1]] = array
     return wider
 
-
-NO_ACTIVE_SETS = (
-    np.zeros(0, dtype=np.int64),
-    np.zeros((0, 0), dtype=np.int64),
-    np.zeros((0, 0)),
-    np.zeros(0, dtype=np.int64),
-    np.zeros((0, 0)),
-    np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int32),
-    np.zeros(0),
-    np.zeros(1, dtype=np.int64),
-)
-"""The ``atoms`` argument of a compiled pass that takes Frank–Wolfe steps."""
