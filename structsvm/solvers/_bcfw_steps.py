@@ -58,43 +58,27 @@ class Atoms(structref.StructRefProxy):
     """
 
 
-_BLOCK_DUAL_FIELDS = (
+structref.define_proxy(BlockDual, _BlockDualType, [
     "true_indptr", "true_indices", "true_values", "C", "averaging", "smallest_scale",
     "block_gaps", "starts", "lengths", "pool_indices", "pool_values", "pool_used",
     "block_losses", "block_sums", "w", "average_offset", "average_sum_offset", "sums", "steps",
-)
-_ATOMS_FIELDS = (
+])  # fmt: skip
+structref.define_proxy(Atoms, _AtomsType, [
     "positions", "labels", "weights", "counts", "losses", "starts", "lengths", "pool_indices",
     "pool_values", "pool_used",
-)
-structref.define_proxy(BlockDual, _BlockDualType, _BLOCK_DUAL_FIELDS)
-structref.define_proxy(Atoms, _AtomsType, _ATOMS_FIELDS)
+])  # fmt: skip
 
 
 @numba.njit(cache=True)
-def block_dual(
-    true_indptr, true_indices, true_values, C, averaging, smallest_scale, block_gaps, starts,
-    lengths, pool_indices, pool_values, pool_used, block_losses, block_sums, w, average_offset,
-    average_sum_offset, sums, steps,
-):
+def block_dual(*fields):
     """Return a :class:`BlockDual` of the given fields (compiled, so that it is built fast)."""
-    return BlockDual(
-        true_indptr, true_indices, true_values, C, averaging, smallest_scale, block_gaps,
-        starts, lengths, pool_indices, pool_values, pool_used, block_losses, block_sums, w,
-        average_offset, average_sum_offset, sums, steps,
-    )
+    return BlockDual(*fields)
 
 
 @numba.njit(cache=True)
-def atoms(
-    positions, labels, weights, counts, losses, starts, lengths, pool_indices, pool_values,
-    pool_used,
-):
+def atoms(*fields):
     """Return an :class:`Atoms` of the given fields."""
-    return Atoms(
-        positions, labels, weights, counts, losses, starts, lengths, pool_indices, pool_values,
-        pool_used,
-    )
+    return Atoms(*fields)
 
 
 @numba.njit(cache=True)
@@ -107,24 +91,11 @@ def _pool_of(record):
 def _nonzero(indices: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return the entries of a sparse vector whose values are not zero, in fresh arrays.
 
-    A block keeps only these: the entries of φ(x_i, y_i) and φ(x_i, ŷ) that cancel (the
-    positions of a sequence where ŷ agrees with y_i) would otherwise stay in it for good. A
-    dropped entry takes no part in later steps (its zero adds nothing to any product), so the
-    iterates are those of the full blocks.
+    Blocks keep only these (entries of φ(x_i, y_i) and φ(x_i, ŷ) that cancel would otherwise
+    stay for good); a zero adds nothing to any product, so the iterates are unchanged.
     """
-    kept = 0
-    for n in range(len(values)):
-        if values[n] != 0.0:
-            kept += 1
-    kept_indices = np.empty(kept, dtype=np.int64)
-    kept_values = np.empty(kept)
-    k = 0
-    for n in range(len(values)):
-        if values[n] != 0.0:
-            kept_indices[k] = indices[n]
-            kept_values[k] = values[n]
-            k += 1
-    return kept_indices, kept_values
+    kept = values != 0.0
+    return indices[kept], values[kept]
 
 
 @numba.njit(cache=True)
@@ -177,12 +148,8 @@ def shift_mass(
 
 @numba.njit(cache=True)
 def _union(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
+    true_indices: np.ndarray, true_values: np.ndarray, hat_indices: np.ndarray,
+    hat_values: np.ndarray, block_indices: np.ndarray, block_values: np.ndarray,
     corner_scale: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indices, corner, block)``: ``c (t − h)`` and ``w_i`` on their supports' union.
@@ -226,13 +193,8 @@ def _union(
 
 @numba.njit(cache=True)
 def _line_step(
-    union: tuple[np.ndarray, np.ndarray, np.ndarray],
-    block_weight: float,
-    w: np.ndarray,
-    loss_gain: float,
-    max_step: float,
-    average_offset: np.ndarray,
-    average_scale: float,
+    union: tuple[np.ndarray, np.ndarray, np.ndarray], block_weight: float, w: np.ndarray,
+    loss_gain: float, max_step: float, average_offset: np.ndarray, average_scale: float,
     averaging: bool,
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Step block i along ``d = corner − b w_i`` by line search, γ in ``[0, max_step]``.
@@ -304,39 +266,29 @@ def _best_in_cone(
 
 
 @numba.njit(cache=True)
-def advance_average(
-    steps: int,
-    total_loss: float,
-    average_scale: float,
-    average_loss: float,
-    average_offset: np.ndarray,
-    average_sum_offset: np.ndarray,
-    smallest_scale: float,
-) -> tuple[float, float]:
-    """Fold step number ``steps`` into the lazy weighted average; return its scale and loss.
+def advance_average(dual: BlockDual) -> None:
+    """Fold step number ``steps[0]`` into the lazy weighted average of ``dual``, in place.
 
-    The average moves towards the new iterate with weight ``ρ = 2 / (steps + 1)``: its scale
-    σ becomes ``(1 − ρ) σ`` and its ``Σ_i ℓ_i`` becomes ``(1 − ρ) average_loss + ρ total_loss``.
-    A scale below ``smallest_scale`` (:data:`SMALLEST_SCALE` in a run) is folded into the
-    offsets (in place), which keeps them from overflowing; the first step (ρ = 1) thereby sets
-    the average to the iterate.
+    With ``ρ = 2 / (steps + 1)`` the scale σ becomes ``(1 − ρ) σ`` and the average of
+    ``Σ_i ℓ_i`` becomes ``(1 − ρ) average + ρ Σ_i ℓ_i``; a σ below ``smallest_scale`` is folded
+    into the offsets, which keeps them from overflowing (the first step, ρ = 1, thereby sets the
+    average to the iterate).
     """
-    weight = 2.0 / (steps + 1)
-    average_scale *= 1 - weight
-    average_loss = (1 - weight) * average_loss + weight * total_loss
-    if average_scale < smallest_scale:
-        average_offset *= average_scale
-        average_sum_offset *= average_scale
-        average_scale = 1.0
-    return average_scale, average_loss
+    weight = 2.0 / (dual.steps[0] + 1)
+    sums, average_offset, average_sum_offset = (
+        dual.sums, dual.average_offset, dual.average_sum_offset
+    )
+    sums[1] *= 1 - weight
+    sums[2] = (1 - weight) * sums[2] + weight * sums[0]
+    if sums[1] < dual.smallest_scale:
+        average_offset *= sums[1]
+        average_sum_offset *= sums[1]
+        sums[1] = 1.0
 
 
 @numba.njit(cache=True)
 def pack_blocks(
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    pool_indices: np.ndarray,
-    pool_values: np.ndarray,
+    starts: np.ndarray, lengths: np.ndarray, pool_indices: np.ndarray, pool_values: np.ndarray,
     capacity: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Copy the blocks of a pool, packed in order, into new arrays of ``capacity`` entries.
@@ -392,10 +344,7 @@ def record_step(dual, i, indices, values, loss_change):
     dual.sums[0] += loss_change
     dual.steps[0] += 1
     if dual.averaging:
-        dual.sums[1], dual.sums[2] = advance_average(
-            dual.steps[0], dual.sums[0], dual.sums[1], dual.sums[2], dual.average_offset,
-            dual.average_sum_offset, dual.smallest_scale,
-        )
+        advance_average(dual)
 
 
 @numba.njit(cache=True)
