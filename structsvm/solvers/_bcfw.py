@@ -1,56 +1,18 @@
-"""Block-coordinate Frank–Wolfe for the structural SVM (Lacoste-Julien, Jaggi, Schmidt &
-Pletscher, "Block-coordinate Frank–Wolfe optimization for structural SVMs", ICML 2013).
+"""Block-coordinate Frank–Wolfe (BCFW) for the structural SVM (Lacoste-Julien et al., ICML 2013).
 
-In this package's scaling (``½‖w‖² + C Σ ξ_i``) the dual keeps, for every example i, a block
-``w_i ∈ C · conv{ψ_i(y)}`` and ``ℓ_i ∈ C · conv{Δ(y_i, y)}`` (both start at 0, the true output);
-``w = Σ_i w_i`` and the dual objective is ``D = Σ_i ℓ_i − ½‖w‖²``. A step on block i calls the
-loss-augmented oracle at the current w for ``ŷ``, takes the corner ``s = C ψ_i(ŷ)``,
-``ℓ_s = C Δ(y_i, ŷ)`` and moves towards it by the exact line search
-``γ = clip(g_i / ‖w_i − s‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i − w · (s − w_i)`` is the block's
-duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``, which the
-solver evaluates after a pass with one batch oracle call (n calls): the stopping rule is the
-same certified one as the cutting-plane solvers'. With ``gap_check_every=k`` it does so only
-after passes ``k, 2k, ...`` (counted over continued runs) and after the last pass of the
-budget; only such a pass records, yields a state and may stop the run. The evaluation after a
-last pass off that schedule only observes: it refreshes neither gap sampling's block gaps nor
-the gap the cache compares with, so a run continued from it follows the run that never stopped.
-
-Everything a step touches is sparse: every block ``w_i`` keeps its nonzero entries, sorted, in
-one pool (:func:`~structsvm.solvers._bcfw_steps.store_block`), and only ``w`` is dense. The
-weighted average of the iterates, ``w̄_{k+1} = (1 − ρ) w̄_k + ρ w_{k+1}`` with
-``ρ = 2 / (k + 2)`` after k steps, is kept lazily as ``w̄ = w + σ z``: a step
-``w_{k+1} = w_k + γ d`` gives ``z ← z − (γ / σ) d`` on the support of d and ``σ ← (1 − ρ) σ``.
-A step thus costs time in proportion to the stored entries of the block and of ψ_i(ŷ).
-
-The steps are the compiled functions of :mod:`structsvm.solvers._bcfw_steps`, which the Python
-loop calls once per step on the task's Python oracles, and which a task's compiled oracle
-(:meth:`structsvm.Task.compiled_oracle`) runs a whole pass of in one compiled call
-(:mod:`structsvm.solvers._bcfw_pass`): the iterates of both agree up to the rounding of the
-oracle's scores. An interrupt (Ctrl-C) during a compiled pass is handled after it returns; the
-states yielded are copies, so an interrupted fit keeps the last certified state.
-
-Refinements (L1 slacks only): gap sampling (``order="gap"``, Osokin et al. 2016;
-:mod:`structsvm.solvers._bcfw_sampling`), the multi-plane cache (``cache_size > 0``, Shah et
-al. 2015; :mod:`structsvm.solvers._bcfw_cache`; Python loop only), and pairwise steps
-(``step="pairwise"``, margin rescaling, Osokin et al. 2016), which keep each block's active
-labellings (:mod:`structsvm.solvers._bcfw_active_sets`) and move mass from the one of lowest
-loss-augmented score to the oracle's, which can empty a labelling at once. ``keep_best=True``
-certifies with the lowest primal and the highest dual evaluated so far, since any primal
-bounds the optimum from above and any dual from below.
-
-Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
-``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`): the block's
-linear subproblem is the task's slack-rescaled oracle, and the corner is
-``s = C Δ(y_i, ŷ) ψ_i(ŷ)``.
-
-L2 slacks (``slack_norm=2``, objective ``½‖w‖² + (C/2) Σ ξ_i²``) have the dual
-``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)`` over blocks in the *cone* spanned by the corners
-``(v_i(y), Δ(y_i, y), 1)`` (β_i is the block's sum of dual variables; see
-:mod:`structsvm.solvers._objective`). A step on block i maximises the dual exactly over the
-two-dimensional cone ``a (w_i, ℓ_i, β_i) + b (v_i(ŷ), Δ(y_i, ŷ), 1)``, ``a, b >= 0``, in closed
-form. The bounded problem with ``β_i <= B`` has the same optimum for B large enough, and its
-Frank–Wolfe step towards ``B (v, Δ, 1)`` is a point of that cone, so each step gains at least
-as much and the convergence of Lacoste-Julien et al. (theorem 2) carries over.
+The dual keeps, for every example i, a block ``w_i ∈ C · conv{ψ_i(y)}`` and
+``ℓ_i ∈ C · conv{Δ(y_i, y)}``, with ``w = Σ_i w_i`` and ``D = Σ_i ℓ_i − ½‖w‖²``. A step on
+block i moves towards the corner of the loss-augmented output by exact line search; the block
+gaps sum to ``P(w) − D``, evaluated with n oracle calls after the passes of the
+``gap_check_every`` schedule (and the last pass), which alone record, yield and may stop.
+The blocks are sparse, in one pool; the average of the iterates is kept lazily as
+``w̄ = w + σ z``. The steps are :mod:`structsvm.solvers._bcfw_steps`, taken from Python or,
+a pass at a time, through a compiled oracle (:mod:`structsvm.solvers._bcfw_pass`).
+Refinements: gap sampling (:mod:`~structsvm.solvers._bcfw_sampling`), the multi-plane cache
+(:mod:`~structsvm.solvers._bcfw_cache`), pairwise steps
+(:mod:`~structsvm.solvers._bcfw_active_sets`), slack rescaling (constraint vectors
+``Δ(y_i, y) ψ_i(y)``) and L2 slacks (exact steps over the cone of ``(v_i(y), Δ(y_i, y), 1)``,
+dual ``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)``).
 """
 
 from __future__ import annotations
@@ -116,53 +78,13 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
 class BCFWDual:
     """What a block-coordinate Frank–Wolfe run needs to continue after a pass.
 
-    Attributes
-    ----------
-    block_indices, block_values : lists of n ndarrays
-        The dual blocks ``w_i`` as sparse vectors (sorted indices, values), views of the run's
-        pool of blocks; ``w = Σ_i w_i``. No step writes into them: before its next pass the
-        solver moves the blocks of the state it yielded last into a freshly packed pool, equal
-        entry for entry, so that the old pool's arrays can be freed.
-    block_losses : ndarray of shape (n,)
-        The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
-    block_sums : ndarray of shape (n,)
-        The blocks' sums of dual variables ``β_i`` (kept for L2 slacks, zero otherwise).
-    total_loss : float
-        ``Σ_i ℓ_i``.
-    average_scale, average_loss : float
-        The scale σ of the lazy weighted average of the iterates (see the module docstring)
-        and the average of ``Σ_i ℓ_i`` (unused when not averaging).
-    average_sum_offset : ndarray of shape (n,)
-        The average of the ``β_i`` is ``block_sums + average_scale * average_sum_offset``.
-    steps : int
-        Steps taken so far (the averaging weights depend on it).
-    rng : RandomState
-        The generator of the random order, at the state the next pass starts from.
-    averaging : bool
-        Whether the run averages its iterates.
-    block_gaps : ndarray of shape (n,) or None
-        With ``order="gap"``: every block's last known duality gap (see
-        :mod:`structsvm.solvers._bcfw_sampling`).
-    cache : PlaneCache or None
-        With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
-    duality_gap : float
-        The last duality gap evaluated on schedule, after a pass numbered a multiple of
-        ``gap_check_every`` (inf before any), which the cache's acceptance rule compares block
-        gaps with.
-    evaluated_w : ndarray or None
-        With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
-        the weights of the last evaluation (the average or the iterate), from which a continued
-        run rebuilds its lazy average. None when they are the state's weights.
-    active_sets : ActiveSets or None
-        With ``step="pairwise"``: every block's active labellings and their masses (see
-        :mod:`structsvm.solvers._bcfw_active_sets`).
-
-    Notes
-    -----
-    No vector of ``size_joint_feature`` floats is kept here: the iterate is ``w = Σ_i w_i``
-    and the state's reported weights are the average ``w + σ z``, so a run that continues
-    from this dual rebuilds w and z from them (:meth:`iterate_and_offset`), equal to the
-    vectors the run kept up to rounding.
+    The blocks ``w_i`` as sparse vectors (views of the run's pool, which no step writes into),
+    their ``ℓ_i`` and ``β_i`` (L2 slacks) and ``total_loss = Σ_i ℓ_i``; the lazy average's scale
+    σ, averaged ``Σ_i ℓ_i`` and ``β_i`` offsets; the step count, random generator and
+    ``averaging``; gap sampling's ``block_gaps``, the ``cache``, the last duality gap evaluated
+    on schedule (inf before any), the ``active_sets`` of pairwise steps, and, with
+    ``keep_best=True``, the last evaluated weights if the state reports earlier ones. A
+    continued run rebuilds w and the average's offset from these (:meth:`iterate_and_offset`).
     """
 
     block_indices: list[np.ndarray]
@@ -212,27 +134,17 @@ class BCFWDual:
 
 
 def check_variant_options(
-    order: str,
-    gap_sweep_every: int,
-    gap_mixing: float,
-    cache_size: int,
-    cache_timeout: int,
-    slack_norm: int,
-    gap_check_every: int,
-    step: str,
-    rescaling: str,
+    order: str, gap_sweep_every: int, gap_mixing: float, cache_size: int, cache_timeout: int,
+    slack_norm: int, gap_check_every: int, step: str, rescaling: str,
 ) -> None:
     """Raise ValueError naming the first of BCFW's ordering, cache, gap-check and step options
     that is invalid."""
     if order not in ("random", "cyclic", "gap"):
         raise ValueError(f"order must be 'random', 'cyclic' or 'gap', got {order!r}")
-    integers = {
-        "gap_sweep_every": (gap_sweep_every, 1),
-        "cache_size": (cache_size, 0),
-        "cache_timeout": (cache_timeout, 1),
-        "gap_check_every": (gap_check_every, 1),
-    }
-    for name, (value, smallest) in integers.items():
+    for name, value, smallest in (
+        ("gap_sweep_every", gap_sweep_every, 1), ("cache_size", cache_size, 0),
+        ("cache_timeout", cache_timeout, 1), ("gap_check_every", gap_check_every, 1),
+    ):
         check_positive_int(value, name, minimum=smallest)
     check_value(gap_mixing, "gap_mixing", [Interval(numbers.Real, 0, 1, closed="right")])
     if slack_norm != 1 and (order == "gap" or cache_size > 0):
@@ -425,18 +337,11 @@ def bcfw(
 
     Notes
     -----
-    Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
-    offset and the last state's weights (the offset is turned into the next state's weights in
-    place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited, in one pool (int32 indices when
-    they fit), packed before each pass that follows a yielded state, so that it holds the
-    blocks of that state and those the pass writes, not the dead entries of earlier passes.
-    Nothing of size ``n × size`` is stored. ``keep_best=True``
-    holds one more such vector, the weights of the best primal, when they are not the last
-    evaluated ones (no copy: the solver never writes into an evaluated vector).
-    ``step="pairwise"`` adds the active sets (see :mod:`structsvm.solvers._bcfw_active_sets`
-    for their size). The history's ``oracle_calls`` count the calls of the steps (fewer than n
-    per pass with a cache) and of the duality-gap evaluations (n each).
+    Memory: at most three vectors of ``size_joint_feature`` floats (``w``, the average's
+    offset and the last state's weights) and the blocks' nonzero entries in one pool, packed
+    before each pass that follows a yielded state; ``keep_best=True`` may hold the best
+    primal's weights too, ``step="pairwise"`` the active sets. The history's ``oracle_calls``
+    count the steps' calls (fewer than n per pass with a cache) and n per gap evaluation.
 
     References
     ----------
@@ -507,11 +412,8 @@ def bcfw(
     # The last duality gap evaluated on schedule, for the cache's acceptance rule.
     duality_gap = dual_state.duality_gap
     compiled_pass = CompiledPasses.prepare(
-        task, X, Y, true_rows, n_jobs=n_jobs, compiled=compiled,
-        options={
-            "rescaling": rescaling, "slack_norm": slack_norm, "cache_size": cache_size,
-            "step": step,
-        },
+        task, X, Y, true_rows, n_jobs=n_jobs, compiled=compiled, rescaling=rescaling,
+        slack_norm=slack_norm, cache_size=cache_size, step=step,
     )
     active_sets = dual_state.active_sets
     if initial_state is not None and (
@@ -547,12 +449,8 @@ def bcfw(
     state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
     # The compiled evaluation, on this process's threads, needs none.
-    examples_held = (
-        contextlib.nullcontext()
-        if gap_in_compiled_code
-        else training_set(
-            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
-        )
+    examples_held = contextlib.nullcontext() if gap_in_compiled_code else training_set(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
     )
     with examples_held as examples:
         for iteration in counters.iterations:
@@ -598,12 +496,9 @@ def bcfw(
                             begin, end = true_rows.indptr[i], true_rows.indptr[i + 1]
                             block = slice(pool.starts[i], pool.starts[i] + pool.lengths[i])
                             plane, plane_gap = cache.best_plane(
-                                i,
-                                w,
-                                w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
+                                i, w, w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
                                 block_losses[i] - w[pool.indices[block]] @ pool.values[block],
-                                C,
-                                iteration,
+                                C, iteration,
                             )
                             if not cache.accepts(i, plane_gap, duality_gap):
                                 plane = None

@@ -58,17 +58,6 @@ def _hat_slot(atoms, i, labels):
 
 
 @numba.njit(cache=True)
-def _storable(labels, stored):
-    """Tell whether every label keeps its value in an array of ``stored``'s integer type."""
-    probe = np.empty_like(stored[0, :1])
-    for t in range(len(labels)):
-        probe[0] = labels[t]
-        if probe[0] != labels[t]:
-            return False
-    return True
-
-
-@numba.njit(cache=True)
 def bcfw_pass(fns, data, visits, dual, atoms, keep):
     """Take the BCFW steps of ``visits`` in turn through the compiled oracle; return how many.
 
@@ -79,10 +68,7 @@ def bcfw_pass(fns, data, visits, dual, atoms, keep):
     """
     pairwise = len(atoms.counts) > 0
     no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-    longest = 0
-    for block in range(len(atoms.positions) - 1):
-        longest = max(longest, atoms.positions[block + 1] - atoms.positions[block])
-    stored_labels = np.empty(longest, dtype=np.int64)
+    stored_labels = np.empty(np.max(np.diff(atoms.positions)) if pairwise else 0, np.int64)
     for k in range(len(visits)):
         i = visits[k]
         labels, part_scores = decode_keeping_scores(
@@ -93,8 +79,8 @@ def bcfw_pass(fns, data, visits, dual, atoms, keep):
         if not pairwise:
             visit_block(i, hat_indices, hat_values, loss, 1.0, dual)
             continue
-        if not _storable(labels, atoms.labels):
-            return k
+        if not np.all(labels.astype(atoms.labels.dtype) == labels):
+            return k  # a label that the stored labels' integer type cannot hold
         hat_score = loss + labelling_value(
             fns, data, i, dual.w, part_scores, labels, hat_indices, hat_values
         )
@@ -158,15 +144,8 @@ class CompiledPasses:
 
     @classmethod
     def prepare(
-        cls,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        true_rows: sp.csr_matrix,
-        *,
-        n_jobs: int | None,
-        compiled: bool | None,
-        options: dict[str, Any],
+        cls, task: Task, X: Sequence[Any], Y: Sequence[Any], true_rows: sp.csr_matrix, *,
+        n_jobs: int | None, compiled: bool | None, **options: Any,
     ) -> CompiledPasses | None:
         """Return the compiled passes for BCFW's ``options``, or None for the Python loop.
 
@@ -178,10 +157,8 @@ class CompiledPasses:
         purpose = "BCFW ({})".format(
             ", ".join(f"{name}={value!r}" for name, value in options.items())
         )
-        covered = (
-            options["rescaling"] == "margin"
-            and options["slack_norm"] == 1
-            and options["cache_size"] == 0
+        covered = (options["rescaling"], options["slack_norm"], options["cache_size"]) == (
+            "margin", 1, 0
         )
         if not covered and compiled is not False:
             message = (

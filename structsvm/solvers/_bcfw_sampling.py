@@ -25,11 +25,6 @@ from __future__ import annotations
 import numpy as np
 
 
-def is_sweep(iteration: int, sweep_every: int) -> bool:
-    """Tell whether pass number ``iteration`` (1, 2, ...) sweeps over every block."""
-    return (iteration - 1) % sweep_every == 0
-
-
 def gap_probabilities(block_gaps: np.ndarray, mixing: float) -> np.ndarray:
     """Return the probabilities ``mixing / n + (1 − mixing) g_i / Σ_j g_j`` of the blocks.
 
@@ -56,11 +51,11 @@ def pass_visits(
     """Return the blocks pass number ``iteration`` visits, in order (int64).
 
     ``order`` "cyclic" visits ``0 .. n−1``; "random" a random permutation; "gap" a sweep in a
-    random permutation on the sweep passes (:func:`is_sweep`) and otherwise n independent
+    random permutation on the sweep passes (1, 1 + sweep_every, ...) and otherwise n independent
     draws from :func:`gap_probabilities`.
     """
     if order == "cyclic":
         return np.arange(n)
-    if order == "random" or is_sweep(iteration, sweep_every):
+    if order == "random" or (iteration - 1) % sweep_every == 0:
         return rng.permutation(n)
     return rng.choice(n, size=n, p=gap_probabilities(block_gaps, mixing)).astype(np.int64)

@@ -109,9 +109,7 @@ def away_atom(scores: np.ndarray, count: int) -> int:
     step leaves its two labellings with equal scores, and the rounding of the way they are
     scored (the compiled pass or the Python loop) must not decide between them.
     """
-    lowest = scores[0]
-    for k in range(1, count):
-        lowest = min(lowest, scores[k])
+    lowest = np.min(scores[:count])
     tied = lowest + AWAY_TIES * (1.0 + abs(lowest))
     for k in range(count):
         if scores[k] <= tied:
@@ -499,10 +497,7 @@ class SparsePool:
 
     @classmethod
     def of(
-        cls,
-        indices: list[np.ndarray],
-        values: list[np.ndarray],
-        index_type: type[np.signedinteger],
+        cls, indices: list[np.ndarray], values: list[np.ndarray], index_type: type[np.signedinteger]
     ) -> SparsePool:
         """Pack vectors given as lists of indices and values (copying them), with as much room
         again after them."""
@@ -543,10 +538,9 @@ class SparsePool:
 
     def vectors(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Return all vectors, flat, as lists of views of the pool."""
-        ends = self.starts + self.lengths
-        bounds = zip(self.starts.ravel().tolist(), ends.ravel().tolist(), strict=True)
-        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
-        return [indices for indices, _ in pairs], [values for _, values in pairs]
+        ends = (self.starts + self.lengths).ravel().tolist()
+        bounds = list(zip(self.starts.ravel().tolist(), ends, strict=True))
+        return [self.indices[a:b] for a, b in bounds], [self.values[a:b] for a, b in bounds]
 
     def copy(self) -> SparsePool:
         """Return a copy of the places of the vectors that shares the pool's arrays."""
