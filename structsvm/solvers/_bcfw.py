@@ -106,17 +106,16 @@ class BCFWDual:
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
+        # The arrays and records that a run writes in place, each copied by its own copy().
+        owned = [
+            "block_losses", "block_sums", "average_sum_offset", "block_gaps", "cache",
+            "active_sets",
+        ]
+        copies = {name: getattr(self, name) for name in owned}
         return dataclasses.replace(
-            self,
-            block_indices=list(self.block_indices),
-            block_values=list(self.block_values),
-            block_losses=self.block_losses.copy(),
-            block_sums=self.block_sums.copy(),
-            average_sum_offset=self.average_sum_offset.copy(),
+            self, block_indices=list(self.block_indices), block_values=list(self.block_values),
             rng=copy.deepcopy(self.rng),
-            block_gaps=None if self.block_gaps is None else self.block_gaps.copy(),
-            cache=None if self.cache is None else self.cache.copy(),
-            active_sets=None if self.active_sets is None else self.active_sets.copy(),
+            **{name: None if value is None else value.copy() for name, value in copies.items()},
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -162,8 +161,8 @@ def check_variant_options(
 
 
 def _pairwise_python_step(
-    task: Task, x: Any, y_true: Any, i: int, w: np.ndarray, dual: BlockDual,
-    active_sets: ActiveSets, atoms: Atoms,
+    task: Task, x: Any, y_true: Any, i: int, w: np.ndarray, dual: BlockDual, atoms: Atoms,
+    active_sets: ActiveSets,
 ) -> None:
     """Take the pairwise step on block i from Python (:func:`~._bcfw_steps.pairwise_visit`),
     scoring the labellings from their stored sparse φ and finding ŷ by ``task.outputs_equal``."""
@@ -379,7 +378,7 @@ def bcfw(
             [np.empty(0, dtype=np.int64)] * n, [np.empty(0)] * n, np.zeros(n), np.zeros(n),
             0.0, 1.0, 0.0, np.zeros(n), 0, check_random_state(random_state), bool(averaging),
         )
-        state = SolverState(w=np.zeros(size), working_set=None, history=counters.history)
+        start_w = np.zeros(size)
     else:
         last = initial_state.history[-1]
         best_dual = last["dual"]
@@ -391,13 +390,12 @@ def bcfw(
                 f"cannot continue a run with averaging={dual_state.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
+        start_w = initial_state.w.copy()
+    state = SolverState(w=start_w, working_set=None, history=counters.history)
     # The averaged iterate is w + σ z (and likewise the β_i): z is ``average_offset``.
     w, average_offset = dual_state.iterate_and_offset(state.w)
-    rng, block_indices, block_values = (
-        dual_state.rng, dual_state.block_indices, dual_state.block_values
-    )
-    block_losses, block_sums = dual_state.block_losses, dual_state.block_sums
+    block_indices, block_values = dual_state.block_indices, dual_state.block_values
+    rng, block_losses, block_sums = dual_state.rng, dual_state.block_losses, dual_state.block_sums
     average_sum_offset = dual_state.average_sum_offset
     sums = np.array([dual_state.total_loss, dual_state.average_scale, dual_state.average_loss])
     block_gaps = None
@@ -456,13 +454,9 @@ def bcfw(
         for iteration in counters.iterations:
             if iteration > 0:
                 if state_holds_the_pool_blocks:
-                    # The caller now holds the state yielded last, whose blocks are the pool's
-                    # live ones, and no longer the one before it, whose blocks are most of the
-                    # pool's dead entries. Pack the live blocks into fresh arrays with room for
-                    # the blocks this pass writes (as many, twice over for growth: the room's
-                    # pages take memory only once written) and point the state's blocks at
-                    # them: the old arrays are freed before the pass instead of being held
-                    # while it fills the pool.
+                    # Pack the live blocks (those of the state yielded last) into fresh arrays
+                    # with room for this pass, and point that state at them, so that the old
+                    # pool's dead entries are freed before the pass rather than after it.
                     live = int(pool.lengths.sum())
                     pool.pack(room=live + live // 2 + 16)
                     block_indices, block_values = pool.vectors()
@@ -488,7 +482,7 @@ def bcfw(
                     for i in visits:
                         if atoms is not None:
                             counters.oracle_calls += 1
-                            _pairwise_python_step(task, X[i], Y[i], i, w, dual, active_sets, atoms)
+                            _pairwise_python_step(task, X[i], Y[i], i, w, dual, atoms, active_sets)
                             continue
                         plane = None
                         if cache is not None:

@@ -191,21 +191,16 @@ def _union(
 
 @numba.njit(cache=True)
 def _line_step(
-    union: tuple[np.ndarray, np.ndarray, np.ndarray], block_weight: float, w: np.ndarray,
-    loss_gain: float, max_step: float, average_offset: np.ndarray, average_scale: float,
-    averaging: bool,
+    dual: BlockDual, union: tuple, block_weight: float, loss_gain: float, max_step: float
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Step block i along ``d = corner − b w_i`` by line search, γ in ``[0, max_step]``.
+    """Step a block along ``d = corner − b w_i`` by ``γ = clip((loss_gain − w · d) / ‖d‖², 0,
+    max_step)``, updating ``w`` and the lazy average's offset in place.
 
-    ``union = (indices, corner, block)`` is as :func:`_union` returns it and
-    ``b = block_weight``: b = 1 steps towards the corner (Frank–Wolfe, ``max_step`` 1), b = 0
-    moves mass from the away corner to the oracle's (pairwise, ``max_step`` the away
-    labelling's mass). With ``loss_gain`` the change of ℓ_i along d, ``γ = clip((loss_gain −
-    w · d) / ‖d‖², 0, max_step)``; ``w`` and, if ``averaging``, the lazy average's
-    ``z = average_offset`` (``σ = average_scale``) are updated in place on the support of d.
-    Returns the new block ``w_i + γ d`` (its nonzero entries), γ, and the gap
-    ``loss_gain − w · d`` before the step.
+    ``union = (indices, corner, block)`` is from :func:`_union`, ``b = block_weight`` (1: a
+    Frank–Wolfe step, 0: a pairwise one) and ``loss_gain`` the change of ℓ_i along d. Returns
+    the new block's nonzero entries, γ and the gap ``loss_gain − w · d`` before the step.
     """
+    w, average_offset, average_scale = dual.w, dual.average_offset, dual.sums[1]
     indices, corner, block = union
     m = len(indices)
     direction = np.empty(m)
@@ -226,7 +221,7 @@ def _line_step(
     for n in range(m):
         values[n] = step * direction[n] + block[n]
         w[indices[n]] += step * direction[n]
-        if averaging:
+        if dual.averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
     indices, values = _nonzero(indices, values)
     return indices, values, step, gap
@@ -370,9 +365,7 @@ def visit_block(i, hat_indices, hat_values, loss, scale, dual):
     """
     loss_gain = dual.C * loss - dual.block_losses[i]
     union = _corner_union(dual, i, hat_indices, hat_values, dual.C * scale)
-    indices, values, step, gap = _line_step(
-        union, 1.0, dual.w, loss_gain, 1.0, dual.average_offset, dual.sums[1], dual.averaging
-    )
+    indices, values, step, gap = _line_step(dual, union, 1.0, loss_gain, 1.0)
     if len(dual.block_gaps) > 0:
         dual.block_gaps[i] = gap
     record_step(dual, i, indices, values, step * loss_gain)
@@ -451,10 +444,7 @@ def pairwise_visit(
         hat_indices, hat_values, dual.pool_indices[block_begin:block_end],
         dual.pool_values[block_begin:block_end], dual.C * 1.0,
     )
-    indices, values, step, _ = _line_step(
-        union, 0.0, dual.w, loss_gain, atoms.weights[i, away_slot], dual.average_offset,
-        dual.sums[1], dual.averaging,
-    )
+    indices, values, step, _ = _line_step(dual, union, 0.0, loss_gain, atoms.weights[i, away_slot])
     if step > 0.0 and hat_slot == count:
         atoms.labels[count, first:stop] = hat_labels
         atoms.losses[i, count] = hat_loss
