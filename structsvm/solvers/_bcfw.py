@@ -4,10 +4,12 @@ The dual keeps, for every example i, a block ``w_i ∈ C · conv{ψ_i(y)}`` and
 ``ℓ_i ∈ C · conv{Δ(y_i, y)}``, with ``w = Σ_i w_i`` and ``D = Σ_i ℓ_i − ½‖w‖²``. A step on
 block i moves towards the corner of the loss-augmented output by exact line search; the block
 gaps sum to ``P(w) − D``, evaluated with n oracle calls after the passes of the
-``gap_check_every`` schedule (and the last pass), which alone record, yield and may stop.
+``gap_check_every`` schedule (and the last pass), which alone record, yield and may stop; an
+off-schedule last evaluation refreshes neither the sampled block gaps nor the cache's gap.
 The blocks are sparse, in one pool; the average of the iterates is kept lazily as
 ``w̄ = w + σ z``. The steps are :mod:`structsvm.solvers._bcfw_steps`, taken from Python or,
-a pass at a time, through a compiled oracle (:mod:`structsvm.solvers._bcfw_pass`).
+a pass at a time, through a compiled oracle (:mod:`structsvm.solvers._bcfw_pass`; a Ctrl-C
+is handled when the pass returns, and yielded states are copies).
 Refinements: gap sampling (:mod:`~structsvm.solvers._bcfw_sampling`), the multi-plane cache
 (:mod:`~structsvm.solvers._bcfw_cache`), pairwise steps
 (:mod:`~structsvm.solvers._bcfw_active_sets`), slack rescaling (constraint vectors
@@ -478,7 +480,7 @@ def bcfw(
                     compiled_pass.steps(visits, dual, active_sets)
                     counters.oracle_calls += n
                 else:
-                    atoms = None if active_sets is None else active_sets.compiled_arrays()
+                    atoms = None if active_sets is None else active_sets.as_atoms()
                     for i in visits:
                         if atoms is not None:
                             counters.oracle_calls += 1

@@ -78,7 +78,7 @@ class ActiveSets:
         """Keep the labellings of a compiled pass as int64, which holds any label."""
         self.labels = self.labels.astype(np.int64)
 
-    def compiled_arrays(self) -> Atoms:
+    def as_atoms(self) -> Atoms:
         """Return the active sets as the steps take them: an :class:`Atoms` on their arrays, slot
         k of block i being vector ``i K + k`` of the feature pool."""
         return atoms(

@@ -178,7 +178,7 @@ class CompiledPasses:
         answers a label their type cannot hold)."""
         taken = 0
         while True:
-            atoms = _no_atoms() if active_sets is None else active_sets.compiled_arrays()
+            atoms = _no_atoms() if active_sets is None else active_sets.as_atoms()
             taken += bcfw_pass(
                 self.functions, self.oracle.data, visits[taken:], dual, atoms,
                 self.oracle.offers_labelling_score,
