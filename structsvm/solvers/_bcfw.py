@@ -472,23 +472,25 @@ def bcfw(
                 )
                 if active_sets is not None:
                     active_sets.make_room(visits)
-                dual = block_dual(
+                blocks = block_dual(
                     *problem, *pool.record_fields(), block_losses, block_sums, w,
                     average_offset, average_sum_offset, sums, steps,
                 )
                 if compiled_pass is not None:
-                    compiled_pass.steps(visits, dual, active_sets)
+                    compiled_pass.steps(visits, blocks, active_sets)
                     counters.oracle_calls += n
                 else:
                     atoms = None if active_sets is None else active_sets.as_atoms()
                     for i in visits:
                         if atoms is not None:
                             counters.oracle_calls += 1
-                            _pairwise_python_step(task, X[i], Y[i], i, w, dual, atoms, active_sets)
+                            _pairwise_python_step(
+                                task, X[i], Y[i], i, w, blocks, atoms, active_sets
+                            )
                             continue
                         plane = None
                         if cache is not None:
-                            pool.take(dual)
+                            pool.take(blocks)
                             begin, end = true_rows.indptr[i], true_rows.indptr[i + 1]
                             block = slice(pool.starts[i], pool.starts[i] + pool.lengths[i])
                             plane, plane_gap = cache.best_plane(
@@ -508,12 +510,12 @@ def bcfw(
                             hat_indices, hat_values = plane.indices, plane.values
                             loss, scale = plane.loss, plane.scale
                         if slack_norm == 2:
-                            cone_visit(i, hat_indices, hat_values, loss, scale, dual)
+                            cone_visit(i, hat_indices, hat_values, loss, scale, blocks)
                             continue
-                        gap = visit_block(i, hat_indices, hat_values, loss, scale, dual)
+                        gap = visit_block(i, hat_indices, hat_values, loss, scale, blocks)
                         if cache is not None and plane is None:
                             cache.add(i, hat_indices, hat_values, loss, scale, iteration, gap)
-                pool.take(dual)
+                pool.take(blocks)
                 # Views of the new pool at once: the old views would keep the arrays the
                 # pass outgrew alive through the evaluation.
                 block_indices, block_values = pool.vectors()
