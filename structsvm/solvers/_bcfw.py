@@ -1,56 +1,20 @@
-"""Block-coordinate Frank–Wolfe for the structural SVM (Lacoste-Julien, Jaggi, Schmidt &
-Pletscher, "Block-coordinate Frank–Wolfe optimization for structural SVMs", ICML 2013).
+"""Block-coordinate Frank–Wolfe (BCFW) for the structural SVM (Lacoste-Julien et al., ICML 2013).
 
-In this package's scaling (``½‖w‖² + C Σ ξ_i``) the dual keeps, for every example i, a block
-``w_i ∈ C · conv{ψ_i(y)}`` and ``ℓ_i ∈ C · conv{Δ(y_i, y)}`` (both start at 0, the true output);
-``w = Σ_i w_i`` and the dual objective is ``D = Σ_i ℓ_i − ½‖w‖²``. A step on block i calls the
-loss-augmented oracle at the current w for ``ŷ``, takes the corner ``s = C ψ_i(ŷ)``,
-``ℓ_s = C Δ(y_i, ŷ)`` and moves towards it by the exact line search
-``γ = clip(g_i / ‖w_i − s‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i − w · (s − w_i)`` is the block's
-duality gap. Summed over the blocks at one w these gaps are exactly ``P(w) − D``, which the
-solver evaluates after a pass with one batch oracle call (n calls): the stopping rule is the
-same certified one as the cutting-plane solvers'. With ``gap_check_every=k`` it does so only
-after passes ``k, 2k, ...`` (counted over continued runs) and after the last pass of the
-budget; only such a pass records, yields a state and may stop the run. The evaluation after a
-last pass off that schedule only observes: it refreshes neither gap sampling's block gaps nor
-the gap the cache compares with, so a run continued from it follows the run that never stopped.
-
-Everything a step touches is sparse: every block ``w_i`` keeps its nonzero entries, sorted, in
-one pool (:func:`~structsvm.solvers._bcfw_steps.store_block`), and only ``w`` is dense. The
-weighted average of the iterates, ``w̄_{k+1} = (1 − ρ) w̄_k + ρ w_{k+1}`` with
-``ρ = 2 / (k + 2)`` after k steps, is kept lazily as ``w̄ = w + σ z``: a step
-``w_{k+1} = w_k + γ d`` gives ``z ← z − (γ / σ) d`` on the support of d and ``σ ← (1 − ρ) σ``.
-A step thus costs time in proportion to the stored entries of the block and of ψ_i(ŷ).
-
-The steps are the compiled functions of :mod:`structsvm.solvers._bcfw_steps`, which the Python
-loop calls once per step on the task's Python oracles, and which a task's compiled oracle
-(:meth:`structsvm.Task.compiled_oracle`) runs a whole pass of in one compiled call
-(:mod:`structsvm.solvers._bcfw_pass`): the iterates of both agree up to the rounding of the
-oracle's scores. An interrupt (Ctrl-C) during a compiled pass is handled after it returns; the
-states yielded are copies, so an interrupted fit keeps the last certified state.
-
-Refinements (L1 slacks only): gap sampling (``order="gap"``, Osokin et al. 2016;
-:mod:`structsvm.solvers._bcfw_sampling`), the multi-plane cache (``cache_size > 0``, Shah et
-al. 2015; :mod:`structsvm.solvers._bcfw_cache`; Python loop only), and pairwise steps
-(``step="pairwise"``, margin rescaling, Osokin et al. 2016), which keep each block's active
-labellings (:mod:`structsvm.solvers._bcfw_active_sets`) and move mass from the one of lowest
-loss-augmented score to the oracle's, which can empty a labelling at once. ``keep_best=True``
-certifies with the lowest primal and the highest dual evaluated so far, since any primal
-bounds the optimum from above and any dual from below.
-
-Slack rescaling (``rescaling="slack"``) has the same dual with the constraint vectors
-``Δ(y_i, y) ψ_i(y)`` in place of ψ_i(y) (see :mod:`structsvm.solvers._oracle`): the block's
-linear subproblem is the task's slack-rescaled oracle, and the corner is
-``s = C Δ(y_i, ŷ) ψ_i(ŷ)``.
-
-L2 slacks (``slack_norm=2``, objective ``½‖w‖² + (C/2) Σ ξ_i²``) have the dual
-``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)`` over blocks in the *cone* spanned by the corners
-``(v_i(y), Δ(y_i, y), 1)`` (β_i is the block's sum of dual variables; see
-:mod:`structsvm.solvers._objective`). A step on block i maximises the dual exactly over the
-two-dimensional cone ``a (w_i, ℓ_i, β_i) + b (v_i(ŷ), Δ(y_i, ŷ), 1)``, ``a, b >= 0``, in closed
-form. The bounded problem with ``β_i <= B`` has the same optimum for B large enough, and its
-Frank–Wolfe step towards ``B (v, Δ, 1)`` is a point of that cone, so each step gains at least
-as much and the convergence of Lacoste-Julien et al. (theorem 2) carries over.
+The dual keeps, for every example i, a block ``w_i ∈ C · conv{ψ_i(y)}`` and
+``ℓ_i ∈ C · conv{Δ(y_i, y)}``, with ``w = Σ_i w_i`` and ``D = Σ_i ℓ_i − ½‖w‖²``. A step on
+block i moves towards the corner of the loss-augmented output by exact line search; the block
+gaps sum to ``P(w) − D``, evaluated with n oracle calls after the passes of the
+``gap_check_every`` schedule (and the last pass), which alone record, yield and may stop; an
+off-schedule last evaluation refreshes neither the sampled block gaps nor the cache's gap.
+The blocks are sparse, in one pool; the average of the iterates is kept lazily as
+``w̄ = w + σ z``. The steps are :mod:`structsvm.solvers._bcfw_steps`, taken from Python or,
+a pass at a time, through a compiled oracle (:mod:`structsvm.solvers._bcfw_pass`; a Ctrl-C
+is handled when the pass returns, and yielded states are copies).
+Refinements: gap sampling (:mod:`~structsvm.solvers._bcfw_sampling`), the multi-plane cache
+(:mod:`~structsvm.solvers._bcfw_cache`), pairwise steps
+(:mod:`~structsvm.solvers._bcfw_active_sets`), slack rescaling (constraint vectors
+``Δ(y_i, y) ψ_i(y)``) and L2 slacks (exact steps over the cone of ``(v_i(y), Δ(y_i, y), 1)``,
+dual ``Σ_i ℓ_i − ½‖w‖² − Σ_i β_i² / (2C)``).
 """
 
 from __future__ import annotations
@@ -75,7 +39,10 @@ from structsvm.solvers._bcfw_cache import PlaneCache
 from structsvm.solvers._bcfw_pass import CompiledPasses
 from structsvm.solvers._bcfw_sampling import pass_visits
 from structsvm.solvers._bcfw_steps import (
+    Atoms,
+    BlockDual,
     SparsePool,
+    block_dual,
     cone_visit,
     pairwise_visit,
     pool_index_type,
@@ -113,53 +80,13 @@ def _sparse_rows(matrix: FeatureMatrix) -> sp.csr_matrix:
 class BCFWDual:
     """What a block-coordinate Frank–Wolfe run needs to continue after a pass.
 
-    Attributes
-    ----------
-    block_indices, block_values : lists of n ndarrays
-        The dual blocks ``w_i`` as sparse vectors (sorted indices, values), views of the run's
-        pool of blocks; ``w = Σ_i w_i``. No step writes into them: before its next pass the
-        solver moves the blocks of the state it yielded last into a freshly packed pool, equal
-        entry for entry, so that the old pool's arrays can be freed.
-    block_losses : ndarray of shape (n,)
-        The blocks' ``ℓ_i``; ``total_loss = Σ_i ℓ_i``.
-    block_sums : ndarray of shape (n,)
-        The blocks' sums of dual variables ``β_i`` (kept for L2 slacks, zero otherwise).
-    total_loss : float
-        ``Σ_i ℓ_i``.
-    average_scale, average_loss : float
-        The scale σ of the lazy weighted average of the iterates (see the module docstring)
-        and the average of ``Σ_i ℓ_i`` (unused when not averaging).
-    average_sum_offset : ndarray of shape (n,)
-        The average of the ``β_i`` is ``block_sums + average_scale * average_sum_offset``.
-    steps : int
-        Steps taken so far (the averaging weights depend on it).
-    rng : RandomState
-        The generator of the random order, at the state the next pass starts from.
-    averaging : bool
-        Whether the run averages its iterates.
-    block_gaps : ndarray of shape (n,) or None
-        With ``order="gap"``: every block's last known duality gap (see
-        :mod:`structsvm.solvers._bcfw_sampling`).
-    cache : PlaneCache or None
-        With ``cache_size > 0``: the cached corners (see :mod:`structsvm.solvers._bcfw_cache`).
-    duality_gap : float
-        The last duality gap evaluated on schedule, after a pass numbered a multiple of
-        ``gap_check_every`` (inf before any), which the cache's acceptance rule compares block
-        gaps with.
-    evaluated_w : ndarray or None
-        With ``keep_best=True``, when the state's weights are those of an earlier evaluation:
-        the weights of the last evaluation (the average or the iterate), from which a continued
-        run rebuilds its lazy average. None when they are the state's weights.
-    active_sets : ActiveSets or None
-        With ``step="pairwise"``: every block's active labellings and their masses (see
-        :mod:`structsvm.solvers._bcfw_active_sets`).
-
-    Notes
-    -----
-    No vector of ``size_joint_feature`` floats is kept here: the iterate is ``w = Σ_i w_i``
-    and the state's reported weights are the average ``w + σ z``, so a run that continues
-    from this dual rebuilds w and z from them (:meth:`iterate_and_offset`), equal to the
-    vectors the run kept up to rounding.
+    The blocks ``w_i`` as sparse vectors (views of the run's pool, which no step writes into),
+    their ``ℓ_i`` and ``β_i`` (L2 slacks) and ``total_loss = Σ_i ℓ_i``; the lazy average's scale
+    σ, averaged ``Σ_i ℓ_i`` and ``β_i`` offsets; the step count, random generator and
+    ``averaging``; gap sampling's ``block_gaps``, the ``cache``, the last duality gap evaluated
+    on schedule (inf before any), the ``active_sets`` of pairwise steps, and, with
+    ``keep_best=True``, the last evaluated weights if the state reports earlier ones. A
+    continued run rebuilds w and the average's offset from these (:meth:`iterate_and_offset`).
     """
 
     block_indices: list[np.ndarray]
@@ -181,17 +108,16 @@ class BCFWDual:
 
     def copy(self) -> BCFWDual:
         """Return a copy that later passes of a run leave alone."""
+        # The arrays and records that a run writes in place, each copied by its own copy().
+        owned = [
+            "block_losses", "block_sums", "average_sum_offset", "block_gaps", "cache",
+            "active_sets",
+        ]
+        copies = {name: getattr(self, name) for name in owned}
         return dataclasses.replace(
-            self,
-            block_indices=list(self.block_indices),
-            block_values=list(self.block_values),
-            block_losses=self.block_losses.copy(),
-            block_sums=self.block_sums.copy(),
-            average_sum_offset=self.average_sum_offset.copy(),
+            self, block_indices=list(self.block_indices), block_values=list(self.block_values),
             rng=copy.deepcopy(self.rng),
-            block_gaps=None if self.block_gaps is None else self.block_gaps.copy(),
-            cache=None if self.cache is None else self.cache.copy(),
-            active_sets=None if self.active_sets is None else self.active_sets.copy(),
+            **{name: None if value is None else value.copy() for name, value in copies.items()},
         )
 
     def iterate_and_offset(self, reported_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -209,27 +135,17 @@ class BCFWDual:
 
 
 def check_variant_options(
-    order: str,
-    gap_sweep_every: int,
-    gap_mixing: float,
-    cache_size: int,
-    cache_timeout: int,
-    slack_norm: int,
-    gap_check_every: int,
-    step: str,
-    rescaling: str,
+    order: str, gap_sweep_every: int, gap_mixing: float, cache_size: int, cache_timeout: int,
+    slack_norm: int, gap_check_every: int, step: str, rescaling: str,
 ) -> None:
     """Raise ValueError naming the first of BCFW's ordering, cache, gap-check and step options
     that is invalid."""
     if order not in ("random", "cyclic", "gap"):
         raise ValueError(f"order must be 'random', 'cyclic' or 'gap', got {order!r}")
-    integers = {
-        "gap_sweep_every": (gap_sweep_every, 1),
-        "cache_size": (cache_size, 0),
-        "cache_timeout": (cache_timeout, 1),
-        "gap_check_every": (gap_check_every, 1),
-    }
-    for name, (value, smallest) in integers.items():
+    for name, value, smallest in (
+        ("gap_sweep_every", gap_sweep_every, 1), ("cache_size", cache_size, 0),
+        ("cache_timeout", cache_timeout, 1), ("gap_check_every", gap_check_every, 1),
+    ):
         check_positive_int(value, name, minimum=smallest)
     check_value(gap_mixing, "gap_mixing", [Interval(numbers.Real, 0, 1, closed="right")])
     if slack_norm != 1 and (order == "gap" or cache_size > 0):
@@ -247,20 +163,11 @@ def check_variant_options(
 
 
 def _pairwise_python_step(
-    task: Task,
-    x: Any,
-    y_true: Any,
-    i: int,
-    problem: tuple,
-    dual: tuple,
+    task: Task, x: Any, y_true: Any, i: int, w: np.ndarray, dual: BlockDual, atoms: Atoms,
     active_sets: ActiveSets,
-) -> tuple:
-    """Take the pairwise step (BCPFW) on block i from Python; return ``dual``.
-
-    The step of :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`, with the labellings
-    scored from their stored sparse φ and ŷ's slot found by ``task.outputs_equal``.
-    """
-    w = dual[6]
+) -> None:
+    """Take the pairwise step on block i from Python (:func:`~._bcfw_steps.pairwise_visit`),
+    scoring the labellings from their stored sparse φ and finding ŷ by ``task.outputs_equal``."""
     y_hat = task.loss_augmented_argmax(x, y_true, w)
     hat_indices, hat_values = task.sparse_joint_feature(x, y_hat)
     hat_loss = float(task.loss(y_true, y_hat))
@@ -272,18 +179,17 @@ def _pairwise_python_step(
         for begin, length in spans
     ]
     hat_slot = next((k for k, y in enumerate(outputs) if task.outputs_equal(y, y_hat)), count)
-    hat = (_NO_LABELS, hat_indices, hat_values, hat_loss, hat_loss + w[hat_indices] @ hat_values)
-    dual, atoms, step_size, away = pairwise_visit(
-        i, hat_slot, hat, scores, problem, dual, active_sets.compiled_arrays()
+    step_size, away = pairwise_visit(
+        i, hat_slot, _NO_LABELS, hat_indices, hat_values, hat_loss,
+        hat_loss + w[hat_indices] @ hat_values, scores, dual, atoms,
     )
-    active_sets.take_pool(atoms)
+    pool.take(atoms)
     if step_size > 0 and hat_slot == count:
         outputs.append(y_hat)
     new_count = active_sets.counts[i]
     if len(outputs) > new_count:
         outputs[away] = outputs[new_count]
         del outputs[new_count]
-    return dual
 
 
 def _average_offset(
@@ -432,18 +338,11 @@ def bcfw(
 
     Notes
     -----
-    Memory: three vectors of ``size_joint_feature`` floats at most, ``w``, the lazy average's
-    offset and the last state's weights (the offset is turned into the next state's weights in
-    place, and rebuilt from them for the next pass); the blocks hold their nonzero entries,
-    within the union of the supports of the ψ_i(y) visited, in one pool (int32 indices when
-    they fit), packed before each pass that follows a yielded state, so that it holds the
-    blocks of that state and those the pass writes, not the dead entries of earlier passes.
-    Nothing of size ``n × size`` is stored. ``keep_best=True``
-    holds one more such vector, the weights of the best primal, when they are not the last
-    evaluated ones (no copy: the solver never writes into an evaluated vector).
-    ``step="pairwise"`` adds the active sets (see :mod:`structsvm.solvers._bcfw_active_sets`
-    for their size). The history's ``oracle_calls`` count the calls of the steps (fewer than n
-    per pass with a cache) and of the duality-gap evaluations (n each).
+    Memory: at most three vectors of ``size_joint_feature`` floats (``w``, the average's
+    offset and the last state's weights) and the blocks' nonzero entries in one pool, packed
+    before each pass that follows a yielded state; ``keep_best=True`` may hold the best
+    primal's weights too, ``step="pairwise"`` the active sets. The history's ``oracle_calls``
+    count the steps' calls (fewer than n per pass with a cache) and n per gap evaluation.
 
     References
     ----------
@@ -481,7 +380,7 @@ def bcfw(
             [np.empty(0, dtype=np.int64)] * n, [np.empty(0)] * n, np.zeros(n), np.zeros(n),
             0.0, 1.0, 0.0, np.zeros(n), 0, check_random_state(random_state), bool(averaging),
         )
-        state = SolverState(w=np.zeros(size), working_set=None, history=counters.history)
+        start_w = np.zeros(size)
     else:
         last = initial_state.history[-1]
         best_dual = last["dual"]
@@ -493,13 +392,12 @@ def bcfw(
                 f"cannot continue a run with averaging={dual_state.averaging} with "
                 f"averaging={bool(averaging)}"
             )
-        state = SolverState(w=initial_state.w.copy(), working_set=None, history=counters.history)
+        start_w = initial_state.w.copy()
+    state = SolverState(w=start_w, working_set=None, history=counters.history)
     # The averaged iterate is w + σ z (and likewise the β_i): z is ``average_offset``.
     w, average_offset = dual_state.iterate_and_offset(state.w)
-    rng, block_indices, block_values = (
-        dual_state.rng, dual_state.block_indices, dual_state.block_values
-    )
-    block_losses, block_sums = dual_state.block_losses, dual_state.block_sums
+    block_indices, block_values = dual_state.block_indices, dual_state.block_values
+    rng, block_losses, block_sums = dual_state.rng, dual_state.block_losses, dual_state.block_sums
     average_sum_offset = dual_state.average_sum_offset
     sums = np.array([dual_state.total_loss, dual_state.average_scale, dual_state.average_loss])
     block_gaps = None
@@ -514,11 +412,8 @@ def bcfw(
     # The last duality gap evaluated on schedule, for the cache's acceptance rule.
     duality_gap = dual_state.duality_gap
     compiled_pass = CompiledPasses.prepare(
-        task, X, Y, true_rows, n_jobs=n_jobs, compiled=compiled,
-        options={
-            "rescaling": rescaling, "slack_norm": slack_norm, "cache_size": cache_size,
-            "step": step,
-        },
+        task, X, Y, true_rows, n_jobs=n_jobs, compiled=compiled, rescaling=rescaling,
+        slack_norm=slack_norm, cache_size=cache_size, step=step,
     )
     active_sets = dual_state.active_sets
     if initial_state is not None and (
@@ -540,7 +435,7 @@ def bcfw(
             true_rows, pool_index_type(size), Y if python_loop else None,
         )
     pool = SparsePool.of(block_indices, block_values, pool_index_type(size))
-    counts = np.array([pool.used, dual_state.steps], dtype=np.int64)
+    steps = np.array([dual_state.steps], dtype=np.int64)
     problem = (
         true_rows.indptr.astype(np.int64), true_rows.indices, true_rows.data, float(C),
         bool(averaging), _bcfw_steps.SMALLEST_SCALE,
@@ -554,24 +449,16 @@ def bcfw(
     state_holds_the_pool_blocks = False
     # Where the gap evaluation's oracle passes run: a cluster's workers hold the data if any.
     # The compiled evaluation, on this process's threads, needs none.
-    examples_held = (
-        contextlib.nullcontext()
-        if gap_in_compiled_code
-        else training_set(
-            task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
-        )
+    examples_held = contextlib.nullcontext() if gap_in_compiled_code else training_set(
+        task, X, Y, n_jobs=n_jobs, true_features=true_features, rescaling=rescaling
     )
     with examples_held as examples:
         for iteration in counters.iterations:
             if iteration > 0:
                 if state_holds_the_pool_blocks:
-                    # The caller now holds the state yielded last, whose blocks are the pool's
-                    # live ones, and no longer the one before it, whose blocks are most of the
-                    # pool's dead entries. Pack the live blocks into fresh arrays with room for
-                    # the blocks this pass writes (as many, twice over for growth: the room's
-                    # pages take memory only once written) and point the state's blocks at
-                    # them: the old arrays are freed before the pass instead of being held
-                    # while it fills the pool.
+                    # Pack the live blocks (those of the state yielded last) into fresh arrays
+                    # with room for this pass, and point that state at them, so that the old
+                    # pool's dead entries are freed before the pass rather than after it.
                     live = int(pool.lengths.sum())
                     pool.pack(room=live + live // 2 + 16)
                     block_indices, block_values = pool.vectors()
@@ -579,39 +466,37 @@ def bcfw(
                     state.dual_state.block_values[:] = block_values
                 state_holds_the_pool_blocks = False
                 if average_offset is None:
-                    average_offset = _average_offset(reported_w, w, sums[1], averaging, counts[1])
+                    average_offset = _average_offset(reported_w, w, sums[1], averaging, steps[0])
                 visits = pass_visits(
                     rng, n, iteration, order, block_gaps, gap_sweep_every, gap_mixing
                 )
                 if active_sets is not None:
                     active_sets.make_room(visits)
-                counts[0] = pool.used
-                arrays = (
-                    pool.starts, pool.lengths, pool.indices, pool.values, block_losses,
-                    block_sums, w, average_offset, average_sum_offset, sums, counts,
+                blocks = block_dual(
+                    *problem, *pool.record_fields(), block_losses, block_sums, w,
+                    average_offset, average_sum_offset, sums, steps,
                 )
                 if compiled_pass is not None:
-                    arrays = compiled_pass.steps(visits, problem, arrays, active_sets)
+                    compiled_pass.steps(visits, blocks, active_sets)
                     counters.oracle_calls += n
                 else:
+                    atoms = None if active_sets is None else active_sets.as_atoms()
                     for i in visits:
-                        if active_sets is not None:
-                            arrays = _pairwise_python_step(
-                                task, X[i], Y[i], i, problem, arrays, active_sets
-                            )
+                        if atoms is not None:
                             counters.oracle_calls += 1
+                            _pairwise_python_step(
+                                task, X[i], Y[i], i, w, blocks, atoms, active_sets
+                            )
                             continue
                         plane = None
                         if cache is not None:
+                            pool.take(blocks)
                             begin, end = true_rows.indptr[i], true_rows.indptr[i + 1]
-                            start, stop = pool.starts[i], pool.starts[i] + pool.lengths[i]
+                            block = slice(pool.starts[i], pool.starts[i] + pool.lengths[i])
                             plane, plane_gap = cache.best_plane(
-                                i,
-                                w,
-                                w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
-                                block_losses[i] - w[arrays[2][start:stop]] @ arrays[3][start:stop],
-                                C,
-                                iteration,
+                                i, w, w[true_rows.indices[begin:end]] @ true_rows.data[begin:end],
+                                block_losses[i] - w[pool.indices[block]] @ pool.values[block],
+                                C, iteration,
                             )
                             if not cache.accepts(i, plane_gap, duality_gap):
                                 plane = None
@@ -625,16 +510,12 @@ def bcfw(
                             hat_indices, hat_values = plane.indices, plane.values
                             loss, scale = plane.loss, plane.scale
                         if slack_norm == 2:
-                            arrays = cone_visit(
-                                i, hat_indices, hat_values, loss, scale, problem, arrays
-                            )
+                            cone_visit(i, hat_indices, hat_values, loss, scale, blocks)
                             continue
-                        arrays, gap = visit_block(
-                            i, hat_indices, hat_values, loss, scale, problem, arrays
-                        )
+                        gap = visit_block(i, hat_indices, hat_values, loss, scale, blocks)
                         if cache is not None and plane is None:
                             cache.add(i, hat_indices, hat_values, loss, scale, iteration, gap)
-                pool.indices, pool.values, pool.used = arrays[2], arrays[3], int(counts[0])
+                pool.take(blocks)
                 # Views of the new pool at once: the old views would keep the arrays the
                 # pass outgrew alive through the evaluation.
                 block_indices, block_values = pool.vectors()
@@ -649,7 +530,7 @@ def bcfw(
             # most three vectors of w's size (w, z and the state's weights) are held at a time.
             total_loss, average_scale, average_loss = (float(value) for value in sums)
             reported_loss, reported_sums = total_loss, block_sums.copy()
-            if averaging and counts[1]:
+            if averaging and steps[0]:
                 reported_w, average_offset = average_offset, None
                 reported_w *= average_scale
                 reported_w += w
@@ -681,7 +562,7 @@ def bcfw(
             record.update(evaluated_primal=primal, evaluated_dual=dual)
             if scheduled:
                 duality_gap = primal - dual
-            if scheduled and block_gaps is not None and not (averaging and counts[1]):
+            if scheduled and block_gaps is not None and not (averaging and steps[0]):
                 # The evaluation was at the iterate itself: its slacks give every exact block
                 # gap C ξ_i − ℓ_i + w · w_i for free.
                 block_scores = [
@@ -692,7 +573,7 @@ def bcfw(
             state.converged = meets_tolerance(bounds[0], bounds[1], tol)
             state.dual_state = BCFWDual(
                 block_indices, block_values, block_losses, block_sums, total_loss, average_scale,
-                average_loss, average_sum_offset, int(counts[1]), rng, bool(averaging),
+                average_loss, average_sum_offset, int(steps[0]), rng, bool(averaging),
                 block_gaps, cache, duality_gap, evaluated_w, active_sets,
             ).copy()
             state_holds_the_pool_blocks = iteration > 0

@@ -1,21 +1,7 @@
-"""The active sets of block-coordinate pairwise Frank–Wolfe (``step="pairwise"``).
-
-Each block i of BCFW's dual is a convex combination ``w_i = C Σ_k α_k ψ_i(y_k)``,
-``ℓ_i = C Σ_k α_k Δ(y_i, y_k)`` of corners; the pairwise variant (Osokin et al. 2016) keeps
-the labellings ``y_k`` with ``α_k > 0`` (the block's active set) and their masses, which sum to
-1. Every block starts with its true labelling, of mass 1 (the block ``w_i = 0``). A step adds at
-most one labelling (the oracle's) and may remove one (the away labelling, when it gives up all
-its mass), see :func:`structsvm.solvers._bcfw_steps.shift_mass`.
-
-Storage: the masses of all blocks are one array of shape ``(n, K)`` with ``K`` slots per block,
-grown (doubled, at least to what the next pass needs) between passes only, so that no step grows
-them; so are the labellings' losses and the places of their sparse φ(x_i, y) in one pool. A
-compiled pass keeps the labellings in one array of shape ``(K, Σ_i |y_i|)`` (block i's slot k is
-``labels[k, positions[i]:positions[i + 1]]``, the labels of ``np.ravel(y)``), of the narrowest
-integer type that holds the true labels (int64 from the first labelling of the oracle that it
-cannot hold); the Python loop keeps, per block, the list of its outputs. Memory is thus
-``K (n + Σ_i |y_i|)`` numbers, where K is at most twice the largest number of slots any block
-needed before a pass (its active set plus its visits in that pass).
+"""The active sets of block-coordinate pairwise Frank–Wolfe (``step="pairwise"``, Osokin et al.
+2016): for every block ``w_i = C Σ_k α_k ψ_i(y_k)`` the labellings with ``α_k > 0`` and their
+masses, starting from the true labelling with mass 1. The slots (K per block) grow between passes
+only; memory is ``K (n + Σ_i |y_i|)`` numbers.
 """
 
 from __future__ import annotations
@@ -27,31 +13,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm.solvers._bcfw_steps import SparsePool
+from structsvm.solvers._bcfw_steps import Atoms, SparsePool, atoms
 
 
 @dataclasses.dataclass
 class ActiveSets:
-    """The active sets of all blocks (see the module docstring).
-
-    Attributes
-    ----------
-    weights : ndarray of shape (n, K)
-        ``weights[i, k]``: the mass of block i's labelling in slot k (zero beyond its count).
-    counts : ndarray of shape (n,), int64
-        How many slots of each block are active.
-    positions : ndarray of shape (n + 1,), int64
-        Where each block's labels start in ``labels``' rows (all zero for the Python loop).
-    labels : ndarray of shape (K, positions[-1]), integers
-        For a compiled pass: the labellings, slot by slot, in the narrowest integer type that
-        holds the true labels (the labellings of a block take the labels of its outputs).
-    losses : ndarray of shape (n, K)
-        ``Δ(y_i, y_k)`` of each slot's labelling.
-    features : SparsePool
-        The sparse φ(x_i, y_k) of each slot's labelling.
-    outputs : list of n lists, or None
-        For the Python loop: each block's active outputs, slot by slot.
-    """
+    """The active sets of all blocks: masses ``weights`` (n, K), active ``counts`` (n,), losses
+    (n, K) and sparse φ (``features``) of each slot's labelling; a compiled pass keeps the
+    labellings in ``labels`` (K, Σ_i |y_i|), block i's at ``positions[i]:positions[i + 1]``, in
+    the narrowest integer type that holds the true labels; the Python loop keeps each block's
+    active ``outputs`` instead."""
 
     weights: np.ndarray
     counts: np.ndarray
@@ -63,11 +34,8 @@ class ActiveSets:
 
     @classmethod
     def start(
-        cls,
-        true_labels: Sequence[np.ndarray],
-        true_rows: sp.csr_matrix,
-        index_type: type[np.signedinteger],
-        outputs: Sequence[Any] | None = None,
+        cls, true_labels: Sequence[np.ndarray], true_rows: sp.csr_matrix,
+        index_type: type[np.signedinteger], outputs: Sequence[Any] | None = None,
     ) -> ActiveSets:
         """Start every block at its true labelling.
 
@@ -101,13 +69,8 @@ class ActiveSets:
         if needed <= slots:
             return
         slots = max(2 * slots, needed)
-        weights = np.zeros((len(self.counts), slots))
-        weights[:, : self.weights.shape[1]] = self.weights
-        self.weights = weights
-        labels = np.zeros((slots, self.labels.shape[1]), dtype=self.labels.dtype)
-        labels[: self.labels.shape[0]] = self.labels
-        self.labels = labels
-        self.losses = _wider(self.losses, slots)
+        self.weights, self.losses = _wider(self.weights, slots), _wider(self.losses, slots)
+        self.labels = _wider(self.labels.T, slots).T.copy()
         self.features.starts = _wider(self.features.starts, slots)
         self.features.lengths = _wider(self.features.lengths, slots)
 
@@ -115,26 +78,13 @@ class ActiveSets:
         """Keep the labellings of a compiled pass as int64, which holds any label."""
         self.labels = self.labels.astype(np.int64)
 
-    def compiled_arrays(self) -> tuple:
-        """Return the ``atoms`` of a compiled pass.
-
-        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
-        pool_values, pool_counts)``: the labellings, masses and losses as above, and the
-        feature pool as :func:`~structsvm.solvers._bcfw_steps.store_block` takes it, slot k of
-        block i being its block ``i K + k`` (``starts`` and ``lengths`` are flat views) and
-        ``pool_counts = [entries in use]``.
-        """
-        pool = self.features
-        return (
+    def as_atoms(self) -> Atoms:
+        """Return the active sets as the steps take them: an :class:`Atoms` on their arrays, slot
+        k of block i being vector ``i K + k`` of the feature pool."""
+        return atoms(
             self.positions, self.labels, self.weights, self.counts, self.losses,
-            pool.starts.reshape(-1), pool.lengths.reshape(-1), pool.indices, pool.values,
-            np.array([pool.used], dtype=np.int64),
+            *self.features.record_fields(),
         )
-
-    def take_pool(self, atoms: tuple) -> None:
-        """Keep the feature pool that a compiled pass ended with (its ``atoms``)."""
-        self.features.indices, self.features.values = atoms[7], atoms[8]
-        self.features.used = int(atoms[9][0])
 
     def copy(self) -> ActiveSets:
         """Return a copy that later passes leave alone."""
@@ -155,17 +105,3 @@ def _wider(array: np.ndarray, slots: int) -> np.ndarray:
     wider[:, : array.shape[1]] = array
     return wider
 
-
-NO_ACTIVE_SETS = (
-    np.zeros(0, dtype=np.int64),
-    np.zeros((0, 0), dtype=np.int64),
-    np.zeros((0, 0)),
-    np.zeros(0, dtype=np.int64),
-    np.zeros((0, 0)),
-    np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int64),
-    np.zeros(0, dtype=np.int32),
-    np.zeros(0),
-    np.zeros(1, dtype=np.int64),
-)
-"""The ``atoms`` argument of a compiled pass that takes Frank–Wolfe steps."""

@@ -1,26 +1,10 @@
-"""The multi-plane cache of block-coordinate Frank–Wolfe: steps without the costly oracle.
+"""The multi-plane cache of block-coordinate Frank–Wolfe (Shah, Kolmogorov & Lampert 2015).
 
-For every example i the cache keeps up to ``size`` planes that the loss-augmented oracle
-returned for it: the sparse φ(x_i, ŷ), the loss Δ(y_i, ŷ) and the scale of the corner (1, or
-Δ(y_i, ŷ) under slack rescaling), that is the corners ``s = C scale (φ(x_i, y_i) − φ(x_i, ŷ))``,
-``ℓ_s = C Δ(y_i, ŷ)`` of block i's polytope found so far (Shah, Kolmogorov & Lampert 2015).
-Before a step on block i calls the oracle, the solver evaluates the block gap
-``g = ℓ_s − ℓ_i − w · (s − w_i)`` of every cached corner at the current w and takes the best.
-It steps towards that corner instead of calling the oracle when the gap is positive and good
-enough, by the rule of Osokin et al. (2016, BCFW with a cache):
-
-    ``g >= max(FACTOR · g_i, NU · G / n)``,
-
-where ``g_i`` is the block's exact gap when the oracle was last called for it and G the last
-certified duality gap. The first term asks the cached corner to make a fair share of the
-progress the oracle's corner would have made; the second keeps the cache from taking steps
-that are negligible for the whole problem. A cached step is an ordinary Frank–Wolfe step
-towards a corner of the block's polytope with exact line search, so it never lowers the dual
-objective (it raises it by at least ``g² / (2 ‖s − w_i‖²)`` or ``g / 2`` when positive).
-
-A corner is *used* when it is added or is the best cached one at a step; corners unused for
-more than ``timeout`` passes are dropped, and adding one to a full cache drops the corner used
-longest ago (Shah et al.'s cache size N and time-out T).
+Per block, up to ``size`` corners the oracle returned (φ(x_i, ŷ), Δ(y_i, ŷ) and the corner's
+scale). A step first takes the cached corner of largest block gap g and uses it instead of the
+oracle when ``g >= max(FACTOR · g_i, NU · G / n)`` (Osokin et al. 2016), g_i being the block's
+gap at its last oracle call and G the last duality gap evaluated on schedule. Corners unused for
+more than ``timeout`` passes are dropped, and a full cache drops its least recently used one.
 
 References
 ----------
@@ -34,7 +18,6 @@ for block Frank–Wolfe optimization of structured SVMs", ICML 2016.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,7 +28,7 @@ NU = 0.01
 """... and this fraction of the average block gap ``G / n`` (Osokin et al.'s ν)."""
 
 
-@dataclass(eq=False)
+@dataclasses.dataclass(eq=False)
 class Plane:
     """A cached corner of block i: φ(x_i, ŷ) (sorted sparse), Δ(y_i, ŷ), its scale, last use."""
 
@@ -56,7 +39,7 @@ class Plane:
     last_used: int
 
 
-@dataclass
+@dataclasses.dataclass
 class PlaneCache:
     """The cached corners of every block, and each block's gap at its last oracle call.
 

@@ -1,13 +1,6 @@
-"""BCFW's compiled passes, written once on the compiled oracle (:class:`structsvm.CompiledOracle`).
-
-A pass of :func:`structsvm.solvers._bcfw.bcfw` on a task that offers a compiled oracle is one
-call of :func:`bcfw_pass`: for every visit it decodes example i with the loss-augmented oracle
-at the current w, builds φ(x_i, ŷ) and Δ(y_i, ŷ) with the oracle's functions, and takes the
-step of :mod:`structsvm.solvers._bcfw_steps` that the Python loop takes (a Frank–Wolfe step,
-or a pairwise step with active sets, whose labellings keep their loss and sparse φ), so the
-iterates are the Python loop's up to rounding. The duality gap after a pass is evaluated by
-:func:`bcfw_slacks`, on Numba's threads, one example per iteration, so its slacks are the same
-bits on any number of threads.
+"""BCFW's compiled passes on a compiled oracle (:class:`structsvm.CompiledOracle`): each visit
+decodes with the oracle and takes the step of :mod:`structsvm.solvers._bcfw_steps` that the
+Python loop takes; the duality gap is evaluated on Numba's threads, the same bits on any number.
 """
 
 from __future__ import annotations
@@ -22,8 +15,8 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads
-from structsvm.solvers._bcfw_active_sets import NO_ACTIVE_SETS, ActiveSets
-from structsvm.solvers._bcfw_steps import pairwise_visit, visit_block
+from structsvm.solvers._bcfw_active_sets import ActiveSets
+from structsvm.solvers._bcfw_steps import Atoms, BlockDual, atoms, pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
@@ -36,25 +29,20 @@ from structsvm.solvers._example_oracle import (
 def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
     """Return the scores ``Δ(y_i, y_k) + w · φ(x_i, y_k)`` of block i's active labellings.
 
-    As the Python loop scores them, from the loss that ``atoms`` keeps (see
-    :func:`~structsvm.solvers._bcfw_steps.pairwise_visit`) and, by
-    :func:`~structsvm.solvers._example_oracle.labelling_value`, from example i's
-    ``part_scores`` at w where the task offers ``labelling_score``, else from the sparse φ that
-    ``atoms`` keeps. ``labels`` is an int64 workspace as long as the longest block's labels.
+    As the Python loop scores them, by
+    :func:`~structsvm.solvers._example_oracle.labelling_value` from example i's ``part_scores``
+    at w or the labelling's sparse φ; ``labels`` is an int64 workspace for the longest block.
     """
-    positions, stored, weights, counts, losses, starts, lengths, pool_indices, pool_values, _ = (
-        atoms
-    )
-    slots = weights.shape[1]
-    scores = np.empty(counts[i])
-    for k in range(counts[i]):
-        begin = starts[i * slots + k]
-        end = begin + lengths[i * slots + k]
-        size = positions[i + 1] - positions[i]
-        labels[:size] = stored[k, positions[i] : positions[i + 1]]
-        scores[k] = losses[i, k] + labelling_value(
-            fns, data, i, w, part_scores, labels[:size], pool_indices[begin:end],
-            pool_values[begin:end],
+    slots = atoms.weights.shape[1]
+    first, size = atoms.positions[i], atoms.positions[i + 1] - atoms.positions[i]
+    scores = np.empty(atoms.counts[i])
+    for k in range(atoms.counts[i]):
+        begin = atoms.starts[i * slots + k]
+        end = begin + atoms.lengths[i * slots + k]
+        labels[:size] = atoms.labels[k, first : first + size]
+        scores[k] = atoms.losses[i, k] + labelling_value(
+            fns, data, i, w, part_scores, labels[:size], atoms.pool_indices[begin:end],
+            atoms.pool_values[begin:end],
         )
     return scores
 
@@ -62,97 +50,46 @@ def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
 @numba.njit(cache=True)
 def _hat_slot(atoms, i, labels):
     """Return the slot of block i's active labelling equal to ``labels``, or the block's count."""
-    positions, stored, counts = atoms[0], atoms[1], atoms[3]
-    for k in range(counts[i]):
-        same = True
-        for t in range(len(labels)):
-            if stored[k, positions[i] + t] != labels[t]:
-                same = False
-                break
-        if same:
+    first = atoms.positions[i]
+    for k in range(atoms.counts[i]):
+        if np.all(atoms.labels[k, first : first + len(labels)] == labels):
             return k
-    return counts[i]
+    return atoms.counts[i]
 
 
 @numba.njit(cache=True)
-def _storable(labels, stored):
-    """Tell whether every label keeps its value in an array of ``stored``'s integer type."""
-    probe = np.empty_like(stored[0, :1])
-    for t in range(len(labels)):
-        probe[0] = labels[t]
-        if probe[0] != labels[t]:
-            return False
-    return True
+def bcfw_pass(fns, data, visits, dual, atoms, keep):
+    """Take the BCFW steps of ``visits`` in turn through the compiled oracle; return how many.
 
-
-@numba.njit(cache=True)
-def bcfw_pass(fns, data, visits, problem, dual, atoms, keep):
-    """Take the BCFW steps of ``visits`` in turn, through the compiled oracle.
-
-    Parameters
-    ----------
-    fns : tuple
-        The oracle's functions, :meth:`structsvm.CompiledOracle.functions`.
-    data : tuple
-        The oracle's data.
-    visits : ndarray of int64
-        The blocks to step on, in order.
-    problem, dual : tuple
-        As for :func:`~structsvm.solvers._bcfw_steps.visit_block`; ``dual`` is updated in
-        place.
-    atoms : tuple
-        The active sets of
-        :meth:`structsvm.solvers._bcfw_active_sets.ActiveSets.compiled_arrays` (block i's
-        labelling in slot k is ``labels[k, positions[i]:positions[i + 1]]``, its labels
-        ``np.ravel(y)``, kept with its loss and sparse φ), for pairwise steps
-        (:func:`~structsvm.solvers._bcfw_steps.pairwise_visit`); empty arrays
-        (:data:`~structsvm.solvers._bcfw_active_sets.NO_ACTIVE_SETS`) for Frank–Wolfe steps.
-    keep : bool
-        Whether the oracle offers ``labelling_score``
-        (:attr:`structsvm.CompiledOracle.offers_labelling_score`): pairwise steps then keep
-        the part scores to score the labellings from.
-
-    Returns
-    -------
-    dual, atoms : tuple
-        As given, with the pool arrays the steps ended with.
-    taken : int
-        The visits taken: all of them, unless the oracle answered a labelling that ``labels``'
-        integer type cannot hold, which stops the pass before that visit's step.
+    ``fns`` and ``data`` are the oracle's functions and data; ``dual`` is updated in place,
+    as is ``atoms`` for pairwise steps (empty counts: Frank–Wolfe steps); ``keep`` tells
+    whether the oracle offers ``labelling_score``. The pass stops before a visit whose
+    labelling ``atoms.labels``' integer type cannot hold.
     """
-    pairwise = len(atoms[3]) > 0
+    pairwise = len(atoms.counts) > 0
     no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-    positions = atoms[0]
-    longest = 0
-    for block in range(len(positions) - 1):
-        longest = max(longest, positions[block + 1] - positions[block])
-    stored_labels = np.empty(longest, dtype=np.int64)
+    stored_labels = np.empty(np.max(np.diff(atoms.positions)) if pairwise else 0, np.int64)
     for k in range(len(visits)):
         i = visits[k]
-        w = dual[6]
         labels, part_scores = decode_keeping_scores(
-            fns, data, i, w, no_table, no_offsets, True, keep and pairwise
+            fns, data, i, dual.w, no_table, no_offsets, True, keep and pairwise
         )
         hat_indices, hat_values = fns[2](data, i, labels)
         loss = fns[3](data, i, labels)
         if not pairwise:
-            dual, _ = visit_block(i, hat_indices, hat_values, loss, 1.0, problem, dual)
+            visit_block(i, hat_indices, hat_values, loss, 1.0, dual)
             continue
-        if not _storable(labels, atoms[1]):
-            return dual, atoms, k
+        if not np.all(labels.astype(atoms.labels.dtype) == labels):
+            return k  # a label that the stored labels' integer type cannot hold
         hat_score = loss + labelling_value(
-            fns, data, i, w, part_scores, labels, hat_indices, hat_values
+            fns, data, i, dual.w, part_scores, labels, hat_indices, hat_values
         )
-        dual, atoms, _, _ = pairwise_visit(
-            i,
-            _hat_slot(atoms, i, labels),
-            (labels, hat_indices, hat_values, loss, hat_score),
-            labelling_scores(fns, data, i, w, part_scores, atoms, stored_labels),
-            problem,
-            dual,
-            atoms,
+        scores = labelling_scores(fns, data, i, dual.w, part_scores, atoms, stored_labels)
+        pairwise_visit(
+            i, _hat_slot(atoms, i, labels), labels, hat_indices, hat_values, loss, hat_score,
+            scores, dual, atoms,
         )
-    return dual, atoms, len(visits)
+    return len(visits)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -172,6 +109,15 @@ def bcfw_slacks(fns, data, w, true_scores, table, offsets, keep, slacks):
             indices, values = fns[2](data, i, labels)
             hat_score = sparse_dot(w, indices, values)
         slacks[i] = max(fns[3](data, i, labels) - (true_scores[i] - hat_score), 0.0)
+
+
+def _no_atoms() -> Atoms:
+    """Return the ``atoms`` of a pass of Frank–Wolfe steps: empty arrays."""
+    empty, table = np.zeros(0, dtype=np.int64), np.zeros((0, 0))
+    return atoms(
+        empty, empty.reshape(0, 0), table, empty, table, empty, empty, empty, np.zeros(0),
+        np.zeros(1, dtype=np.int64),
+    )
 
 
 class CompiledPasses:
@@ -198,15 +144,8 @@ class CompiledPasses:
 
     @classmethod
     def prepare(
-        cls,
-        task: Task,
-        X: Sequence[Any],
-        Y: Sequence[Any],
-        true_rows: sp.csr_matrix,
-        *,
-        n_jobs: int | None,
-        compiled: bool | None,
-        options: dict[str, Any],
+        cls, task: Task, X: Sequence[Any], Y: Sequence[Any], true_rows: sp.csr_matrix, *,
+        n_jobs: int | None, compiled: bool | None, **options: Any,
     ) -> CompiledPasses | None:
         """Return the compiled passes for BCFW's ``options``, or None for the Python loop.
 
@@ -218,10 +157,8 @@ class CompiledPasses:
         purpose = "BCFW ({})".format(
             ", ".join(f"{name}={value!r}" for name, value in options.items())
         )
-        covered = (
-            options["rescaling"] == "margin"
-            and options["slack_norm"] == 1
-            and options["cache_size"] == 0
+        covered = (options["rescaling"], options["slack_norm"], options["cache_size"]) == (
+            "margin", 1, 0
         )
         if not covered and compiled is not False:
             message = (
@@ -235,28 +172,21 @@ class CompiledPasses:
         oracle = find_compiled_oracle(task, X, Y, compiled=compiled, purpose=purpose)
         return None if oracle is None else cls(oracle, true_rows, n_jobs)
 
-    def steps(
-        self, visits: np.ndarray, problem: tuple, dual: tuple, active_sets: ActiveSets | None
-    ) -> tuple:
-        """Take the steps of ``visits`` in one call of :func:`bcfw_pass`; return ``dual``.
-
-        ``problem`` and ``dual`` are as for :func:`~structsvm.solvers._bcfw_steps.visit_block`,
-        ``dual`` returned with the pool arrays the steps ended with; the steps are pairwise on
-        ``active_sets`` if given (whose labels are widened, and the pass resumed, if the
-        oracle answers a label their type cannot hold).
-        """
+    def steps(self, visits: np.ndarray, dual: BlockDual, active_sets: ActiveSets | None) -> None:
+        """Take the steps of ``visits`` on ``dual`` by :func:`bcfw_pass`, pairwise on
+        ``active_sets`` if given (whose labels are widened, and the pass resumed, if the oracle
+        answers a label their type cannot hold)."""
         taken = 0
         while True:
-            atoms = NO_ACTIVE_SETS if active_sets is None else active_sets.compiled_arrays()
-            dual, atoms, done = bcfw_pass(
-                self.functions, self.oracle.data, visits[taken:], problem, dual, atoms,
+            atoms = _no_atoms() if active_sets is None else active_sets.as_atoms()
+            taken += bcfw_pass(
+                self.functions, self.oracle.data, visits[taken:], dual, atoms,
                 self.oracle.offers_labelling_score,
             )
             if active_sets is not None:
-                active_sets.take_pool(atoms)
-            taken += done
+                active_sets.features.take(atoms)
             if taken == len(visits):
-                return dual
+                return
             active_sets.widen_labels()
 
     def slacks(self, w: np.ndarray) -> np.ndarray:

@@ -1,9 +1,7 @@
-"""The steps of block-coordinate Frank–Wolfe, compiled once for every way of running a pass.
-
-:func:`structsvm.solvers._bcfw.bcfw` takes each step of its Python loop by one call of
-:func:`visit_block`, :func:`cone_visit` or :func:`pairwise_visit`, and its compiled pass
-(:func:`structsvm.solvers._bcfw_pass.bcfw_pass`) calls the same functions, so both take exactly
-the same steps. The dual blocks live in one pool of sorted sparse vectors (:func:`store_block`).
+"""The compiled steps of block-coordinate Frank–Wolfe, shared by its Python loop and its compiled
+pass (:mod:`structsvm.solvers._bcfw_pass`), which thus take the same steps. The dual blocks live
+in one pool of sorted sparse vectors (:func:`store_block`); the steps update the records
+:class:`BlockDual` and :class:`Atoms` in place.
 """
 
 from __future__ import annotations
@@ -12,6 +10,8 @@ import dataclasses
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
 
 # Below this scale the lazy average folds σ into z, so that z cannot overflow.
 SMALLEST_SCALE = 1e-100
@@ -20,28 +20,82 @@ SMALLEST_SCALE = 1e-100
 AWAY_TIES = 1e-11
 
 
+class _RecordType(types.StructRef):
+    def preprocess_fields(self, fields: tuple) -> tuple:
+        return tuple((name, types.unliteral(field)) for name, field in fields)
+
+
+@structref.register
+class _BlockDualType(_RecordType):
+    pass
+
+
+@structref.register
+class _AtomsType(_RecordType):
+    pass
+
+
+class BlockDual(structref.StructRefProxy):
+    """A run's dual as the compiled steps read and update it (build it with :func:`block_dual`).
+
+    Fields: ``true_indptr, true_indices, true_values`` (the rows φ(x_i, y_i) in CSR form with
+    sorted column indices), ``C``, ``averaging``, ``smallest_scale`` (see
+    :func:`advance_average`), ``block_gaps`` (empty, or of shape (n,) to record the steps' block
+    gaps in), the blocks in a pool as :func:`store_block` keeps them (``starts, lengths,
+    pool_indices, pool_values, pool_used``), ``block_losses`` and ``block_sums`` (the ℓ_i and
+    β_i), the iterate ``w``, the lazy average's offsets ``average_offset`` and
+    ``average_sum_offset``, ``sums = [Σ_i ℓ_i, σ, average Σ_i ℓ_i]`` and ``steps = [steps]``.
+    """
+
+
+class Atoms(structref.StructRefProxy):
+    """The active sets of pairwise steps (build it with :func:`atoms`).
+
+    Block i's labellings occupy ``labels[k, positions[i]:positions[i + 1]]`` for its slots
+    ``k < counts[i]``, with masses ``weights[i, k]`` and losses ``losses[i, k]``; their φ are the
+    vectors ``i K + k`` (K = ``weights.shape[1]``) of a pool as :func:`store_block` keeps it
+    (``starts, lengths, pool_indices, pool_values, pool_used``).
+    """
+
+
+structref.define_proxy(BlockDual, _BlockDualType, [
+    "true_indptr", "true_indices", "true_values", "C", "averaging", "smallest_scale",
+    "block_gaps", "starts", "lengths", "pool_indices", "pool_values", "pool_used",
+    "block_losses", "block_sums", "w", "average_offset", "average_sum_offset", "sums", "steps",
+])  # fmt: skip
+structref.define_proxy(Atoms, _AtomsType, [
+    "positions", "labels", "weights", "counts", "losses", "starts", "lengths", "pool_indices",
+    "pool_values", "pool_used",
+])  # fmt: skip
+
+
+@numba.njit(cache=True)
+def block_dual(*fields):
+    """Return a :class:`BlockDual` of the given fields (compiled, so that it is built fast)."""
+    return BlockDual(*fields)
+
+
+@numba.njit(cache=True)
+def atoms(*fields):
+    """Return an :class:`Atoms` of the given fields."""
+    return Atoms(*fields)
+
+
+@numba.njit(cache=True)
+def _pool_of(record):
+    """Return the ``pool_indices``, ``pool_values`` and ``pool_used[0]`` of ``record``."""
+    return record.pool_indices, record.pool_values, record.pool_used[0]
+
+
 @numba.njit(cache=True)
 def _nonzero(indices: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return the entries of a sparse vector whose values are not zero, in fresh arrays.
 
-    A block keeps only these: the entries of φ(x_i, y_i) and φ(x_i, ŷ) that cancel (the
-    positions of a sequence where ŷ agrees with y_i) would otherwise stay in it for good. A
-    dropped entry takes no part in later steps (its zero adds nothing to any product), so the
-    iterates are those of the full blocks.
+    Blocks keep only these (entries of φ(x_i, y_i) and φ(x_i, ŷ) that cancel would otherwise
+    stay for good); a zero adds nothing to any product, so the iterates are unchanged.
     """
-    kept = 0
-    for n in range(len(values)):
-        if values[n] != 0.0:
-            kept += 1
-    kept_indices = np.empty(kept, dtype=np.int64)
-    kept_values = np.empty(kept)
-    k = 0
-    for n in range(len(values)):
-        if values[n] != 0.0:
-            kept_indices[k] = indices[n]
-            kept_values[k] = values[n]
-            k += 1
-    return kept_indices, kept_values
+    kept = values != 0.0
+    return indices[kept], values[kept]
 
 
 @numba.njit(cache=True)
@@ -55,9 +109,7 @@ def away_atom(scores: np.ndarray, count: int) -> int:
     step leaves its two labellings with equal scores, and the rounding of the way they are
     scored (the compiled pass or the Python loop) must not decide between them.
     """
-    lowest = scores[0]
-    for k in range(1, count):
-        lowest = min(lowest, scores[k])
+    lowest = np.min(scores[:count])
     tied = lowest + AWAY_TIES * (1.0 + abs(lowest))
     for k in range(count):
         if scores[k] <= tied:
@@ -94,12 +146,8 @@ def shift_mass(
 
 @numba.njit(cache=True)
 def _union(
-    true_indices: np.ndarray,
-    true_values: np.ndarray,
-    hat_indices: np.ndarray,
-    hat_values: np.ndarray,
-    block_indices: np.ndarray,
-    block_values: np.ndarray,
+    true_indices: np.ndarray, true_values: np.ndarray, hat_indices: np.ndarray,
+    hat_values: np.ndarray, block_indices: np.ndarray, block_values: np.ndarray,
     corner_scale: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indices, corner, block)``: ``c (t − h)`` and ``w_i`` on their supports' union.
@@ -143,26 +191,16 @@ def _union(
 
 @numba.njit(cache=True)
 def _line_step(
-    union: tuple[np.ndarray, np.ndarray, np.ndarray],
-    block_weight: float,
-    w: np.ndarray,
-    loss_gain: float,
-    max_step: float,
-    average_offset: np.ndarray,
-    average_scale: float,
-    averaging: bool,
+    dual: BlockDual, union: tuple, block_weight: float, loss_gain: float, max_step: float
 ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Step block i along ``d = corner − b w_i`` by line search, γ in ``[0, max_step]``.
+    """Step a block along ``d = corner − b w_i`` by ``γ = clip((loss_gain − w · d) / ‖d‖², 0,
+    max_step)``, updating ``w`` and the lazy average's offset in place.
 
-    ``union = (indices, corner, block)`` is as :func:`_union` returns it and
-    ``b = block_weight``: b = 1 steps towards the corner (Frank–Wolfe, ``max_step`` 1), b = 0
-    moves mass from the away corner to the oracle's (pairwise, ``max_step`` the away
-    labelling's mass). With ``loss_gain`` the change of ℓ_i along d, ``γ = clip((loss_gain −
-    w · d) / ‖d‖², 0, max_step)``; ``w`` and, if ``averaging``, the lazy average's
-    ``z = average_offset`` (``σ = average_scale``) are updated in place on the support of d.
-    Returns the new block ``w_i + γ d`` (its nonzero entries), γ, and the gap
-    ``loss_gain − w · d`` before the step.
+    ``union = (indices, corner, block)`` is from :func:`_union`, ``b = block_weight`` (1: a
+    Frank–Wolfe step, 0: a pairwise one) and ``loss_gain`` the change of ℓ_i along d. Returns
+    the new block's nonzero entries, γ and the gap ``loss_gain − w · d`` before the step.
     """
+    w, average_offset, average_scale = dual.w, dual.average_offset, dual.sums[1]
     indices, corner, block = union
     m = len(indices)
     direction = np.empty(m)
@@ -183,7 +221,7 @@ def _line_step(
     for n in range(m):
         values[n] = step * direction[n] + block[n]
         w[indices[n]] += step * direction[n]
-        if averaging:
+        if dual.averaging:
             average_offset[indices[n]] -= (step / average_scale) * direction[n]
     indices, values = _nonzero(indices, values)
     return indices, values, step, gap
@@ -221,39 +259,29 @@ def _best_in_cone(
 
 
 @numba.njit(cache=True)
-def advance_average(
-    steps: int,
-    total_loss: float,
-    average_scale: float,
-    average_loss: float,
-    average_offset: np.ndarray,
-    average_sum_offset: np.ndarray,
-    smallest_scale: float,
-) -> tuple[float, float]:
-    """Fold step number ``steps`` into the lazy weighted average; return its scale and loss.
+def advance_average(dual: BlockDual) -> None:
+    """Fold step number ``steps[0]`` into the lazy weighted average of ``dual``, in place.
 
-    The average moves towards the new iterate with weight ``ρ = 2 / (steps + 1)``: its scale
-    σ becomes ``(1 − ρ) σ`` and its ``Σ_i ℓ_i`` becomes ``(1 − ρ) average_loss + ρ total_loss``.
-    A scale below ``smallest_scale`` (:data:`SMALLEST_SCALE` in a run) is folded into the
-    offsets (in place), which keeps them from overflowing; the first step (ρ = 1) thereby sets
-    the average to the iterate.
+    With ``ρ = 2 / (steps + 1)`` the scale σ becomes ``(1 − ρ) σ`` and the average of
+    ``Σ_i ℓ_i`` becomes ``(1 − ρ) average + ρ Σ_i ℓ_i``; a σ below ``smallest_scale`` is folded
+    into the offsets, which keeps them from overflowing (the first step, ρ = 1, thereby sets the
+    average to the iterate).
     """
-    weight = 2.0 / (steps + 1)
-    average_scale *= 1 - weight
-    average_loss = (1 - weight) * average_loss + weight * total_loss
-    if average_scale < smallest_scale:
-        average_offset *= average_scale
-        average_sum_offset *= average_scale
-        average_scale = 1.0
-    return average_scale, average_loss
+    weight = 2.0 / (dual.steps[0] + 1)
+    sums, average_offset, average_sum_offset = (
+        dual.sums, dual.average_offset, dual.average_sum_offset
+    )
+    sums[1] *= 1 - weight
+    sums[2] = (1 - weight) * sums[2] + weight * sums[0]
+    if sums[1] < dual.smallest_scale:
+        average_offset *= sums[1]
+        average_sum_offset *= sums[1]
+        sums[1] = 1.0
 
 
 @numba.njit(cache=True)
 def pack_blocks(
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    pool_indices: np.ndarray,
-    pool_values: np.ndarray,
+    starts: np.ndarray, lengths: np.ndarray, pool_indices: np.ndarray, pool_values: np.ndarray,
     capacity: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Copy the blocks of a pool, packed in order, into new arrays of ``capacity`` entries.
@@ -276,137 +304,83 @@ def pack_blocks(
 
 
 @numba.njit(cache=True)
-def store_block(
-    i: int,
-    indices: np.ndarray,
-    values: np.ndarray,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    pool_indices: np.ndarray,
-    pool_values: np.ndarray,
-    counts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Make block i the sparse vector ``(indices, values)`` of a pool of blocks; return the pool.
+def store_block(record, i, indices, values):
+    """Make vector i of the pool of ``record`` (a :class:`BlockDual` or :class:`Atoms`) the
+    sparse vector ``(indices, values)``.
 
-    Block j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
-    ``pool_values``; ``counts[0]`` entries of the pool are in use. The pool's indices may be
-    int32 or int64 (the caller picks a type that holds every index). A block is written after the
-    used entries and never over an entry in use, so views of earlier blocks stay valid. When the
-    pool is full, the blocks are copied, packed, into a new pool twice their size (the old
-    arrays are left as they were) and the new pool is returned.
+    Vector j is ``pool_indices[starts[j]:starts[j] + lengths[j]]`` and the same slice of
+    ``pool_values``; ``pool_used[0]`` entries are in use. A vector is written after them, never
+    over an entry in use, so views of earlier vectors stay valid; a full pool is first packed
+    into new arrays twice the size of its vectors (:func:`pack_blocks`), set in ``record``.
     """
     size = len(indices)
-    used = counts[0]
-    if used + size > len(pool_indices):
-        capacity = 2 * (np.sum(lengths) + size) + 16
-        pool_indices, pool_values, used = pack_blocks(
-            starts, lengths, pool_indices, pool_values, capacity
+    used = record.pool_used[0]
+    if used + size > len(record.pool_indices):
+        capacity = 2 * (np.sum(record.lengths) + size) + 16
+        record.pool_indices, record.pool_values, used = pack_blocks(
+            record.starts, record.lengths, record.pool_indices, record.pool_values, capacity
         )
     for p in range(size):
-        pool_indices[used + p] = indices[p]
-        pool_values[used + p] = values[p]
-    starts[i] = used
-    lengths[i] = size
-    counts[0] = used + size
-    return pool_indices, pool_values
+        record.pool_indices[used + p] = indices[p]
+        record.pool_values[used + p] = values[p]
+    record.starts[i] = used
+    record.lengths[i] = size
+    record.pool_used[0] = used + size
 
 
 @numba.njit(cache=True)
-def record_step(i, indices, values, loss_change, problem, dual):
-    """Make block i ``(indices, values)`` and advance the dual's sums after a step; return it.
-
-    The bookkeeping every step ends with: the block is stored in the pool (:func:`store_block`),
-    its ℓ_i and ``Σ_i ℓ_i`` change by ``loss_change``, the step is counted and the lazy average
-    advanced (:func:`advance_average`). ``problem`` and ``dual`` are as for
-    :func:`visit_block`; the returned ``dual`` holds the pool arrays :func:`store_block` returned.
-    """
-    _, _, _, _, averaging, smallest_scale, _ = problem
-    (
-        starts, lengths, pool_indices, pool_values, block_losses, block_sums, w, average_offset,
-        average_sum_offset, sums, counts,
-    ) = dual
-    pool_indices, pool_values = store_block(
-        i, indices, values, starts, lengths, pool_indices, pool_values, counts
-    )
-    block_losses[i] += loss_change
-    sums[0] += loss_change
-    counts[1] += 1
-    if averaging:
-        sums[1], sums[2] = advance_average(
-            counts[1], sums[0], sums[1], sums[2], average_offset, average_sum_offset,
-            smallest_scale,
-        )
-    return (
-        starts, lengths, pool_indices, pool_values, block_losses, block_sums, w, average_offset,
-        average_sum_offset, sums, counts,
-    )
+def record_step(dual, i, indices, values, loss_change):
+    """End a step: make block i ``(indices, values)``, change ℓ_i and ``Σ_i ℓ_i`` by
+    ``loss_change``, count the step and advance the lazy average."""
+    store_block(dual, i, indices, values)
+    dual.block_losses[i] += loss_change
+    dual.sums[0] += loss_change
+    dual.steps[0] += 1
+    if dual.averaging:
+        advance_average(dual)
 
 
 @numba.njit(cache=True)
-def _corner_union(i, hat_indices, hat_values, corner_scale, problem, dual):
-    """Return :func:`_union` of φ(x_i, y_i), φ(x_i, ŷ) and block i (``problem``, ``dual`` as
-    for :func:`visit_block`)."""
-    true_indptr, true_indices, true_values = problem[:3]
-    starts, lengths, pool_indices, pool_values = dual[:4]
-    begin, end = true_indptr[i], true_indptr[i + 1]
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
+def _corner_union(dual, i, hat_indices, hat_values, corner_scale):
+    """Return :func:`_union` of φ(x_i, y_i), φ(x_i, ŷ) and block i."""
+    begin, end = dual.true_indptr[i], dual.true_indptr[i + 1]
+    block_begin, block_end = dual.starts[i], dual.starts[i] + dual.lengths[i]
     return _union(
-        true_indices[begin:end], true_values[begin:end], hat_indices, hat_values,
-        pool_indices[block_begin:block_end], pool_values[block_begin:block_end], corner_scale,
+        dual.true_indices[begin:end], dual.true_values[begin:end], hat_indices, hat_values,
+        dual.pool_indices[block_begin:block_end], dual.pool_values[block_begin:block_end],
+        corner_scale,
     )
 
 
 @numba.njit(cache=True)
-def visit_block(i, hat_indices, hat_values, loss, scale, problem, dual):
-    """Take the BCFW step on block i towards the corner of ŷ; return ``dual`` and the block gap.
+def visit_block(i, hat_indices, hat_values, loss, scale, dual):
+    """Take the BCFW step on block i towards the corner of ŷ; return the block gap.
 
-    The corner is ``s = C scale (φ(x_i, y_i) − φ(x_i, ŷ))``, ``ℓ_s = C Δ(y_i, ŷ)`` (``scale``
-    is 1, or Δ(y_i, ŷ) under slack rescaling; L1 slacks), from the sorted sparse φ(x_i, ŷ)
-    (``hat_indices``, ``hat_values``) and ``loss = Δ(y_i, ŷ)``. The step goes towards s by
-    the exact line search ``γ = clip(g_i / ‖s − w_i‖², 0, 1)``, where ``g_i = ℓ_s − ℓ_i −
-    w · (s − w_i)`` is the block's duality gap before the step, which is returned and recorded
-    in ``block_gaps[i]`` when ``block_gaps`` is not empty (for gap sampling).
-
-    Parameters
-    ----------
-    i : int
-    hat_indices, hat_values : ndarray
-    loss, scale : float
-    problem : tuple
-        ``(true_indptr, true_indices, true_values, C, averaging, smallest_scale,
-        block_gaps)``: the rows φ(x_i, y_i) in CSR form with sorted column indices, the weight
-        C of the slacks, whether the iterates are averaged, the scale below which the average
-        is folded (see :func:`advance_average`), and an empty array or an array of shape (n,)
-        to record the steps' block gaps in.
-    dual : tuple
-        ``(starts, lengths, pool_indices, pool_values, block_losses, block_sums, w,
-        average_offset, average_sum_offset, sums, counts)``: the blocks in a pool
-        (:func:`store_block`), the blocks' ℓ_i and β_i, the iterate, the lazy average's
-        offsets, ``sums = [Σ_i ℓ_i, σ, average Σ_i ℓ_i]`` and ``counts = [pool entries in use,
-        steps]``, all updated in place.
+    The corner is ``s = C scale (φ(x_i, y_i) − φ(x_i, ŷ))``, ``ℓ_s = C Δ(y_i, ŷ)``, from the
+    sorted sparse φ(x_i, ŷ) (``hat_indices``, ``hat_values``), ``loss = Δ(y_i, ŷ)`` and
+    ``scale`` (1, or Δ(y_i, ŷ) under slack rescaling). The step is the exact line search
+    ``γ = clip(g_i / ‖s − w_i‖², 0, 1)`` with the block's duality gap
+    ``g_i = ℓ_s − ℓ_i − w · (s − w_i)``, which is returned (and kept in ``dual.block_gaps``
+    if it is not empty).
     """
-    _, _, _, C, averaging, _, block_gaps = problem
-    _, _, _, _, block_losses, _, w, average_offset, _, sums, _ = dual
-    loss_gain = C * loss - block_losses[i]
-    union = _corner_union(i, hat_indices, hat_values, C * scale, problem, dual)
-    indices, values, step, gap = _line_step(
-        union, 1.0, w, loss_gain, 1.0, average_offset, sums[1], averaging
-    )
-    if len(block_gaps) > 0:
-        block_gaps[i] = gap
-    return record_step(i, indices, values, step * loss_gain, problem, dual), gap
+    loss_gain = dual.C * loss - dual.block_losses[i]
+    union = _corner_union(dual, i, hat_indices, hat_values, dual.C * scale)
+    indices, values, step, gap = _line_step(dual, union, 1.0, loss_gain, 1.0)
+    if len(dual.block_gaps) > 0:
+        dual.block_gaps[i] = gap
+    record_step(dual, i, indices, values, step * loss_gain)
+    return gap
 
 
 @numba.njit(cache=True)
-def cone_visit(i, hat_indices, hat_values, loss, scale, problem, dual):
+def cone_visit(i, hat_indices, hat_values, loss, scale, dual):
     """Replace block i by its best point ``a (w_i, ℓ_i, β_i) + b (v, Δ, 1)`` (L2 slacks).
 
-    ``v = scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = loss = Δ(y_i, ŷ)``; the arguments are as
-    for :func:`visit_block`, and ``dual`` is returned.
+    ``v = scale (φ(x_i, y_i) − φ(x_i, ŷ))`` and ``Δ = loss = Δ(y_i, ŷ)``, as for
+    :func:`visit_block`.
     """
-    _, _, _, C, averaging, _, _ = problem
-    _, _, _, _, block_losses, block_sums, w, average_offset, average_sum_offset, sums, _ = dual
-    indices, corner, block = _corner_union(i, hat_indices, hat_values, scale, problem, dual)
+    C, w, block_sums, block_losses = dual.C, dual.w, dual.block_sums, dual.block_losses
+    indices, corner, block = _corner_union(dual, i, hat_indices, hat_values, scale)
     block_norm = cross = corner_norm = w_block = w_corner = 0.0
     for n in range(len(indices)):
         block_norm += block[n] * block[n]
@@ -427,98 +401,64 @@ def cone_visit(i, hat_indices, hat_values, loss, scale, problem, dual):
         values[n] = a * block[n] + b * corner[n]
         change = values[n] - block[n]
         w[indices[n]] += change
-        if averaging:
-            average_offset[indices[n]] -= change / sums[1]
+        if dual.averaging:
+            dual.average_offset[indices[n]] -= change / dual.sums[1]
     indices, values = _nonzero(indices, values)
     sum_change = (a - 1.0) * block_sums[i] + b
     loss_change = (a - 1.0) * block_losses[i] + b * loss
     block_sums[i] += sum_change
-    if averaging:
-        average_sum_offset[i] -= sum_change / sums[1]
-    return record_step(i, indices, values, loss_change, problem, dual)
+    if dual.averaging:
+        dual.average_sum_offset[i] -= sum_change / dual.sums[1]
+    record_step(dual, i, indices, values, loss_change)
 
 
 @numba.njit(cache=True)
-def pairwise_visit(i, hat_slot, hat, scores, problem, dual, atoms):
-    """Take the pairwise step (BCPFW) on block i; return ``dual``, ``atoms``, γ and v's slot.
+def pairwise_visit(
+    i, hat_slot, hat_labels, hat_indices, hat_values, hat_loss, hat_score, scores, dual, atoms
+):
+    """Take the pairwise step (BCPFW) on block i; return γ and the away labelling's slot.
 
-    The step moves mass γ from the away labelling v (:func:`away_atom`) to the oracle's ŷ,
-    from the corner ``C ψ_i(v)`` to ``C ψ_i(ŷ)``, by the exact line search clipped at v's mass
-    (Osokin et al. 2016, block-coordinate pairwise Frank–Wolfe); the active set follows
-    (:func:`shift_mass`), its labellings keeping their labels, losses and sparse φ, and
-    ``block_gaps[i]``, if kept, gets the block's Frank–Wolfe gap
-    ``C (s(ŷ) − Σ_k α_k s(y_k))``.
-
-    Parameters
-    ----------
-    i : int
-    hat_slot : int
-        ŷ's slot in block i's active set, its count if ŷ is not active.
-    hat : tuple
-        ``(labels, indices, values, loss, score)`` of ŷ: its labels at the block's positions,
-        its sorted sparse φ(x_i, ŷ), Δ(y_i, ŷ) and its loss-augmented score
-        ``s(ŷ) = Δ(y_i, ŷ) + w · φ(x_i, ŷ)``.
-    scores : ndarray
-        The scores of block i's active labellings, as for :func:`away_atom`.
-    problem, dual : tuple
-        As for :func:`visit_block`.
-    atoms : tuple
-        ``(positions, labels, weights, counts, losses, starts, lengths, pool_indices,
-        pool_values, pool_counts)``: block i's labellings occupy
-        ``labels[k, positions[i]:positions[i + 1]]`` for its slots ``k < counts[i]``, with
-        masses ``weights[i, k]`` and losses ``losses[i, k]``, and their φ are the blocks
-        ``i K + k`` of a pool as :func:`store_block` keeps it (K = ``weights.shape[1]``); the
-        caller has made room for one more slot.
+    The step moves mass γ from the away labelling v (:func:`away_atom` of the active
+    labellings' ``scores``) to the oracle's ŷ, from the corner ``C ψ_i(v)`` to ``C ψ_i(ŷ)``, by
+    the exact line search clipped at v's mass (Osokin et al. 2016); the active sets follow
+    (:func:`shift_mass`), and ``dual.block_gaps[i]``, if kept, gets the Frank–Wolfe gap
+    ``C (s(ŷ) − Σ_k α_k s(y_k))``. ŷ is in slot ``hat_slot`` (the block's count if not
+    active), with labels ``hat_labels``, sorted sparse φ(x_i, ŷ), loss Δ(y_i, ŷ) and score
+    ``s(ŷ) = Δ(y_i, ŷ) + w · φ(x_i, ŷ)``; the caller has made room for one more slot.
     """
-    hat_labels, hat_indices, hat_values, hat_loss, hat_score = hat
-    _, _, _, C, averaging, _, block_gaps = problem
-    starts, lengths, pool_indices, pool_values, _, _, w, average_offset, _, sums, _ = dual
-    (
-        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
-        feature_indices, feature_values, feature_counts,
-    ) = atoms
-    first, stop = positions[i], positions[i + 1]
-    count = atom_counts[i]
-    slots = weights.shape[1]
+    first, stop = atoms.positions[i], atoms.positions[i + 1]
+    count = atoms.counts[i]
+    slot = i * atoms.weights.shape[1]
     away_slot = away_atom(scores, count)
-    away_begin = feature_starts[i * slots + away_slot]
-    away_end = away_begin + feature_lengths[i * slots + away_slot]
-    if len(block_gaps) > 0:
+    away_begin = atoms.starts[slot + away_slot]
+    away_end = away_begin + atoms.lengths[slot + away_slot]
+    if len(dual.block_gaps) > 0:
         mean = 0.0
         for k in range(count):
-            mean += weights[i, k] * scores[k]
-        block_gaps[i] = C * (hat_score - mean)
-    block_begin, block_end = starts[i], starts[i] + lengths[i]
-    loss_gain = C * (hat_loss - losses[i, away_slot])
+            mean += atoms.weights[i, k] * scores[k]
+        dual.block_gaps[i] = dual.C * (hat_score - mean)
+    block_begin, block_end = dual.starts[i], dual.starts[i] + dual.lengths[i]
+    loss_gain = dual.C * (hat_loss - atoms.losses[i, away_slot])
     union = _union(
-        feature_indices[away_begin:away_end], feature_values[away_begin:away_end], hat_indices,
-        hat_values, pool_indices[block_begin:block_end], pool_values[block_begin:block_end],
-        C * 1.0,
+        atoms.pool_indices[away_begin:away_end], atoms.pool_values[away_begin:away_end],
+        hat_indices, hat_values, dual.pool_indices[block_begin:block_end],
+        dual.pool_values[block_begin:block_end], dual.C * 1.0,
     )
-    indices, values, step, _ = _line_step(
-        union, 0.0, w, loss_gain, weights[i, away_slot], average_offset, sums[1], averaging
-    )
+    indices, values, step, _ = _line_step(dual, union, 0.0, loss_gain, atoms.weights[i, away_slot])
     if step > 0.0 and hat_slot == count:
-        labels[count, first:stop] = hat_labels
-        losses[i, count] = hat_loss
-        feature_indices, feature_values = store_block(
-            i * slots + count, hat_indices, hat_values, feature_starts, feature_lengths,
-            feature_indices, feature_values, feature_counts,
-        )
-    new_count, left = shift_mass(weights[i], count, hat_slot, away_slot, step)
+        atoms.labels[count, first:stop] = hat_labels
+        atoms.losses[i, count] = hat_loss
+        store_block(atoms, slot + count, hat_indices, hat_values)
+    new_count, left = shift_mass(atoms.weights[i], count, hat_slot, away_slot, step)
     if left:
-        labels[away_slot, first:stop] = labels[new_count, first:stop]
-        losses[i, away_slot] = losses[i, new_count]
-        feature_starts[i * slots + away_slot] = feature_starts[i * slots + new_count]
-        feature_lengths[i * slots + away_slot] = feature_lengths[i * slots + new_count]
-        feature_lengths[i * slots + new_count] = 0
-    atom_counts[i] = new_count
-    dual = record_step(i, indices, values, step * loss_gain, problem, dual)
-    atoms = (
-        positions, labels, weights, atom_counts, losses, feature_starts, feature_lengths,
-        feature_indices, feature_values, feature_counts,
-    )
-    return dual, atoms, step, away_slot
+        atoms.labels[away_slot, first:stop] = atoms.labels[new_count, first:stop]
+        atoms.losses[i, away_slot] = atoms.losses[i, new_count]
+        atoms.starts[slot + away_slot] = atoms.starts[slot + new_count]
+        atoms.lengths[slot + away_slot] = atoms.lengths[slot + new_count]
+        atoms.lengths[slot + new_count] = 0
+    atoms.counts[i] = new_count
+    record_step(dual, i, indices, values, step * loss_gain)
+    return step, away_slot
 
 
 def pool_index_type(size: int) -> type[np.signedinteger]:
@@ -547,10 +487,7 @@ class SparsePool:
 
     @classmethod
     def of(
-        cls,
-        indices: list[np.ndarray],
-        values: list[np.ndarray],
-        index_type: type[np.signedinteger],
+        cls, indices: list[np.ndarray], values: list[np.ndarray], index_type: type[np.signedinteger]
     ) -> SparsePool:
         """Pack vectors given as lists of indices and values (copying them), with as much room
         again after them."""
@@ -564,6 +501,18 @@ class SparsePool:
             pool.indices[:used] = np.concatenate(indices)
             pool.values[:used] = np.concatenate(values)
         return pool
+
+    def record_fields(self) -> tuple:
+        """Return ``(starts, lengths, indices, values, [used])``, flat, as a record holds them."""
+        return (
+            self.starts.reshape(-1), self.lengths.reshape(-1), self.indices, self.values,
+            np.array([self.used], dtype=np.int64),
+        )
+
+    def take(self, record: BlockDual | Atoms) -> None:
+        """Take the pool arrays and their use from ``record``, whose steps wrote this pool."""
+        self.indices, self.values, used = _pool_of(record)
+        self.used = int(used)
 
     def pack(self, room: int) -> None:
         """Move the vectors, packed, into fresh arrays with ``room`` free entries after them.
@@ -579,10 +528,9 @@ class SparsePool:
 
     def vectors(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Return all vectors, flat, as lists of views of the pool."""
-        ends = self.starts + self.lengths
-        bounds = zip(self.starts.ravel().tolist(), ends.ravel().tolist(), strict=True)
-        pairs = [(self.indices[a:b], self.values[a:b]) for a, b in bounds]
-        return [indices for indices, _ in pairs], [values for _, values in pairs]
+        ends = (self.starts + self.lengths).ravel().tolist()
+        bounds = list(zip(self.starts.ravel().tolist(), ends, strict=True))
+        return [self.indices[a:b] for a, b in bounds], [self.values[a:b] for a, b in bounds]
 
     def copy(self) -> SparsePool:
         """Return a copy of the places of the vectors that shares the pool's arrays."""

@@ -2,6 +2,7 @@
 
 import importlib
 
+import numba
 import numpy as np
 import pytest
 
@@ -99,13 +100,19 @@ def test_gap_probabilities_mix_the_gaps_with_the_uniform_draw():
     np.testing.assert_allclose(gap_probabilities(np.full(4, np.inf), 0.2), 0.25)
 
 
+@numba.njit(cache=True)
+def iterate_and_sums(dual):
+    """Return the ``w`` and ``sums`` arrays of a step's dual record."""
+    return dual.w, dual.sums
+
+
 def test_cached_steps_never_lower_the_dual_and_save_oracle_calls(monkeypatch, chain_problem):
     task, X, Y = chain_problem()
     module = importlib.import_module("structsvm.solvers._bcfw")
     changes = []
 
     def checked_step(*args):
-        w, sums = args[-1][6], args[-1][9]
+        w, sums = iterate_and_sums(args[-1])
         before, loss_before = w @ w, sums[0]
         result = visit_block(*args)
         # The dual Σ ℓ_i − ½‖w‖² changes by that of Σ ℓ_i less ½ (‖w_new‖² − ‖w‖²).
