@@ -737,11 +737,8 @@ def _csr_arrays(
     """
     if not scipy.sparse.issparse(X_all):
         return dense_rows_as_csr(X_all)
-    return (
-        X_all.indptr.astype(np.int64, copy=False),
-        X_all.indices,
-        X_all.data.astype(np.float64, copy=False),
-    )
+    indptr = X_all.indptr.astype(np.int64, copy=False)
+    return indptr, X_all.indices, X_all.data.astype(np.float64, copy=False)
 
 
 def _empty_sequence(name: str) -> ValueError:

@@ -177,8 +177,8 @@ class LatentChainTask(LatentTask):
         self, X: Sequence[np.ndarray], w: np.ndarray, labels: Sequence[Any] = (),
         off_label: float = 0.0,
     ) -> list[np.ndarray]:
-        """Return the best sub-states of every input, ``off_label`` added to every sub-state of
-        another label than ``labels[k][t]`` (:func:`add_off_label`) when labels are given."""
+        """Return the best sub-states of every input, a non-zero ``off_label`` added to every
+        sub-state of another label than ``labels[k][t]`` (:func:`add_off_label`)."""
         inputs, offsets = _stacked(X)
         weights = w[: self._n_unary].reshape(self.n_states, self.n_features)
         unary = np.ascontiguousarray(inputs @ weights.T)

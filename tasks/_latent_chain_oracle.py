@@ -92,19 +92,10 @@ def pair_features(data, i, labels):
     transitions = np.zeros(n_states * n_states)
     for t in range(n_positions - 1):
         transitions[states[t] * n_states + states[t + 1]] += 1.0
-    used = np.flatnonzero(occurs)
-    moves = np.flatnonzero(transitions)
-    n_unary = len(used) * n_features
-    indices = np.empty(n_unary + len(moves), dtype=np.int64)
-    values = np.empty(n_unary + len(moves))
-    for u in range(len(used)):
-        for f in range(n_features):
-            indices[u * n_features + f] = used[u] * n_features + f
-            values[u * n_features + f] = sums[used[u], f]
-    for m in range(len(moves)):
-        indices[n_unary + m] = n_states * n_features + moves[m]
-        values[n_unary + m] = transitions[moves[m]]
-    return indices, values
+    used, moves = np.flatnonzero(occurs), np.flatnonzero(transitions)
+    columns = (used.reshape((-1, 1)) * n_features + np.arange(n_features)).ravel()
+    indices = np.concatenate((columns, n_states * n_features + moves))
+    return indices, np.concatenate((sums[used].ravel(), transitions[moves]))
 
 
 @numba.njit(cache=True)
