@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,11 +21,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
-from tasks._chain_constraints import (
-    check_forbidden_labels,
-    check_forbidden_transitions,
-    find_violation,
-)
+from tasks._chain_constraints import check_forbidden, find_violation
 from tasks._chain_features import (
     chain_features_csr,
     dense_rows_as_csr,
@@ -35,6 +31,7 @@ from tasks._chain_features import (
 from tasks._chain_oracle import (
     DENSE_FROM,
     ChainData,
+    batch_scores,
     chain_add_features,
     chain_decode,
     chain_decode_second_order,
@@ -43,18 +40,12 @@ from tasks._chain_oracle import (
     chain_loss,
     chain_scores,
     decoding_weights,
-    dense_batch_scores,
-    stored_entry_batch_scores,
 )
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
-from tasks._viterbi import (
-    add_hamming_loss,
-    batch_viterbi,
-    parallel_batch_viterbi,
-)
+from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
 from tasks._viterbi_second_order import (
     batch_viterbi_second_order,
     parallel_batch_viterbi_second_order,
@@ -85,36 +76,20 @@ class ChainTask(Task):
       of the last label);
     * if ``bias``, one bias per label, added at every position.
 
-    The score of a labelling is then ``Σ_t E[y_t]·x_t + Σ_t A[y_t, y_{t+1}]
-    + Σ_t B[y_t, y_{t+1}, y_{t+2}] + s[y_0] + e[y_T-1] + Σ_t b[y_t]`` (B only with ``order=2``),
-    and ``joint_feature`` returns the matching counts and feature sums. This is the model of
-    Collins (EMNLP 2002) for the structured perceptron and of Taskar, Guestrin & Koller (NIPS
-    2003) for max-margin training; the second order is SVM^hmm's (Joachims, Finley & Yu, 2009).
+    The score of a labelling is ``Σ_t E[y_t]·x_t + Σ_t A[y_t, y_{t+1}] + Σ_t B[y_t, y_{t+1},
+    y_{t+2}] + s[y_0] + e[y_T-1] + Σ_t b[y_t]`` and ``joint_feature`` returns the matching counts
+    and feature sums (Collins, 2002; Taskar et al., 2003; SVM^hmm's second order, Joachims et
+    al., 2009). The oracles, :meth:`top_k` (list Viterbi) and :meth:`max_marginals` run compiled
+    Viterbi, L^(order+1) per position; large batches run on Numba's threads with the same
+    results. The slack-rescaled oracle (first order) adds the loss so far as a dimension
+    (Sarawagi & Gupta, 2008). Constraints rule labellings out whatever the weights (BIO tags:
+    :func:`tasks.chunking.bio_constraints`) in every oracle and :meth:`outputs`, and
+    :meth:`check_data` rejects training labels that break them; φ and scores ignore them.
 
-    Both oracles run the Viterbi algorithm (Viterbi, 1967), compiled with Numba: L² per
-    position (first order) or L³ (second order). Large batches are spread over Numba's threads
-    (``threaded_batches``: a learner's ``n_jobs`` sets their number; the results do not depend
-    on it). :meth:`top_k` lists the k best labellings (list Viterbi) and :meth:`max_marginals`
-    gives, for every position and label, the best score of a labelling through it. The
-    slack-rescaled oracle (first order) runs Viterbi with one more dimension, the loss so far
-    (Sarawagi & Gupta, ICML 2008): ``T + 1`` times the work of Viterbi for equal label weights.
-
-    Constraints (``forbidden_transitions``, ``forbidden_first``, ``forbidden_last``) rule
-    labellings out whatever the weights, for example ``O → I-NP`` in BIO chunk tags (see
-    :func:`tasks.chunking.bio_constraints`): every oracle, :meth:`top_k`, :meth:`max_marginals`
-    and :meth:`outputs` consider only the allowed labellings, and :meth:`check_data` rejects
-    training labels that break them. The joint feature and the scores are those of the
-    unconstrained model.
-
-    Data are a list of sequences: ``X[k]`` of shape (T_k, n_features), ``Y[k]`` of shape (T_k,).
-    Data held as one concatenated array with a ``lengths`` array (as in hmmlearn or seqlearn)
-    convert with :func:`split_sequences`.
-
-    Sparse sequences (any ``scipy.sparse`` format, held as CSR float64 after
-    :meth:`check_data`) cost time and memory in proportion to their stored entries, never to
-    ``n_labels * n_features``, and give the results of the dense array of the same values (the
-    same bits whenever the scores are computed exactly). A list mixing dense and sparse
-    sequences is held as all sparse.
+    Data are lists of sequences, ``X[k]`` (T_k, n_features) dense or ``scipy.sparse`` (held as
+    CSR float64; all sparse if any is), ``Y[k]`` (T_k,); concatenated data convert with
+    :func:`split_sequences`. Sparse sequences cost time in proportion to their stored entries
+    and give the results of the dense array of the same values.
 
     Parameters
     ----------
@@ -150,14 +125,9 @@ class ChainTask(Task):
 
     Notes
     -----
-    Ties between labellings of equal score go to the lexicographically smallest labelling (the
-    first in the order of :meth:`outputs`), as the base class's enumeration oracles would pick.
-    The rule holds exactly when the scores are computed exactly (for example integer weights and
-    features); otherwise rounding decides between labellings whose scores agree to the last bit.
-
-    The oracles check the finiteness of the part of ``w`` they read (the scores they compute and
-    the transition, start, end and bias weights), not of every emission weight, so that one call
-    on a short sequence does not pay for a pass over all of ``w``.
+    Ties go to the lexicographically smallest labelling (the first of :meth:`outputs`) when the
+    scores are computed exactly. The oracles check the finiteness of the scores and of the
+    weights they read, not of every emission weight.
 
     References
     ----------
@@ -179,14 +149,8 @@ class ChainTask(Task):
     threaded_batches = True
 
     def __init__(
-        self,
-        n_labels: int,
-        n_features: int,
-        transitions: bool = True,
-        start_end: bool = False,
-        bias: bool = False,
-        label_weights: np.ndarray | None = None,
-        order: int = 1,
+        self, n_labels: int, n_features: int, transitions: bool = True, start_end: bool = False,
+        bias: bool = False, label_weights: np.ndarray | None = None, order: int = 1,
         forbidden_transitions: np.ndarray | Sequence[tuple[int, int]] | None = None,
         forbidden_first: np.ndarray | Sequence[int] | None = None,
         forbidden_last: np.ndarray | Sequence[int] | None = None,
@@ -201,16 +165,10 @@ class ChainTask(Task):
         if not is_integer or order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {order!r}")
         self.order = int(order)
-        self.forbidden_transitions = check_forbidden_transitions(
-            forbidden_transitions, self.n_labels
-        )
-        self.forbidden_first = check_forbidden_labels(
-            forbidden_first, self.n_labels, "forbidden_first"
-        )
-        self.forbidden_last = check_forbidden_labels(
-            forbidden_last, self.n_labels, "forbidden_last"
-        )
         n_labels, n_features = self.n_labels, self.n_features
+        constraints = (forbidden_transitions, forbidden_first, forbidden_last)
+        for name, value in zip(_CONSTRAINTS, constraints, strict=True):
+            setattr(self, name, check_forbidden(value, n_labels, name))
         self._transitions_at = n_labels * n_features
         self._triples_at = self._transitions_at + (n_labels * n_labels if self.transitions else 0)
         self._start_at = self._triples_at + (n_labels**3 if self.order == 2 else 0)
@@ -260,7 +218,9 @@ class ChainTask(Task):
 
     def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
         """Return the weighted Hamming loss, ``Σ_t label_weights[y_true[t]]`` over wrong t."""
-        y_true, y = _check_same_length(y_true, y)
+        y_true, y = np.asarray(y_true, dtype=np.int64), np.asarray(y, dtype=np.int64)
+        if y_true.shape != y.shape:
+            raise ValueError(f"y has shape {y.shape} but y_true has shape {y_true.shape}")
         return float(np.sum(self.label_weights[y_true] * (y != y_true)))
 
     def max_loss(self, y_true: np.ndarray) -> float:
@@ -320,13 +280,9 @@ class ChainTask(Task):
             keeps the constraints.
         """
         k = check_positive_int(k, "k")
-        unary, (pairs, triples, start, end) = self._single_sequence_scores(x, w)
-        if self.order == 1:
-            labellings, scores = top_k_first_order(unary, pairs, start, end, k)
-        else:
-            labellings, scores = top_k_second_order(unary, pairs, triples, start, end, k)
+        labellings, scores = self._sequence_oracle(x, w, top_k_first_order, top_k_second_order, k)
         if len(labellings) == 0:
-            raise self._infeasible("x", len(unary))
+            raise self._infeasible("x", labellings.shape[1])
         return labellings, scores
 
     def max_marginals(self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray) -> np.ndarray:
@@ -351,13 +307,11 @@ class ChainTask(Task):
         ValueError
             If x is not a valid sequence, or no labelling of x keeps the constraints.
         """
-        unary, (pairs, triples, start, end) = self._single_sequence_scores(x, w)
-        if self.order == 1:
-            marginals = max_marginals_first_order(unary, pairs, start, end)
-        else:
-            marginals = max_marginals_second_order(unary, pairs, triples, start, end)
+        marginals = self._sequence_oracle(
+            x, w, max_marginals_first_order, max_marginals_second_order
+        )
         if not np.isfinite(marginals[0].max()):
-            raise self._infeasible("x", len(unary))
+            raise self._infeasible("x", len(marginals))
         return marginals
 
     def slack_rescaled_argmax(
@@ -454,17 +408,11 @@ class ChainTask(Task):
         """
         if overrides_any(self, ChainTask, _COMPILED):
             return None
-        data = self._chain_data(X, Y, "Y", dense_from=DENSE_FROM)
+        data = self._chain_data(X, Y, dense_from=DENSE_FROM)
         return CompiledOracle(
-            data,
-            chain_scores,
-            chain_decode if self.order == 1 else chain_decode_second_order,
-            chain_features,
-            chain_loss,
-            n_examples=len(data.offsets) - 1,
-            batch_scores=dense_batch_scores if data.dense.size else stored_entry_batch_scores,
-            labelling_score=chain_labelling_score,
-            add_features=chain_add_features,
+            data, chain_scores, chain_decode if self.order == 1 else chain_decode_second_order,
+            chain_features, chain_loss, n_examples=len(data.offsets) - 1, batch_scores=batch_scores,
+            labelling_score=chain_labelling_score, add_features=chain_add_features,
         )
 
     def batch_loss(self, Y_true: Sequence[np.ndarray], Y: Sequence[np.ndarray]) -> np.ndarray:
@@ -556,28 +504,18 @@ class ChainTask(Task):
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
-        data = self._chain_data(X, Y, "Y")
+        data = self._chain_data(X, Y)
         threaded = use_threads(len(data.offsets) - 1) and len(data.values) >= PARALLEL_ENTRIES
         return (parallel_chain_features_csr if threaded else chain_features_csr)(data)
 
     def _chain_data(
-        self,
-        X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,
-        Y: Sequence[np.ndarray] | None = None,
-        name: str = "Y",
-        dense_from: float | None = None,
+        self, X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,
+        Y: Sequence[np.ndarray] | None = None, dense_from: float | None = None,
     ) -> ChainData:
-        """Return the batch (X, Y) as :class:`tasks._chain_oracle.ChainData`.
+        """Return the batch (X, Y), or the weight layout alone, as a :class:`ChainData`.
 
-        Without X it holds the weight layout alone; without Y the true labels are empty.
-        Dense positions storing more than ``dense_from`` of their entries are also kept as
-        one dense array.
-
-        Raises
-        ------
-        ValueError
-            If ``Y[k]`` does not hold one label in range for every position of ``X[k]``; the
-            message names ``name``.
+        Dense positions storing more than ``dense_from`` of their entries are also kept as one
+        dense array. Labels are checked by :func:`_stacked_labels`.
         """
         if X is None:
             X_all, offsets = np.zeros((0, self.n_features)), np.zeros(1, dtype=np.int64)
@@ -587,7 +525,7 @@ class ChainTask(Task):
         if Y is None:
             labels = np.zeros(0, dtype=np.int64)
         else:
-            labels = _stacked_labels(Y, name, self.n_labels, offsets[-1])
+            labels = _stacked_labels(Y, "Y", self.n_labels, offsets[-1])
         blas = (
             dense_from is not None and not scipy.sparse.issparse(X_all)
             and len(values) > dense_from * X_all.size
@@ -654,9 +592,7 @@ class ChainTask(Task):
             decode = parallel_batch_viterbi if threaded else batch_viterbi
             labels = decode(unary, offsets, transitions, start, end)
         else:
-            decode = (
-                parallel_batch_viterbi_second_order if threaded else batch_viterbi_second_order
-            )
+            decode = parallel_batch_viterbi_second_order if threaded else batch_viterbi_second_order
             labels = decode(unary, offsets, transitions, triples, start, end)
         if self._constrained:
             # A decoder returns a forbidden labelling only when every labelling is forbidden.
@@ -664,17 +600,20 @@ class ChainTask(Task):
             if violation is not None:
                 k = violation[0]
                 raise self._infeasible(f"X[{k}]", offsets[k + 1] - offsets[k])
-        bounds = offsets.tolist()
-        return [labels[begin:stop] for begin, stop in itertools.pairwise(bounds)]
+        return [labels[begin:stop] for begin, stop in itertools.pairwise(offsets.tolist())]
 
-    def _single_sequence_scores(
-        self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray
-    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]]:
-        """Check one sequence and w; return its unary scores and the decoding weights."""
+    def _sequence_oracle(
+        self, x: np.ndarray | scipy.sparse.spmatrix, w: np.ndarray, first_order: Callable,
+        second_order: Callable, *args: Any,
+    ) -> Any:
+        """Check one sequence and w; run the first- or second-order oracle on their scores."""
         x = _check_sequence(x, "x", self.n_features)
         w = check_weights(w, self.size_joint_feature, finite=False)
         unary, _ = self._unary_scores([x], w)
-        return unary, self._decoding_weights(w)
+        pairs, triples, start, end = self._decoding_weights(w)
+        if self.order == 1:
+            return first_order(unary, pairs, start, end, *args)
+        return second_order(unary, pairs, triples, start, end, *args)
 
     def _violation(self, labels: np.ndarray, offsets: np.ndarray) -> tuple[int, str] | None:
         return find_violation(
@@ -690,23 +629,13 @@ class ChainTask(Task):
 
 # The methods whose answers the compiled oracle reproduces.
 _COMPILED = (
-    "argmax",
-    "batch_argmax",
-    "loss_augmented_argmax",
-    "batch_loss",
-    "is_certified",
-    "batch_loss_augmented_argmax",
-    "loss",
-    "joint_feature",
-    "sparse_joint_feature",
-    "batch_joint_feature",
-    "_features_csr",
-    "_unary_scores",
-    "_labelled_scores",
-    "_chain_data",
-    "_decoding_weights",
-    "_decode",
+    "argmax", "batch_argmax", "loss_augmented_argmax", "batch_loss", "is_certified",
+    "batch_loss_augmented_argmax", "loss", "joint_feature", "sparse_joint_feature",
+    "batch_joint_feature", "_features_csr", "_unary_scores", "_labelled_scores", "_chain_data",
+    "_decoding_weights", "_decode",
 )
+
+_CONSTRAINTS = ("forbidden_transitions", "forbidden_first", "forbidden_last")
 
 
 def split_sequences(X: np.ndarray, lengths: Sequence[int]) -> list[np.ndarray]:
@@ -808,23 +737,8 @@ def _csr_arrays(
     """
     if not scipy.sparse.issparse(X_all):
         return dense_rows_as_csr(X_all)
-    return (
-        X_all.indptr.astype(np.int64, copy=False),
-        X_all.indices,
-        X_all.data.astype(np.float64, copy=False),
-    )
-
-
-def _check_sequence(
-    x: np.ndarray | scipy.sparse.spmatrix, name: str, n_features: int
-) -> np.ndarray | scipy.sparse.csr_matrix:
-    if scipy.sparse.issparse(x):
-        x = _check_sparse_sequence(x, name, n_features)
-    else:
-        x = check_feature_array(x, name, ndim=2, n_features=n_features)
-    if x.shape[0] == 0:
-        raise _empty_sequence(name)
-    return x
+    indptr = X_all.indptr.astype(np.int64, copy=False)
+    return indptr, X_all.indices, X_all.data.astype(np.float64, copy=False)
 
 
 def _empty_sequence(name: str) -> ValueError:
@@ -832,14 +746,19 @@ def _empty_sequence(name: str) -> ValueError:
     return ValueError(f"{name} is an empty sequence: expected at least one position")
 
 
-def _check_sparse_sequence(
-    x: scipy.sparse.spmatrix, name: str, n_features: int
-) -> scipy.sparse.csr_matrix:
-    """Return a sparse sequence as CSR float64 with sorted, distinct column indices.
+def _check_sequence(
+    x: np.ndarray | scipy.sparse.spmatrix, name: str, n_features: int
+) -> np.ndarray | scipy.sparse.csr_matrix:
+    """Return a checked sequence; a sparse one as CSR float64 with sorted, distinct columns.
 
     A sequence that already is one is returned as it is, not copied (the tasks never write into
     their data); any other is converted into a new matrix.
     """
+    if not scipy.sparse.issparse(x):
+        x = check_feature_array(x, name, ndim=2, n_features=n_features)
+        if x.shape[0] == 0:
+            raise _empty_sequence(name)
+        return x
     if x.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
     if x.dtype.kind not in "biuf":
@@ -856,6 +775,8 @@ def _check_sparse_sequence(
         x.sum_duplicates()
     if not np.all(np.isfinite(x.data)):
         raise ValueError(f"{name} contains NaN or infinite values")
+    if x.shape[0] == 0:
+        raise _empty_sequence(name)
     return x
 
 
@@ -884,10 +805,3 @@ def _stacked_labels(
         raise ValueError(f"every {name}[k] must have one label per position of X[k]")
     return labels
 
-
-def _check_same_length(y_true: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    y_true = np.asarray(y_true, dtype=np.int64)
-    y = np.asarray(y, dtype=np.int64)
-    if y_true.shape != y.shape:
-        raise ValueError(f"y has shape {y.shape} but y_true has shape {y_true.shape}")
-    return y_true, y

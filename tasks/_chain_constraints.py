@@ -1,13 +1,9 @@
 """Hard constraints on the labellings of a linear chain: forbidden transitions and end labels.
 
-Some label sequences are invalid whatever the scores, for example ``O`` followed by ``I-NP`` in
-the BIO chunk tags. A constraint is a boolean mask: ``forbidden_transitions[a, b]`` forbids
-label b right after label a, ``forbidden_first[a]`` forbids a at the first position and
-``forbidden_last[a]`` at the last. The decoders enforce them by giving the forbidden
-transition, start and end weights the score ``-inf``
-(:func:`tasks._chain_oracle.decoding_weights`), so that a forbidden labelling scores ``-inf``
-and is never the best of any candidate set holding an allowed one; :func:`find_violation`
-checks given label sequences against the masks.
+``forbidden_transitions[a, b]`` forbids label b right after a, ``forbidden_first[a]`` and
+``forbidden_last[a]`` label a at the first and last position (BIO tags forbid ``O → I-NP``).
+The decoders give what is forbidden the score ``-inf``
+(:func:`tasks._chain_oracle.decoding_weights`); :func:`find_violation` checks given labellings.
 """
 
 from __future__ import annotations
@@ -16,26 +12,11 @@ import numba
 import numpy as np
 
 
-def check_forbidden_transitions(value: object, n_labels: int) -> np.ndarray:
-    """Return forbidden transitions as an (L, L) boolean mask (row: previous label).
+def check_forbidden(value: object, n_labels: int, name: str) -> np.ndarray:
+    """Return forbidden transitions (L, L), or forbidden first or last labels (L,), as a mask.
 
-    ``value`` is None (nothing forbidden), an (L, L) boolean array, or a sequence of
-    ``(previous, next)`` label pairs.
-
-    Raises
-    ------
-    ValueError
-        If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``.
-    """
-    return _checked_mask(
-        value, (n_labels, n_labels), "forbidden_transitions", "(previous, next) integer label pairs"
-    )
-
-
-def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarray:
-    """Return forbidden first or last labels as an (L,) boolean mask.
-
-    ``value`` is None (nothing forbidden), an (L,) boolean array, or a sequence of labels.
+    ``value`` is None (nothing forbidden), a boolean mask, or a sequence of labels (of
+    ``(previous, next)`` label pairs for ``forbidden_transitions``).
 
     Raises
     ------
@@ -43,11 +24,8 @@ def check_forbidden_labels(value: object, n_labels: int, name: str) -> np.ndarra
         If ``value`` is neither, or names a label outside ``0 .. n_labels - 1``; the message
         names the argument ``name``.
     """
-    return _checked_mask(value, (n_labels,), name, "integer labels")
-
-
-def _checked_mask(value: object, shape: tuple[int, ...], name: str, entries: str) -> np.ndarray:
-    """Return ``value``, a boolean mask of ``shape`` or a list of its true ``entries``, as one."""
+    pairs = name == "forbidden_transitions"
+    shape = (n_labels, n_labels) if pairs else (n_labels,)
     mask = np.zeros(shape, dtype=bool)
     if value is None:
         return mask
@@ -60,15 +38,15 @@ def _checked_mask(value: object, shape: tuple[int, ...], name: str, entries: str
         return array.copy()
     if array.size == 0:
         return mask
-    entry_shape = (2,) if len(shape) == 2 else ()
+    entry_shape = (2,) if pairs else ()
     if array.ndim != len(shape) or array.shape[1:] != entry_shape or not np.issubdtype(
         array.dtype, np.integer
     ):
+        entries = "(previous, next) integer label pairs" if pairs else "integer labels"
         raise ValueError(
             f"{name} must be an {shape} boolean mask or a list of {entries}, got an array of "
             f"{array.dtype} with shape {array.shape}"
         )
-    n_labels = shape[0]
     if array.min() < 0 or array.max() >= n_labels:
         raise ValueError(
             f"{name} names labels outside 0 .. {n_labels - 1}: found {array.min()}..{array.max()}"
@@ -79,11 +57,8 @@ def _checked_mask(value: object, shape: tuple[int, ...], name: str, entries: str
 
 @numba.njit(cache=True)
 def _first_violation(
-    labels: np.ndarray,
-    offsets: np.ndarray,
-    forbidden_transitions: np.ndarray,
-    forbidden_first: np.ndarray,
-    forbidden_last: np.ndarray,
+    labels: np.ndarray, offsets: np.ndarray, forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray, forbidden_last: np.ndarray,
 ) -> tuple[int, int, int]:
     """Return (sequence, position, kind) of the first broken constraint, kind 0 if none.
 
@@ -103,15 +78,12 @@ def _first_violation(
 
 
 def find_violation(
-    labels: np.ndarray,
-    offsets: np.ndarray,
-    forbidden_transitions: np.ndarray,
-    forbidden_first: np.ndarray,
-    forbidden_last: np.ndarray,
+    labels: np.ndarray, offsets: np.ndarray, forbidden_transitions: np.ndarray,
+    forbidden_first: np.ndarray, forbidden_last: np.ndarray,
 ) -> tuple[int, str] | None:
     """Return the first sequence breaking a constraint and how, or None if all keep them.
 
-    ``labels`` (int64) holds the label sequences one after another, sequence k in
+    ``labels`` (int64) holds the labellings one after another, sequence k at
     ``labels[offsets[k]:offsets[k + 1]]``.
     """
     k, t, kind = _first_violation(

@@ -1,15 +1,9 @@
-"""Compiled construction of a linear chain's joint features as the rows of a CSR matrix.
+"""Compiled joint features of linear chains, as the rows of a CSR matrix.
 
-For sequence k with positions x_t and labels y_t the joint feature holds, in order: the feature
-sums ``Σ_{t: y_t = l} x_t`` for every label l (emissions), the counts of label pairs
-``(y_t, y_{t+1})`` (transitions), of label triples ``(y_t, y_{t+1}, y_{t+2})`` (second-order
-transitions), indicators of the first and last labels, and label counts (bias), in increasing
-column order, built directly without a COO conversion's sort.
-
-The positions are read from a :class:`tasks._chain_oracle.ChainData` in CSR form, so the work
-and the memory grow with the stored entries of the sequence, never with
-``n_labels * n_features``. Every emission sum adds its terms in position order, so dense and
-sparse positions of the same values give the same bits.
+φ of a sequence holds, in increasing column order: the emission sums ``Σ_{t: y_t = l} x_t`` per
+label, the counts of label pairs and triples, the first and last labels, and the label counts
+(:class:`tasks.ChainTask`). Positions are read in CSR form, so the work grows with the stored
+entries; every sum adds its terms in position order, so dense and sparse give the same bits.
 """
 
 from __future__ import annotations
@@ -104,11 +98,7 @@ def entries_bound(data: ChainData, first: int, stop: int) -> int:
 
 @numba.njit(cache=True)
 def sequence_features(
-    data: ChainData,
-    first: int,
-    stop: int,
-    labels: np.ndarray,
-    indices: np.ndarray,
+    data: ChainData, first: int, stop: int, labels: np.ndarray, indices: np.ndarray,
     values: np.ndarray,
 ) -> int:
     """Write φ of the sequence in rows ``first:stop``, labelled ``labels``, into the arrays.
@@ -127,12 +117,8 @@ def sequence_features(
 
 @numba.njit(cache=True)
 def _accumulated_emissions(
-    data: ChainData,
-    first: int,
-    labels: np.ndarray,
-    label_counts: np.ndarray,
-    indices: np.ndarray,
-    values: np.ndarray,
+    data: ChainData, first: int, labels: np.ndarray, label_counts: np.ndarray,
+    indices: np.ndarray, values: np.ndarray,
 ) -> int:
     """Write the emission sums of the rows from ``first`` by a dense accumulator per label.
 
@@ -177,13 +163,8 @@ def _accumulated_emissions(
 
 @numba.njit(cache=True)
 def _copy_increasing_row(
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    begin: int,
-    end: int,
-    offset: int,
-    indices: np.ndarray,
-    data: np.ndarray,
+    X_indices: np.ndarray, X_data: np.ndarray, begin: int, end: int, offset: int,
+    indices: np.ndarray, data: np.ndarray,
 ) -> int:
     """Write the non-zero entries ``begin:end`` at columns shifted by ``offset``; return how many.
 
@@ -205,11 +186,7 @@ def _copy_increasing_row(
 
 @numba.njit(cache=True)
 def _sorted_emissions(
-    data: ChainData,
-    first: int,
-    stop: int,
-    labels: np.ndarray,
-    indices: np.ndarray,
+    data: ChainData, first: int, stop: int, labels: np.ndarray, indices: np.ndarray,
     values: np.ndarray,
 ) -> int:
     """Write the emission sums of rows ``first:stop`` by sorting their stored entries."""
@@ -253,10 +230,7 @@ def _sorted_emissions(
 
 @numba.njit(cache=True)
 def _chain_part_features(
-    data: ChainData,
-    labels: np.ndarray,
-    label_counts: np.ndarray,
-    indices: np.ndarray,
+    data: ChainData, labels: np.ndarray, label_counts: np.ndarray, indices: np.ndarray,
     values: np.ndarray,
 ) -> int:
     """Write the transition, triple, start, end and bias entries of a labelling."""
@@ -320,12 +294,8 @@ def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -
 
 @numba.njit(cache=True)
 def add_position_scores(
-    X_indptr: np.ndarray,
-    X_indices: np.ndarray,
-    X_data: np.ndarray,
-    emissions: np.ndarray,
-    t: int,
-    row: np.ndarray,
+    X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray,
+    t: int, row: np.ndarray,
 ) -> None:
     """Add ``x_t · emissions[l]`` to ``row[l]`` for CSR row t, term by term in entry order.
 

@@ -1,12 +1,8 @@
 """The compiled oracle of the linear-chain task (:meth:`tasks.ChainTask.compiled_oracle`).
 
-The positions of all sequences are held stacked in CSR form (dense positions by their non-zero
-entries) with the true labels concatenated (:class:`ChainData`); an output's labels are the
-labelling itself. An example's part scores are its unary scores, one row per position, bias
-added. The decoder is the task's own Viterbi, first or second order, on the weights of
-:func:`decoding_weights` (``-inf`` where the constraints forbid), which the task's Python
-oracles also read: the same labellings and ties. φ is
-:func:`tasks._chain_features.sequence_features`', the loss the weighted Hamming loss.
+Part scores are an example's unary scores (bias added); decoding is the task's own Viterbi on
+:func:`decoding_weights`, as its Python oracles, so the same labellings and ties; φ is
+:func:`tasks._chain_features.sequence_features`; the loss the weighted Hamming loss.
 """
 
 from __future__ import annotations
@@ -48,8 +44,8 @@ class ChainData(NamedTuple):
     forbidden_transitions : ndarray (L, L), bool
     forbidden_first, forbidden_last : ndarray (L,), bool
     dense : ndarray (N, n_features)
-        The positions as one dense array for :func:`dense_batch_scores`; (0, 0) when they are
-        scored from their stored entries (:func:`stored_entry_batch_scores`).
+        The positions as one dense array for a BLAS product in :func:`batch_scores`; (0, 0)
+        when they are scored from their stored entries.
     """
 
     indptr: np.ndarray
@@ -138,19 +134,17 @@ def _viterbi_weights(data, w, work):
     ``data``, once per example.
     """
     n = data.n_labels
+    transitions, start, end = work[:n], work[n], work[n + 1]
     if data.constrained:
-        transitions, start, end = work[:n], work[n], work[n + 1]
         _fill_chain_weights(data, w, transitions, start, end)
         return transitions, start, end
     if data.use_transitions:
         transitions = w[data.transitions_at : data.transitions_at + n * n].reshape((n, n))
     else:
-        transitions = work[:n]
         transitions[:] = 0.0
     if data.use_start_end:
         start, end = w[data.start_at : data.end_at], w[data.end_at : data.bias_at]
     else:
-        start, end = work[n], work[n + 1]
         start[:] = 0.0
         end[:] = 0.0
     return transitions, start, end
@@ -175,21 +169,25 @@ def decoding_weights(data, w):
     return transitions, triples, start, end
 
 
+@numba.njit(cache=True, inline="always")
+def _decoded_labels(data, i, scores, augmented):
+    """Add the Hamming loss to sequence i's ``scores`` if ``augmented``; return its labels' room."""
+    first, stop = data.offsets[i], data.offsets[i + 1]
+    if augmented:
+        add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
+    return np.empty(stop - first, dtype=np.int64)
+
+
 @numba.njit(cache=True)
 def chain_decode(data, i, w, scores, augmented):
     """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
 
-    First order. ``scores`` are its unary scores, which the loss is added to in place. The
+    First order; ``scores`` are its unary scores, which the loss is added to in place. The
     weights are read from ``w`` in place where no constraint changes them
-    (:func:`_viterbi_weights`); the decoder also takes the transitions by next label (the
-    layout its dynamic programme reads), written with its other workspace into one array per
-    call.
+    (:func:`_viterbi_weights`); the transitions by next label and the workspace share one array.
     """
-    first, stop = data.offsets[i], data.offsets[i + 1]
-    length, n = stop - first, data.n_labels
-    if augmented:
-        add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
-    labels = np.empty(length, dtype=np.int64)
+    labels = _decoded_labels(data, i, scores, augmented)
+    length, n = len(labels), data.n_labels
     work = np.empty((2 * n + 2 + length, n))
     transitions, start, end = _viterbi_weights(data, w, work[n:])
     by_next = work[:n]
@@ -206,15 +204,11 @@ def chain_decode_second_order(data, i, w, scores, augmented):
 
     A decoder of its own, so that a first-order chain never compiles the second-order one.
     """
-    first, stop = data.offsets[i], data.offsets[i + 1]
-    length, n = stop - first, data.n_labels
-    if augmented:
-        add_hamming_loss(scores, data.labels[first:stop], data.label_weights)
-    labels = np.empty(length, dtype=np.int64)
+    labels = _decoded_labels(data, i, scores, augmented)
+    length, n = len(labels), data.n_labels
     transitions, triples, start, end = decoding_weights(data, w)
     decode_second_order(
-        scores, 0, length, transitions, triples, start, end,
-        np.empty((length, n, n)), labels,
+        scores, 0, length, transitions, triples, start, end, np.empty((length, n, n)), labels
     )
     return labels
 
@@ -281,29 +275,22 @@ def chain_loss(data, i, labels):
 
 
 #: Dense positions storing more than this share of non-zero entries are scored by a BLAS product
-#: (:func:`dense_batch_scores`), sparser ones from their stored entries (a product of every
-#: entry costs about three stored entries' loop on a machine's vector units).
+#: (:func:`batch_scores`), sparser ones from their stored entries (a product of every entry
+#: costs about three stored entries' loop on a machine's vector units).
 DENSE_FROM = 1 / 3
 
 
-def dense_batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
-    """Score every position of dense sequences at once: a blocked BLAS product, bias added."""
+def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
+    """Score every position at once, bias added, by a blocked BLAS product of the dense
+    positions or else from the stored entries (the sums of :func:`chain_scores`, the same bits),
+    on Numba's threads."""
     emissions = w[: data.transitions_at].reshape(data.n_labels, data.n_features)
-    scores = row_blocks_product(data.dense, emissions.T)
-    _add_bias(data, w, scores)
-    return ScoreTable(scores, data.offsets)
-
-
-def stored_entry_batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
-    """Score every position at once from its stored entries, the emissions laid out by feature.
-
-    The same sums in the same order as :func:`chain_scores`, so the same bits, the positions
-    shared among Numba's threads.
-    """
-    emissions = w[: data.transitions_at].reshape(data.n_labels, data.n_features)
-    # Column-major emissions keep the labels of one feature together for the loop.
-    scores = parallel_sparse_unary_scores(
-        data.indptr, data.indices, data.values, np.asfortranarray(emissions)
-    )
+    if data.dense.size:
+        scores = row_blocks_product(data.dense, emissions.T)
+    else:
+        # Column-major emissions keep the labels of one feature together for the loop.
+        scores = parallel_sparse_unary_scores(
+            data.indptr, data.indices, data.values, np.asfortranarray(emissions)
+        )
     _add_bias(data, w, scores)
     return ScoreTable(scores, data.offsets)

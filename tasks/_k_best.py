@@ -1,20 +1,10 @@
-"""Compiled k-best Viterbi: the k highest-scoring labellings of a first-order chain, in order.
+"""Compiled k-best (list) Viterbi of first- and second-order chains (Seshadri & Sundberg, 1994).
 
-The list Viterbi algorithm (Seshadri & Sundberg, IEEE Trans. Commun., 1994; Nilsson &
-Goldberger, 2001, for the max-product view): the backward dynamic programme keeps, for every
-position t and label i, not only the best suffix starting at (t, i) but its k best, in order.
-The k best suffixes at (t, i) are found among the k best suffixes of each label at t + 1, merged
-by a k-step selection over the L lists; the k best labellings are then merged from the lists at
-the first position and read off by following, for each, a (next label, rank) pointer per
-position. Time O(T L² k), memory O(T L k).
-
-Order and ties: the labellings come by decreasing score, and labellings of equal score in
-lexicographic order (smallest first). Every list is kept in this order; the merges compare
-the candidates by score, then by next label, then by rank in that label's list, which is the
-same order, because suffixes through the same next label compare as their tails do. The order
-is exact when the scores are computed exactly; otherwise rounding decides between labellings
-whose scores agree to the last bit. Labellings of score ``-inf`` (forbidden ones) are never
-listed, so fewer than k come back when fewer than k labellings are allowed.
+The backward programme keeps, per position and label (pair of labels for the second order), the
+k best suffixes in order, merged from the next position's lists; the labellings are read off by
+(next label, rank) pointers. Time O(T L^(order+1) k). They come by decreasing score, equal
+scores in lexicographic order (exactly so when the scores are computed exactly); labellings of
+score ``-inf`` (forbidden) are never listed, so fewer than k come back when fewer are allowed.
 """
 
 from __future__ import annotations
@@ -25,15 +15,8 @@ import numpy as np
 
 @numba.njit(cache=True)
 def _merge_lists(
-    into: np.ndarray,
-    scores: np.ndarray,
-    counts: np.ndarray,
-    k: int,
-    heads: np.ndarray,
-    base: float,
-    merged_scores: np.ndarray,
-    merged_labels: np.ndarray,
-    merged_ranks: np.ndarray,
+    into: np.ndarray, scores: np.ndarray, counts: np.ndarray, k: int, heads: np.ndarray,
+    base: float, merged_scores: np.ndarray, merged_labels: np.ndarray, merged_ranks: np.ndarray,
 ) -> int:
     """Merge the sorted lists ``scores[j, :counts[j]]``, shifted by ``into[j]``; keep k.
 
@@ -92,35 +75,35 @@ def top_k_first_order(
                 scores[t, i], next_label[t, i], next_rank[t, i],
             )
 
-    first_labels = np.empty(k, dtype=np.int64)
-    first_ranks = np.empty(k, dtype=np.int64)
-    best_scores = np.empty(k)
-    # -0.0 adds nothing to any value, -0.0 included.
-    n_best = _merge_lists(
-        start, scores[0], counts[0], k, heads, -0.0, best_scores, first_labels, first_ranks
-    )
-    labellings = np.empty((n_best, n_positions), dtype=np.int64)
-    for n in range(n_best):
+    first_labels, first_ranks, best_scores = _best_starts(start, scores[0], counts[0], k, heads)
+    labellings = np.empty((len(best_scores), n_positions), dtype=np.int64)
+    for n in range(len(best_scores)):
         label, rank = first_labels[n], first_ranks[n]
         for t in range(n_positions):
             labellings[n, t] = label
             label, rank = next_label[t, label, rank], next_rank[t, label, rank]
-    return labellings, best_scores[:n_best]
+    return labellings, best_scores
+
+
+@numba.njit(cache=True)
+def _best_starts(
+    start: np.ndarray, scores: np.ndarray, counts: np.ndarray, k: int, heads: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge the first position's lists: the k best first labels, their ranks and scores."""
+    labels, ranks, best = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64), np.empty(k)
+    # -0.0 adds nothing to any value, -0.0 included.
+    n_best = _merge_lists(start, scores, counts, k, heads, -0.0, best, labels, ranks)
+    return labels[:n_best], ranks[:n_best], best[:n_best]
 
 
 @numba.njit(cache=True)
 def top_k_second_order(
-    unary: np.ndarray,
-    pair_scores: np.ndarray,
-    triple_scores: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    k: int,
+    unary: np.ndarray, pair_scores: np.ndarray, triple_scores: np.ndarray, start: np.ndarray,
+    end: np.ndarray, k: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Return the k best labellings (rows, best first) of one second-order chain and their scores.
+    """Return :func:`top_k_first_order`'s result for a second-order chain (lists by label pair).
 
-    The scores are as in :func:`tasks._viterbi_second_order.batch_viterbi_second_order`. The
-    lists belong to label pairs ``(y_{t-1}, y_t)``; time O(T L³ k), memory O(T L² k).
+    The scores are as in :func:`tasks._viterbi_second_order.batch_viterbi_second_order`.
     """
     n_positions, n_labels = unary.shape
     # scores[t, a, b, r]: the r-th best score of positions t..T-1 given labels a, b at t - 1, t
@@ -146,19 +129,15 @@ def top_k_second_order(
                     scores[t, a, b], next_label[t, a, b], next_rank[t, a, b],
                 )
 
-    first_labels = np.empty(k, dtype=np.int64)
-    first_ranks = np.empty(k, dtype=np.int64)
-    best_scores = np.empty(k)
-    n_best = _merge_lists(
-        start, scores[0, 0], counts[0, 0], k, heads, -0.0, best_scores, first_labels,
-        first_ranks,
+    first_labels, first_ranks, best_scores = _best_starts(
+        start, scores[0, 0], counts[0, 0], k, heads
     )
-    labellings = np.empty((n_best, n_positions), dtype=np.int64)
-    for n in range(n_best):
+    labellings = np.empty((len(best_scores), n_positions), dtype=np.int64)
+    for n in range(len(best_scores)):
         previous, label, rank = 0, first_labels[n], first_ranks[n]
         for t in range(n_positions):
             labellings[n, t] = label
             previous, label, rank = (
                 label, next_label[t, previous, label, rank], next_rank[t, previous, label, rank]
             )
-    return labellings, best_scores[:n_best]
+    return labellings, best_scores

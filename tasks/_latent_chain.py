@@ -139,14 +139,9 @@ class LatentChainTask(LatentTask):
         inputs, offsets = _stacked(X)
         truth = np.concatenate([np.asarray(y, dtype=np.int64) for y, _ in Y])
         return CompiledOracle(
-            (inputs, offsets, truth, self.n_substates, self.n_states),
-            substate_scores,
-            pair_decode,
-            pair_features,
-            pair_loss,
-            n_examples=len(X),
-            batch_scores=batch_substate_scores,
-            to_output=pair_output,
+            (inputs, offsets, truth, self.n_substates, self.n_states), substate_scores,
+            pair_decode, pair_features, pair_loss, n_examples=len(X),
+            batch_scores=batch_substate_scores, to_output=pair_output,
         )
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
@@ -178,13 +173,18 @@ class LatentChainTask(LatentTask):
         return np.split(hidden, np.cumsum([len(y) for y in Y])[:-1])
 
     # ----------------------------------------------------------------- batches
-    def _unary(self, X: Sequence[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return the stacked (N, n_states) unary scores and the sequence offsets."""
-        weights = w[: self._n_unary].reshape(self.n_states, self.n_features)
+    def _decode(
+        self, X: Sequence[np.ndarray], w: np.ndarray, labels: Sequence[Any] = (),
+        off_label: float = 0.0,
+    ) -> list[np.ndarray]:
+        """Return the best sub-states of every input, a non-zero ``off_label`` added to every
+        sub-state of another label than ``labels[k][t]`` (:func:`add_off_label`)."""
         inputs, offsets = _stacked(X)
-        return np.ascontiguousarray(inputs @ weights.T), offsets
-
-    def _decode(self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
+        weights = w[: self._n_unary].reshape(self.n_states, self.n_features)
+        unary = np.ascontiguousarray(inputs @ weights.T)
+        if off_label:
+            stacked = np.concatenate([np.asarray(y, dtype=np.int64) for y in labels])
+            add_off_label(unary, stacked, self.n_substates, off_label)
         transitions = np.ascontiguousarray(
             w[self._n_unary :].reshape(self.n_states, self.n_states), dtype=np.float64
         )
@@ -194,26 +194,20 @@ class LatentChainTask(LatentTask):
 
     def batch_argmax(self, X: Sequence[np.ndarray], w: np.ndarray) -> list[Pair]:
         """Return the best (labels, sub-states) of every input."""
-        unary, offsets = self._unary(X, w)
-        return [self._pair(states) for states in self._decode(unary, offsets, w)]
+        return [self._pair(states) for states in self._decode(X, w)]
 
     def batch_loss_augmented_argmax(
         self, X: Sequence[np.ndarray], Y_true: Sequence[Pair], w: np.ndarray
     ) -> list[Pair]:
         """Return the most violating (labels, sub-states) of every example."""
-        unary, offsets = self._unary(X, w)
-        labels = np.concatenate([np.asarray(y[0], dtype=np.int64) for y in Y_true])
-        add_off_label(unary, labels, self.n_substates, 1.0)
-        return [self._pair(states) for states in self._decode(unary, offsets, w)]
+        labels = [y for y, _ in Y_true]
+        return [self._pair(states) for states in self._decode(X, w, labels, 1.0)]
 
     def batch_latent_argmax(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray], w: np.ndarray
     ) -> list[np.ndarray]:
         """Return the best sub-states of every example's labels."""
-        unary, offsets = self._unary(X, w)
-        labels = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
-        add_off_label(unary, labels, self.n_substates, -np.inf)
-        return [states % self.n_substates for states in self._decode(unary, offsets, w)]
+        return [states % self.n_substates for states in self._decode(X, w, Y, -np.inf)]
 
 
 def _stacked(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -223,15 +217,7 @@ def _stacked(X: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 _COMPILED_METHODS = (
-    "joint_feature",
-    "loss",
-    "argmax",
-    "loss_augmented_argmax",
-    "batch_joint_feature",
-    "sparse_joint_feature",
-    "batch_loss",
-    "batch_argmax",
-    "batch_loss_augmented_argmax",
-    "_unary",
+    "joint_feature", "loss", "argmax", "loss_augmented_argmax", "batch_joint_feature",
+    "sparse_joint_feature", "batch_loss", "batch_argmax", "batch_loss_augmented_argmax",
     "_decode",
 )

@@ -1,15 +1,10 @@
-"""The compiled oracle of the latent chain task, over completed outputs (y, h).
+"""The compiled oracle of the latent chain task over completed outputs (y, h).
 
-:meth:`tasks.LatentChainTask.compiled_oracle` serves the convex structural SVM of a round of
-the latent SVM, whose outputs are pairs (labels, sub-states). A sequence's part scores are its
-unary scores, one row per position and one column per sub-state; decoding is the task's
-Viterbi over the sub-states (:func:`tasks._viterbi.decode_sequence`, no start or end scores),
-with the Hamming loss of the labels added if augmented. A pair's labels are ``y`` followed
-by ``h`` (``np.ravel`` of the pair).
-
-**Data**, a flat tuple: the stacked positions' inputs, where each sequence starts (n + 1), the
-true labels of the positions, ``n_substates`` and ``n_states``.
-"""
+It serves the convex problem of a latent SVM round (:meth:`tasks.LatentChainTask.compiled_oracle`):
+part scores are the unary scores of the sub-states, decoding is Viterbi over the sub-states
+(:func:`tasks._viterbi.decode_sequence`, no start or end scores), the labels' Hamming loss added
+if augmented; a pair's labels are ``y`` followed by ``h``. Data: the stacked inputs, where each
+sequence starts, the true labels, ``n_substates`` and ``n_states``."""
 
 from __future__ import annotations
 
@@ -66,15 +61,8 @@ def pair_decode(data, i, w, scores, augmented):
     zeros = np.zeros(n_states)
     states = np.empty(n_positions, dtype=np.int64)
     decode_sequence(
-        scores,
-        0,
-        n_positions,
-        transitions,
-        np.ascontiguousarray(transitions.T),
-        zeros,
-        zeros,
-        np.empty((n_positions, n_states)),
-        states,
+        scores, 0, n_positions, transitions, np.ascontiguousarray(transitions.T), zeros, zeros,
+        np.empty((n_positions, n_states)), states,
     )
     labels = np.empty(2 * n_positions, dtype=np.int64)
     for t in range(n_positions):
@@ -104,32 +92,18 @@ def pair_features(data, i, labels):
     transitions = np.zeros(n_states * n_states)
     for t in range(n_positions - 1):
         transitions[states[t] * n_states + states[t + 1]] += 1.0
-    used = np.flatnonzero(occurs)
-    moves = np.flatnonzero(transitions)
-    n_unary = len(used) * n_features
-    indices = np.empty(n_unary + len(moves), dtype=np.int64)
-    values = np.empty(n_unary + len(moves))
-    for u in range(len(used)):
-        for f in range(n_features):
-            indices[u * n_features + f] = used[u] * n_features + f
-            values[u * n_features + f] = sums[used[u], f]
-    for m in range(len(moves)):
-        indices[n_unary + m] = n_states * n_features + moves[m]
-        values[n_unary + m] = transitions[moves[m]]
-    return indices, values
+    used, moves = np.flatnonzero(occurs), np.flatnonzero(transitions)
+    columns = (used.reshape((-1, 1)) * n_features + np.arange(n_features)).ravel()
+    indices = np.concatenate((columns, n_states * n_features + moves))
+    return indices, np.concatenate((sums[used].ravel(), transitions[moves]))
 
 
 @numba.njit(cache=True)
 def pair_loss(data, i, labels):
     """Return the number of positions whose labels differ from the truth's."""
     offsets, truth = data[1], data[2]
-    begin = offsets[i]
-    n_positions = offsets[i + 1] - begin
-    wrong = 0
-    for t in range(n_positions):
-        if labels[t] != truth[begin + t]:
-            wrong += 1
-    return float(wrong)
+    begin, stop = offsets[i], offsets[i + 1]
+    return float(np.sum(labels[: stop - begin] != truth[begin:stop]))
 
 
 def batch_substate_scores(data: tuple, w: np.ndarray) -> ScoreTable:

@@ -1,26 +1,10 @@
-"""The slack-rescaled oracle of linear chains: Viterbi with a dimension for the loss.
+"""Slack-rescaled oracle of first-order chains: Viterbi with a dimension for the loss so far.
 
-Slack rescaling (Tsochantaridis, Joachims, Hofmann & Altun, JMLR 2005) asks for
-``argmax_y Δ(y_true, y) (1 + score(y) − score(y_true))``. The product does not split over
-positions, so plain Viterbi does not solve it; but for a fixed loss ℓ the value grows with the
-score. Following Sarawagi & Gupta ("Accurate max-margin training for structured output
-spaces", ICML 2008), a Viterbi pass with one more dimension, the loss accumulated so far, finds
-for every loss value ℓ the best score ``best_ℓ`` of a labelling with exactly that loss; the
-oracle's answer is a best labelling of the ℓ maximising ``ℓ (1 + best_ℓ − score(y_true))``.
-
-The (weighted) Hamming loss counts ``label_weights[y_true[t]]`` for every wrong position t. The
-dynamic programme runs over *loss states*, numbered 0 .. K − 1, each with its loss: a wrong label
-at position t moves the state up by a fixed step. When every weight is an integer multiple of
-one unit (all weights equal, or all integers) the state is the loss in units, ``K = 1 +
-Σ_t weight_t / unit`` (``K = T + 1`` for the plain Hamming loss). Otherwise the state counts the
-errors at the positions of each distinct weight separately (a mixed-radix number, one digit per
-distinct weight of the sequence), so ``K = Π_d (T_d + 1)`` for ``T_d`` positions of weight d.
-Either way the time is ``O(T · K · L²)`` for a chain of T positions and L labels.
-
-Ties: the smallest maximising loss state (the smallest loss when the state is the loss in
-units), then, among the labellings with that loss and the
-best score, the lexicographically smallest (the forward read-out takes the smallest label that
-still completes such a labelling, as :mod:`tasks._viterbi` does).
+It returns ``argmax_y Δ(y_true, y) (1 + score(y) − score(y_true))`` (Tsochantaridis et al., JMLR
+2005) as Sarawagi & Gupta (ICML 2008) do: the best score of each reachable loss, then the loss
+maximising the product. Loss states: the loss in units when every label weight is a whole
+multiple of one (``T + 1`` states for the Hamming loss), else a mixed-radix count of errors per
+distinct weight. Ties: the smallest state, then the lexicographically smallest labelling.
 """
 
 from __future__ import annotations
@@ -29,16 +13,6 @@ import numba
 import numpy as np
 
 from tasks._viterbi import best_label
-
-
-def _loss_unit(label_weights: np.ndarray) -> float | None:
-    """Return a loss of which every weight is a whole multiple, or None if there is none."""
-    positive = label_weights[label_weights > 0]
-    if len(positive) == 0 or np.all(positive == positive[0]):
-        return float(positive[0]) if len(positive) else 1.0
-    if np.all(label_weights == np.round(label_weights)):
-        return 1.0
-    return None
 
 
 def loss_states(
@@ -55,7 +29,12 @@ def loss_states(
     state_losses : ndarray
         The loss of every state of every sequence, concatenated.
     """
-    unit = _loss_unit(label_weights)
+    # The loss unit: one of which every weight is a whole multiple (None if there is none).
+    positive = label_weights[label_weights > 0]
+    if len(positive) == 0 or np.all(positive == positive[0]):
+        unit = float(positive[0]) if len(positive) else 1.0
+    else:
+        unit = 1.0 if np.all(label_weights == np.round(label_weights)) else None
     steps, losses = [], []
     for y_true in Y_true:
         weights = label_weights[y_true]
@@ -71,26 +50,15 @@ def loss_states(
             losses.append(((state[:, None] // strides) % (counts + 1)) @ values)
         steps.append(step)
     state_offsets = np.concatenate([[0], np.cumsum([len(loss) for loss in losses])])
-    return (
-        np.concatenate(steps).astype(np.int64),
-        state_offsets.astype(np.int64),
-        np.concatenate(losses).astype(np.float64),
-    )
+    steps, losses = np.concatenate(steps).astype(np.int64), np.concatenate(losses)
+    return steps, state_offsets.astype(np.int64), losses.astype(np.float64)
 
 
 @numba.njit(cache=True)
 def _decode_sequence(
-    unary: np.ndarray,
-    begin: int,
-    stop: int,
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    y_true: np.ndarray,
-    position_costs: np.ndarray,
-    state_losses: np.ndarray,
-    true_score: float,
-    labels: np.ndarray,
+    unary: np.ndarray, begin: int, stop: int, transitions: np.ndarray, start: np.ndarray,
+    end: np.ndarray, y_true: np.ndarray, position_costs: np.ndarray, state_losses: np.ndarray,
+    true_score: float, labels: np.ndarray,
 ) -> None:
     """Write the slack-rescaled best labelling of rows ``begin:stop`` into ``labels``.
 
@@ -142,16 +110,9 @@ def _decode_sequence(
 
 @numba.njit(cache=True)
 def batch_slack_rescaled_viterbi(
-    unary: np.ndarray,
-    offsets: np.ndarray,
-    transitions: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    y_true: np.ndarray,
-    position_costs: np.ndarray,
-    state_offsets: np.ndarray,
-    state_losses: np.ndarray,
-    true_scores: np.ndarray,
+    unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray, start: np.ndarray,
+    end: np.ndarray, y_true: np.ndarray, position_costs: np.ndarray, state_offsets: np.ndarray,
+    state_losses: np.ndarray, true_scores: np.ndarray,
 ) -> np.ndarray:
     """Return the slack-rescaled best labelling of every chain in a batch, concatenated.
 
@@ -169,8 +130,7 @@ def batch_slack_rescaled_viterbi(
     Returns
     -------
     ndarray of shape (N,), int64
-        The labels of every position, maximising ``Δ (1 + score(y) − score(y_true))``; ties as
-        the module docstring states.
+        The labels of every position (ties as the module docstring states).
     """
     labels = np.empty(unary.shape[0], dtype=np.int64)
     for k in range(offsets.shape[0] - 1):

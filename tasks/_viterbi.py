@@ -1,15 +1,8 @@
 """Compiled Viterbi decoding of linear chains (Viterbi, IEEE Trans. Inf. Theory, 1967).
 
-A chain of T positions with L labels is scored by
-
-    score(y) = start[y_0] + Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + end[y_{T-1}],
-
-and :func:`batch_viterbi` returns, for many chains stored one after another, the labelling with
-the highest score. Ties go to the lexicographically smallest labelling: the dynamic programme
-runs from the last position backwards, and the labelling is read off from the first position
-forwards, taking at every position the smallest label that still completes a best labelling
-(:func:`best_label`). The Hamming loss splits over positions, so :func:`add_hamming_loss` adds
-it to the unary scores for loss-augmented decoding.
+``score(y) = start[y_0] + Σ_t unary[t, y_t] + Σ_t transitions[y_t, y_{t+1}] + end[y_{T-1}]``.
+The programme runs backwards and the labelling is read forwards, taking the smallest label that
+still completes a best labelling: ties go to the lexicographically smallest labelling.
 """
 
 from __future__ import annotations
@@ -20,17 +13,13 @@ import numpy as np
 
 @numba.njit(cache=True)
 def suffix_scores(
-    unary: np.ndarray,
-    begin: int,
-    stop: int,
-    transitions_by_next: np.ndarray,
-    end: np.ndarray,
+    unary: np.ndarray, begin: int, stop: int, transitions_by_next: np.ndarray, end: np.ndarray,
     best_from: np.ndarray,
 ) -> None:
     """Set ``best_from[t, i]`` to the best score of positions t..stop-1 given label i at t.
 
-    The chain is rows ``begin:stop`` of ``unary``; the same rows of the workspace ``best_from``
-    are overwritten. ``transitions_by_next`` is the transposed transition matrix.
+    The chain is rows ``begin:stop`` of ``unary``; ``transitions_by_next`` is the transposed
+    transition matrix.
     """
     n_labels = unary.shape[1]
     last = stop - 1
@@ -63,20 +52,11 @@ def suffix_scores(
 
 @numba.njit(cache=True)
 def decode_sequence(
-    unary: np.ndarray,
-    begin: int,
-    stop: int,
-    transitions: np.ndarray,
-    transitions_by_next: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    best_from: np.ndarray,
+    unary: np.ndarray, begin: int, stop: int, transitions: np.ndarray,
+    transitions_by_next: np.ndarray, start: np.ndarray, end: np.ndarray, best_from: np.ndarray,
     labels: np.ndarray,
 ) -> None:
-    """Decode the chain in rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]``.
-
-    The rows ``begin:stop`` of the workspace ``best_from`` are overwritten.
-    """
+    """Decode rows ``begin:stop`` of ``unary`` into ``labels[begin:stop]`` (workspace rows too)."""
     suffix_scores(unary, begin, stop, transitions_by_next, end, best_from)
     labels[begin] = best_label(start, best_from[begin])
     for t in range(begin + 1, stop):
@@ -98,30 +78,21 @@ def best_label(into: np.ndarray, following: np.ndarray) -> int:
 
 @numba.njit(cache=True)
 def batch_viterbi(
-    unary: np.ndarray,
-    offsets: np.ndarray,
-    transitions: np.ndarray,
-    start: np.ndarray,
+    unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray, start: np.ndarray,
     end: np.ndarray,
 ) -> np.ndarray:
-    """Return the best labelling of every chain in a batch, concatenated.
+    """Return the best labelling of every chain in a batch, concatenated (int64, shape (N,)).
 
     Parameters
     ----------
-    unary : ndarray of shape (N, L), float64
-        Score of each label at each position of all sequences, one sequence after another.
+    unary : ndarray of shape (N, L)
+        Label scores at each position of all sequences, one sequence after another.
     offsets : ndarray of shape (n_sequences + 1,), int64
-        Sequence k occupies rows ``offsets[k]:offsets[k + 1]``; ``offsets[0] == 0``,
-        ``offsets[-1] == N`` and every sequence is non-empty.
-    transitions : ndarray of shape (L, L), float64
+        Sequence k is rows ``offsets[k]:offsets[k + 1]``, none empty.
+    transitions : ndarray of shape (L, L)
         ``transitions[a, b]`` scores label a followed by label b.
-    start, end : ndarray of shape (L,), float64
+    start, end : ndarray of shape (L,)
         Scores of the first and of the last label of a sequence.
-
-    Returns
-    -------
-    ndarray of shape (N,), int64
-        The labels of every position; ties go to the lexicographically smallest labelling.
     """
     n_positions, n_labels = unary.shape
     transitions_by_next = np.ascontiguousarray(transitions.T)
@@ -137,17 +108,10 @@ def batch_viterbi(
 
 @numba.njit(cache=True, parallel=True)
 def parallel_batch_viterbi(
-    unary: np.ndarray,
-    offsets: np.ndarray,
-    transitions: np.ndarray,
-    start: np.ndarray,
+    unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray, start: np.ndarray,
     end: np.ndarray,
 ) -> np.ndarray:
-    """Return :func:`batch_viterbi`'s labels, the sequences decoded on Numba's threads.
-
-    Each sequence writes only its own rows of the workspace and of the labels, so the result
-    does not depend on the number of threads.
-    """
+    """Return :func:`batch_viterbi`'s labels, the sequences decoded on Numba's threads."""
     n_positions, n_labels = unary.shape
     transitions_by_next = np.ascontiguousarray(transitions.T)
     best_from = np.empty((n_positions, n_labels))
@@ -162,11 +126,7 @@ def parallel_batch_viterbi(
 
 @numba.njit(cache=True)
 def add_hamming_loss(unary: np.ndarray, y_true: np.ndarray, label_weights: np.ndarray) -> None:
-    """Add the weighted Hamming loss to ``unary`` in place.
-
-    Every label ``y != y_true[t]`` at position t gains ``label_weights[y_true[t]]``; the true
-    label gains nothing, so its score is left bit-for-bit unchanged.
-    """
+    """Add ``label_weights[y_true[t]]`` to every label but ``y_true[t]`` at each t, in place."""
     n_positions, n_labels = unary.shape
     for t in range(n_positions):
         truth = y_true[t]

@@ -1,23 +1,10 @@
 """Text chunking: CoNLL-2000 data, chunking features and chunk-level evaluation.
 
-Text chunking divides a sentence into non-overlapping, non-recursive phrases (noun phrases,
-verb phrases, ...). The CoNLL-2000 shared task (Tjong Kim Sang & Buchholz, 2000) poses it as
-sequence labelling: every token gets a BIO tag, ``B-X`` for the first token of a chunk of type
-X, ``I-X`` for the following tokens of that chunk and ``O`` outside any chunk. This package
-gives the pieces around a linear-chain model such as :class:`tasks.ChainTask`:
-
-* :func:`read_conll` reads the column format (``word POS chunk-tag``, one token a line, a blank
-  line between sentences) into :class:`Sentence` objects;
-* :class:`ChunkingFeatures` turns sentences into sparse binary feature matrices with the
-  feature templates of Sha & Pereira (2003), as in CRFsuite's chunking example; the same
-  feature strings, from :meth:`ChunkingFeatures.token_features`, feed python-crfsuite, so a
-  CRF and a structural SVM can be compared on exactly the same features;
-* :class:`TagEncoder` maps tag strings to the integer labels a :class:`~tasks.ChainTask` uses,
-  and :func:`bio_constraints` gives the task the transitions that BIO tags forbid
-  (``O → I-NP``);
-* :func:`chunk_scores` computes chunk precision, recall and F1 as the shared task's
-  ``conlleval`` script does (:class:`ChunkScores`, with :class:`TypeScores` per chunk type),
-  and :func:`extract_chunks` lists the chunks of one sentence.
+Chunking as sequence labelling with BIO tags (CoNLL-2000, Tjong Kim Sang & Buchholz, 2000):
+:func:`read_conll` reads the column format, :class:`ChunkingFeatures` builds the feature
+templates of Sha & Pereira (2003) as sparse matrices (the same strings feed python-crfsuite),
+:class:`TagEncoder` maps tags to labels, :func:`bio_constraints` gives :class:`tasks.ChainTask`
+the transitions BIO forbids, and :func:`chunk_scores` scores chunks as ``conlleval`` does.
 
 References
 ----------
@@ -35,13 +22,6 @@ from tasks.chunking._features import ChunkingFeatures
 from tasks.chunking._tags import TagEncoder
 
 __all__ = [
-    "ChunkScores",
-    "ChunkingFeatures",
-    "Sentence",
-    "TagEncoder",
-    "TypeScores",
-    "bio_constraints",
-    "chunk_scores",
-    "extract_chunks",
-    "read_conll",
+    "ChunkScores", "ChunkingFeatures", "Sentence", "TagEncoder", "TypeScores", "bio_constraints",
+    "chunk_scores", "extract_chunks", "read_conll",
 ]

@@ -223,9 +223,7 @@ def chunk_scores(
             f"true_tags has {len(true_tags)} sentences but predicted_tags has "
             f"{len(predicted_tags)}"
         )
-    true_counts: Counter[str] = Counter()
-    predicted_counts: Counter[str] = Counter()
-    correct_counts: Counter[str] = Counter()
+    true_counts, predicted_counts, correct_counts = Counter(), Counter(), Counter()
     n_tokens = n_correct_tags = 0
     for k, (truth, guess) in enumerate(zip(true_tags, predicted_tags, strict=True)):
         if isinstance(truth, str) or isinstance(guess, str):
@@ -253,11 +251,5 @@ def chunk_scores(
         )
         for chunk_type in sorted(true_counts.keys() | predicted_counts.keys())
     }
-    return ChunkScores(
-        n_true=sum(true_counts.values()),
-        n_predicted=sum(predicted_counts.values()),
-        n_correct=sum(correct_counts.values()),
-        n_tokens=n_tokens,
-        n_correct_tags=n_correct_tags,
-        per_type=per_type,
-    )
+    totals = (sum(counts.values()) for counts in (true_counts, predicted_counts, correct_counts))
+    return ChunkScores(*totals, n_tokens, n_correct_tags, per_type)

@@ -45,48 +45,28 @@ def _word_context(word: str) -> tuple[str, ...]:
     return (f"w[-2]={word}", f"w[-1]={word}", f"w[+1]={word}", f"w[+2]={word}")
 
 
-@lru_cache(maxsize=1 << 12)
-def _pos_context(tag: str) -> tuple[str, ...]:
-    """The POS tag at offsets -2, -1, 0, +1, +2 of the token described."""
-    return tuple(f"pos[{offset}]={tag}" for offset in ("-2", "-1", "0", "+1", "+2"))
+@lru_cache(maxsize=1 << 17)
+def _pos_gram(*tags: str) -> tuple[str, ...]:
+    """A POS n-gram at every place of the token described in the window -2..+2, leftmost first.
 
-
-@lru_cache(maxsize=1 << 14)
-def _pos_pair(first: str, second: str) -> tuple[str, ...]:
-    """A POS bigram at offsets (-2,-1), (-1,0), (0,+1), (+1,+2) of the token described."""
-    return (
-        f"pos[-2]|pos[-1]={first}|{second}",
-        f"pos[-1]|pos[0]={first}|{second}",
-        f"pos[0]|pos[+1]={first}|{second}",
-        f"pos[+1]|pos[+2]={first}|{second}",
-    )
-
-
-@lru_cache(maxsize=1 << 16)
-def _pos_triple(first: str, second: str, third: str) -> tuple[str, ...]:
-    """A POS trigram at offsets (-2,-1,0), (-1,0,+1), (0,+1,+2) of the token described."""
-    return (
-        f"pos[-2]|pos[-1]|pos[0]={first}|{second}|{third}",
-        f"pos[-1]|pos[0]|pos[+1]={first}|{second}|{third}",
-        f"pos[0]|pos[+1]|pos[+2]={first}|{second}|{third}",
+    One tag: ``pos[-2]`` … ``pos[+2]``; two: ``pos[-2]|pos[-1]`` … ``pos[+1]|pos[+2]``; three:
+    ``pos[-2]|pos[-1]|pos[0]`` … ``pos[0]|pos[+1]|pos[+2]``.
+    """
+    value = "|".join(tags)
+    offsets = ("-2", "-1", "0", "+1", "+2")
+    return tuple(
+        "|".join(f"pos[{offset}]" for offset in offsets[at : at + len(tags)]) + f"={value}"
+        for at in range(6 - len(tags))
     )
 
 
 def _shape(word: str) -> str:
     """Word shape with runs collapsed: ``Confidence`` → ``Xx``, ``1.5`` → ``d.d``."""
-    shape = []
-    for char in word:
-        if char.isupper():
-            code = "X"
-        elif char.islower():
-            code = "x"
-        elif char.isdigit():
-            code = "d"
-        else:
-            code = char
-        if not shape or shape[-1] != code:
-            shape.append(code)
-    return "".join(shape)
+    codes = (
+        "X" if char.isupper() else "x" if char.islower() else "d" if char.isdigit() else char
+        for char in word
+    )
+    return "".join(code for code, _ in itertools.groupby(codes))
 
 
 class ChunkingFeatures(BaseEstimator):
@@ -174,30 +154,22 @@ class ChunkingFeatures(BaseEstimator):
         # saves building and hashing most strings again (the word bigrams stay per token).
         word = [_word_features(w) for w in words]
         near = [_word_context(w) for w in words]
-        tag = [_pos_context(p) for p in pos]
-        pair = [_pos_pair(a, b) for a, b in itertools.pairwise(pos)]
-        triple = [_pos_triple(a, b, c) for a, b, c in zip(pos, pos[1:], pos[2:], strict=False)]
+        tag = [_pos_gram(p) for p in pos]
+        pair = [_pos_gram(a, b) for a, b in itertools.pairwise(pos)]
+        triple = [_pos_gram(a, b, c) for a, b, c in zip(pos, pos[1:], pos[2:], strict=False)]
         result = []
         for t in range(n):
             features = ["bias", *word[t], tag[t][2]]
             if t == 0:
                 features.append("BOS")
             if t >= 1:
-                features += [
-                    near[t - 1][1],
-                    f"w[-1]|w[0]={words[t - 1]}|{words[t]}",
-                    tag[t - 1][1],
-                    pair[t - 1][1],
-                ]
+                bigram = f"w[-1]|w[0]={words[t - 1]}|{words[t]}"
+                features += [near[t - 1][1], bigram, tag[t - 1][1], pair[t - 1][1]]
             if t >= 2:
                 features += [near[t - 2][0], tag[t - 2][0], pair[t - 2][0], triple[t - 2][0]]
             if t + 1 < n:
-                features += [
-                    near[t + 1][2],
-                    f"w[0]|w[+1]={words[t]}|{words[t + 1]}",
-                    tag[t + 1][3],
-                    pair[t][2],
-                ]
+                bigram = f"w[0]|w[+1]={words[t]}|{words[t + 1]}"
+                features += [near[t + 1][2], bigram, tag[t + 1][3], pair[t][2]]
                 if t >= 1:
                     features.append(triple[t - 1][1])
             else:
