@@ -70,10 +70,8 @@ def grid_direction_features(shape: Sequence[int], neighborhood: int = 4) -> np.n
         Row e has a 1 in the column of edge e's direction.
     """
     blocks = _direction_edges(shape, neighborhood)
-    features = np.zeros((sum(len(block) for block in blocks), len(blocks)))
     directions = np.repeat(np.arange(len(blocks)), [len(block) for block in blocks])
-    features[np.arange(len(directions)), directions] = 1.0
-    return features
+    return np.eye(len(blocks))[directions]
 
 
 def edge_features_from_nodes(
