@@ -31,12 +31,7 @@ from tasks._graph_oracle import (
 )
 from tasks._multiclass import check_rows
 from tasks._pairwise_blocks import pairwise_block_map
-from tasks._relaxed import (
-    RelaxedLabelling,
-    RelaxedOutputsTask,
-    WeightedLabels,
-    weighted_hamming,
-)
+from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, WeightedLabels, weighted_hamming
 
 NodeFeatures = np.ndarray | sp.csr_matrix
 
@@ -213,13 +208,11 @@ class GraphTask(RelaxedOutputsTask):
             )
         checked = []
         for k, (x, y) in enumerate(zip(X, Y, strict=True)):
-            graph = self._parts(x)
+            n_nodes = x[0].shape[0]
             labels = check_labels(np.asarray(y), f"Y[{k}]", n_labels=self.n_states)
-            if len(labels) != graph.nodes.shape[0]:
-                raise ValueError(
-                    f"Y[{k}] has {len(labels)} labels but X[{k}] has {graph.nodes.shape[0]} nodes"
-                )
-            weights = graph.node_weights
+            if len(labels) != n_nodes:
+                raise ValueError(f"Y[{k}] has {len(labels)} labels but X[{k}] has {n_nodes} nodes")
+            weights = self._parts(x).node_weights
             checked.append(labels if weights is None else WeightedLabels(labels, weights))
         return X, checked
 

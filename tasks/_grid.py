@@ -12,10 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-GRID_DIRECTIONS = {
-    4: ((0, 1), (1, 0)),
-    8: ((0, 1), (1, 0), (1, 1), (1, -1)),
-}
+GRID_DIRECTIONS = {4: ((0, 1), (1, 0)), 8: ((0, 1), (1, 0), (1, 1), (1, -1))}
 """The steps (Δrow, Δcolumn) from a pixel to its later neighbours, by neighbourhood size."""
 
 

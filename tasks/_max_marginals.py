@@ -54,9 +54,7 @@ def max_marginals_second_order(
     """
     n_positions, n_labels = unary.shape
     best_from = np.empty((n_positions, n_labels, n_labels))
-    second_order_suffix_scores(
-        unary, 0, n_positions, pair_scores, triple_scores, end, best_from
-    )
+    second_order_suffix_scores(unary, 0, n_positions, pair_scores, triple_scores, end, best_from)
     marginals = np.empty((n_positions, n_labels))
     for b in range(n_labels):
         marginals[0, b] = start[b] + best_from[0, 0, b]

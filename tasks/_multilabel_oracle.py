@@ -111,7 +111,11 @@ def multilabel_features(data, i, labels):
 @numba.njit(cache=True)
 def multilabel_loss(data, i, labels):
     """Return the Hamming loss, the number of labels that differ from example i's."""
-    return float(np.count_nonzero(labels != data.truth[i]))
+    loss = 0.0
+    for label in range(len(labels)):
+        if labels[label] != data.truth[i, label]:
+            loss += 1.0
+    return loss
 
 
 def dense_label_scores(data: MultiLabelOracleData, w: np.ndarray) -> ScoreTable:

@@ -136,9 +136,14 @@ def labelling_decode(data, i, w, scores, augmented):
     :meth:`~tasks.MultivariateTask.loss_augmented_argmax` sorts them.
     """
     offsets, truth, code, k = data[1], data[2], data[3], data[4]
+    s = scores[:, 0]
     if augmented:
-        return best_labelling(scores[:, 0], truth[offsets[i] : offsets[i + 1]], code, k)
-    return np.where(scores[:, 0] > 0, 1, -1)
+        return best_labelling(s, truth[offsets[i] : offsets[i + 1]], code, k)
+    labels = np.full(len(s), -1, dtype=np.int64)
+    for j in range(len(s)):
+        if s[j] > 0:
+            labels[j] = 1
+    return labels
 
 
 @numba.njit(cache=True)
@@ -184,10 +189,15 @@ def labelling_loss(data, i, labels):
 @numba.njit(cache=True)
 def contingency_loss(truth, labels, code, k):
     """Return 1 − the measure of the table of ``labels`` against ``truth`` (positive: > 0)."""
-    positive, predicted = truth > 0, labels > 0
-    a = np.count_nonzero(positive & predicted)
-    b = np.count_nonzero(~positive & predicted)
-    c = np.count_nonzero(positive & ~predicted)
+    a = b = c = 0
+    for j in range(len(labels)):
+        if truth[j] > 0:
+            if labels[j] > 0:
+                a += 1
+            else:
+                c += 1
+        elif labels[j] > 0:
+            b += 1
     return table_loss(code, k, a, b, c, len(labels) - a - b - c)
 
 

@@ -34,9 +34,7 @@ def use_threads(n_examples: int) -> bool:
 @functools.cache
 def _numpy_threads() -> ThreadPoolExecutor:
     """Return the pool of threads that runs the NumPy products and copies (made on first use)."""
-    return ThreadPoolExecutor(
-        max_workers=numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm-numpy"
-    )
+    return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm-numpy")
 
 
 def _run_in_parts(run: Callable[[int, int], object], n_items: int, n_parts: int) -> None:
