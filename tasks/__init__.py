@@ -1,19 +1,8 @@
 """Ready-made structured prediction tasks built on :class:`structsvm.Task`.
 
-Multiclass classification (:class:`MulticlassTask`), multi-label classification on a graph over
-the labels (:class:`MultiLabelTask`, with :func:`chow_liu_tree`), multivariate performance
-measures such as F1 over a whole data set (:class:`MultivariateTask`), linear-chain sequence
-labelling (:class:`ChainTask`), segmentation into labelled segments (:class:`SemiMarkovTask`),
-graph labelling (:class:`GraphTask`, :class:`EdgeFeatureGraphTask`, grid helpers), ranking by
-pairwise preferences (:class:`RankingTask`), pairwise sequence alignment
-(:class:`AlignmentTask`, with :func:`blosum62`), classification into the leaves of a taxonomy
-(:class:`TaxonomyTask`), constituency parsing with a weighted context-free grammar
-(:class:`WeightedCFGTask`), first-order dependency parsing (:class:`DependencyTask`, with
-:class:`ArcFeatures` and :class:`ArcLabeller`, scored by :func:`attachment_scores`) and text
-chunking support in :mod:`tasks.chunking`: a CoNLL-2000 reader, chunking features, BIO
-constraints and conlleval's scores. Latent tasks (:class:`LatentMulticlassTask`,
-:class:`LatentChainTask`) add hidden sub-classes or sub-states for
-:class:`structsvm.LatentStructuredSVM`.
+Classification (multiclass, multi-label, latent, into a taxonomy), multivariate performance
+measures, sequence labelling and segmentation, graph labelling, ranking, sequence alignment,
+constituency and dependency parsing, and text chunking support in :mod:`tasks.chunking`.
 """
 
 from tasks._alignment import PROTEIN_ALPHABET, AlignmentTask, SequencePair
@@ -50,48 +39,13 @@ from tasks.chunking import (
 )
 
 __all__ = [
-    "PROTEIN_ALPHABET",
-    "AlignmentTask",
-    "ArcFeatures",
-    "ArcLabeller",
-    "AttachmentScores",
-    "ChainTask",
-    "ChunkScores",
-    "ChunkingFeatures",
-    "DependencyTask",
-    "EdgeFeatureGraphTask",
-    "GrammarInput",
-    "GraphTask",
-    "LatentChainTask",
-    "LatentMulticlassTask",
-    "MultiLabelTask",
-    "MulticlassTask",
-    "MultivariateTask",
-    "ParseInput",
-    "RankingTask",
-    "ReferenceTree",
-    "RelaxedLabelling",
-    "SemiMarkovTask",
-    "Sentence",
-    "SequencePair",
-    "TagEncoder",
-    "Taxonomy",
-    "TaxonomyTask",
-    "TypeScores",
-    "WeightedCFGTask",
-    "WeightedLabels",
-    "attachment_scores",
-    "bio_constraints",
-    "blosum62",
-    "chow_liu_tree",
-    "chunk_scores",
-    "edge_features_from_nodes",
-    "extract_chunks",
-    "grid_direction_features",
-    "grid_edges",
-    "label_mutual_information",
-    "read_conll",
-    "split_sequences",
-    "taxonomy_from_paths",
-    "word_signature",
+    "PROTEIN_ALPHABET", "AlignmentTask", "ArcFeatures", "ArcLabeller", "AttachmentScores",
+    "ChainTask", "ChunkScores", "ChunkingFeatures", "DependencyTask", "EdgeFeatureGraphTask",
+    "GrammarInput", "GraphTask", "LatentChainTask", "LatentMulticlassTask", "MultiLabelTask",
+    "MulticlassTask", "MultivariateTask", "ParseInput", "RankingTask", "ReferenceTree",
+    "RelaxedLabelling", "SemiMarkovTask", "Sentence", "SequencePair", "TagEncoder", "Taxonomy",
+    "TaxonomyTask", "TypeScores", "WeightedCFGTask", "WeightedLabels", "attachment_scores",
+    "bio_constraints", "blosum62", "chow_liu_tree", "chunk_scores", "edge_features_from_nodes",
+    "extract_chunks", "grid_direction_features", "grid_edges", "label_mutual_information",
+    "read_conll", "split_sequences", "taxonomy_from_paths", "word_signature",
 ]

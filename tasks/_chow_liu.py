@@ -30,11 +30,10 @@ def label_mutual_information(Y: np.ndarray) -> np.ndarray:
         (0, 1): on[None, :] - on_on,
         (0, 0): n - on[:, None] - on[None, :] + on_on,
     }
-    joint = {states: count / n for states, count in counts.items()}
-    on = on / n
-    marginal = {1: on, 0: 1.0 - on}
+    marginal = {1: on / n, 0: 1.0 - on / n}
     information = np.zeros(on_on.shape)
-    for (a, b), p in joint.items():
+    for (a, b), count in counts.items():
+        p = count / n
         independent = np.outer(marginal[a], marginal[b])
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = p * np.log(p / independent)
@@ -45,11 +44,9 @@ def label_mutual_information(Y: np.ndarray) -> np.ndarray:
 def chow_liu_tree(Y: np.ndarray) -> np.ndarray:
     """Return the edges of the Chow–Liu tree of the binary label columns of Y.
 
-    The tree joining all labels whose summed pairwise mutual information is largest (Chow &
-    Liu): the maximum spanning tree of the complete graph weighted by
-    :func:`label_mutual_information`, found as SciPy's minimum spanning tree of the weights
-    ``1 + max − MI``, all positive (a zero entry would be a missing edge to SciPy), which
-    order the pairs as −MI does. It spans all labels even where the information is zero.
+    The maximum spanning tree of the complete graph weighted by
+    :func:`label_mutual_information` (Chow & Liu); it spans all labels even where the
+    information is zero.
 
     Parameters
     ----------
@@ -66,6 +63,7 @@ def chow_liu_tree(Y: np.ndarray) -> np.ndarray:
     dependence trees", IEEE Transactions on Information Theory 14(3), 1968.
     """
     information = label_mutual_information(Y)
+    # Positive costs ordered as −MI: a zero would be a missing edge to SciPy.
     cost = np.triu(1.0 + information.max() - information, k=1)
     tree = minimum_spanning_tree(cost).tocoo()
     edges = np.sort(np.column_stack([tree.row, tree.col]).astype(np.int64), axis=1)

@@ -21,12 +21,10 @@ class EdgeFeatureGraphTask(GraphTask):
     ``Σ_f edge_features[e, f] · P_f[y_u, y_v]``. A block is free (S² weights) unless f is
     listed in ``symmetric_edge_features`` (``P_f = P_fᵀ``, S (S + 1) / 2 weights, the upper
     triangle row by row) or ``antisymmetric_edge_features`` (``P_f = −P_fᵀ``, S (S − 1) / 2
-    weights). Edge features that tell the edge's direction (an indicator per grid direction,
-    :func:`~tasks.grid_direction_features`) give a directional model; features of the two end
-    nodes (:func:`~tasks.edge_features_from_nodes`) let the pairwise scores depend on the input.
-    The weights are the unary block ``w[:S*d].reshape(S, d)`` then the pairwise blocks in the
-    order of the edge features. Loss, oracles and relaxed outputs are those of
-    :class:`GraphTask`.
+    weights). The weights are the unary block ``w[:S*d].reshape(S, d)`` then the pairwise
+    blocks in the order of the edge features; loss, oracles and relaxed outputs are those of
+    :class:`GraphTask`. Direction indicators (:func:`~tasks.grid_direction_features`) give a
+    directional model, :func:`~tasks.edge_features_from_nodes` input-dependent pairwise scores.
 
     Parameters
     ----------
@@ -57,9 +55,6 @@ class EdgeFeatureGraphTask(GraphTask):
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
     ) -> None:
-        self._set_common(
-            n_states, n_features, inference_method, class_weights, relaxed, inference_options
-        )
         self.n_edge_features = check_positive_int(n_edge_features, "n_edge_features")
         symmetric = _check_feature_indices(
             symmetric_edge_features, "symmetric_edge_features", self.n_edge_features
@@ -70,13 +65,13 @@ class EdgeFeatureGraphTask(GraphTask):
         both = sorted(set(symmetric) & set(antisymmetric))
         if both:
             raise ValueError(f"edge features {both} are listed as both symmetric and antisymmetric")
-        self.symmetric_edge_features = tuple(symmetric)
-        self.antisymmetric_edge_features = tuple(antisymmetric)
-        self._set_pairwise_blocks(
-            [
-                "symmetric" if f in symmetric else "antisymmetric" if f in antisymmetric else "free"
-                for f in range(self.n_edge_features)
-            ]
+        self.symmetric_edge_features, self.antisymmetric_edge_features = symmetric, antisymmetric
+        kinds = [
+            "symmetric" if f in symmetric else "antisymmetric" if f in antisymmetric else "free"
+            for f in range(self.n_edge_features)
+        ]
+        self._set_common(
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options, kinds
         )
 
     _PARTS = ("node_features", "edges", "edge_features")
@@ -90,17 +85,11 @@ class EdgeFeatureGraphTask(GraphTask):
             rest[0] if rest else None,
         )
 
-    def _edge_features(self, graph: GraphInput) -> np.ndarray:
-        return graph.edge_features
-
     def _check_edge_features(self, x: Any, name: str, edges: np.ndarray) -> tuple[Any, ...]:
+        width = self.n_edge_features
+        given = x[2] if np.size(x[2]) else np.asarray(x[2], dtype=np.float64).reshape(-1, width)
         edge_features = check_feature_array(
-            np.asarray(x[2], dtype=np.float64).reshape(-1, self.n_edge_features)
-            if np.size(x[2]) == 0
-            else x[2],
-            f"{name}[2] (edge features)",
-            ndim=2,
-            n_features=self.n_edge_features,
+            given, f"{name}[2] (edge features)", ndim=2, n_features=width
         )
         if len(edge_features) != len(edges):
             raise ValueError(
@@ -110,12 +99,14 @@ class EdgeFeatureGraphTask(GraphTask):
         return (edge_features,)
 
 
-def _check_feature_indices(indices: Sequence[int], name: str, n_edge_features: int) -> list[int]:
-    values = [int(f) for f in np.asarray(indices, dtype=np.int64).ravel()]
+def _check_feature_indices(
+    indices: Sequence[int], name: str, n_edge_features: int
+) -> tuple[int, ...]:
+    values = tuple(int(f) for f in np.asarray(indices, dtype=np.int64).ravel())
     if any(f < 0 or f >= n_edge_features for f in values):
         raise ValueError(
-            f"{name} must hold edge feature indices in [0, {n_edge_features}), got {values}"
+            f"{name} must hold edge feature indices in [0, {n_edge_features}), got {list(values)}"
         )
     if len(set(values)) != len(values):
-        raise ValueError(f"{name} lists an edge feature twice: {values}")
+        raise ValueError(f"{name} lists an edge feature twice: {list(values)}")
     return values

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle, offsets_of
+from structsvm._compiled_oracle import CompiledOracle, csr_arrays, offsets_of
 from structsvm._task import ORACLE_METHODS, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
@@ -20,7 +20,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.inference import hamming_augmented_unary, infer
-from structsvm.inference._max_product import graph_schedule, loopy_options
+from structsvm.inference._max_product import GraphSchedule, graph_schedule, loopy_options
 from structsvm.inference._trws import trws_options
 from tasks._graph_oracle import (
     GraphOracleData,
@@ -29,13 +29,9 @@ from tasks._graph_oracle import (
     graph_loss,
     graph_scores,
 )
+from tasks._multiclass import check_rows
 from tasks._pairwise_blocks import pairwise_block_map
-from tasks._relaxed import (
-    RelaxedLabelling,
-    RelaxedOutputsTask,
-    WeightedLabels,
-    weighted_hamming,
-)
+from tasks._relaxed import RelaxedLabelling, RelaxedOutputsTask, WeightedLabels, weighted_hamming
 
 NodeFeatures = np.ndarray | sp.csr_matrix
 
@@ -47,13 +43,14 @@ class GraphInput(NamedTuple):
     ----------
     nodes : ndarray or csr_matrix of shape (n_nodes, n_features), float64
     edges : ndarray of shape (n_edges, 2), int64
-    edge_features : ndarray of shape (n_edges, n_edge_features) or None
+    edge_features : ndarray of shape (n_edges, n_edge_features)
+        What each pairwise block is weighted by (a column of ones for :class:`GraphTask`).
     node_weights : ndarray of shape (n_nodes,) or None
     """
 
     nodes: NodeFeatures
     edges: np.ndarray
-    edge_features: np.ndarray | None
+    edge_features: np.ndarray
     node_weights: np.ndarray | None
 
 
@@ -71,21 +68,16 @@ class GraphTask(RelaxedOutputsTask):
       symmetric unless ``directed`` (its S (S + 1) / 2 weights are the upper triangle, diagonal
       included, row by row), a free S × S matrix (row: state of u) if ``directed``.
 
-    The score of a labelling is ``Σ_i U[y_i] · x_i + Σ_(u,v) P[y_u, y_v]``. The loss is the
-    Hamming loss weighted by node and by true class,
+    The score of a labelling is ``Σ_i U[y_i] · x_i + Σ_(u,v) P[y_u, y_v]``; the loss
     ``Δ(y, ŷ) = Σ_i node_weights[i] · class_weights[y_i] · [ŷ_i ≠ y_i]``.
 
-    The oracles run :func:`structsvm.inference.infer` with ``inference_method``: exact for
-    ``"ilp"`` and ``"brute"`` (tiny graphs), for ``"trws"`` and ``"max-product"`` on trees and
-    forests, and for the relaxations (``"lp"``, ``"ad3"``) whenever their optimum is integral;
-    on graphs with cycles the default ``"trws"`` certifies its labelling when its bound meets it.
-    With ``relaxed=True`` the loss-augmented oracle returns the relaxation's fractional optimum
-    as a :class:`~tasks.RelaxedLabelling`, whose joint feature and loss are those of its
-    marginals — structural SVM training over the relaxed outputs (Finley & Joachims, ICML
-    2008); it also returns one (with one-hot marginals) for a labelling that approximate
-    inference could not certify, so that :meth:`is_certified` tells the solvers which duality
-    gaps are certified. ``argmax`` (prediction) always returns a labelling. With ``"trws"`` or
-    ``"max-product"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
+    The oracles run :func:`structsvm.inference.infer` with ``inference_method``. Where it
+    cannot certify a labelling, the loss-augmented oracle returns a
+    :class:`~tasks.RelaxedLabelling`: the relaxation's fractional optimum with
+    ``relaxed=True`` (Finley & Joachims, ICML 2008), else the labelling's one-hot marginals,
+    so that :meth:`is_certified` tells the solvers which duality gaps are certified.
+    ``argmax`` always returns a labelling. With ``"trws"`` or ``"max-product"`` the solvers'
+    compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
     ----------
@@ -129,11 +121,10 @@ class GraphTask(RelaxedOutputsTask):
     ) -> None:
         self.directed = check_flag(directed, "directed")
         self._set_common(
-            n_states, n_features, inference_method, class_weights, relaxed, inference_options
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options,
+            ["free" if self.directed else "symmetric"],
         )
-        self._set_pairwise_blocks(["free" if self.directed else "symmetric"])
 
-    # ----------------------------------------------------------------- construction
     def _set_common(
         self,
         n_states: int,
@@ -142,20 +133,17 @@ class GraphTask(RelaxedOutputsTask):
         class_weights: np.ndarray | None,
         relaxed: bool,
         inference_options: dict[str, Any] | None,
+        block_kinds: Sequence[str],
     ) -> None:
-        """Check and set the parameters every graph task has."""
+        """Check and set the parameters every graph task has; lay out one pairwise block per
+        edge feature, of the given kinds, after the unary block."""
         self.n_states = check_positive_int(n_states, "n_states", minimum=2)
         self.n_features = check_positive_int(n_features, "n_features")
         self.class_weights = check_class_weights(class_weights, self.n_states, "class_weights")
         self.relaxed = check_flag(relaxed, "relaxed")
         self._set_inference(inference_method, inference_options)
-
-    def _set_pairwise_blocks(self, kinds: Sequence[str]) -> None:
-        """Lay out one pairwise block per edge feature, of the given kinds, after the unary."""
-        self.pairwise_kinds = tuple(kinds)
-        self._pairwise_map = sp.block_diag(
-            [pairwise_block_map(self.n_states, kind) for kind in kinds], format="csr"
-        )
+        blocks = [pairwise_block_map(self.n_states, kind) for kind in block_kinds]
+        self._pairwise_map = sp.block_diag(blocks, format="csr")
         self._pairwise_at = self.n_states * self.n_features
         self.size_joint_feature = self._pairwise_at + self._pairwise_map.shape[0]
 
@@ -165,16 +153,12 @@ class GraphTask(RelaxedOutputsTask):
             f"inference_method={self.inference_method!r})"
         )
 
-    # ----------------------------------------------------------------- inputs
     def _parts(self, x: Any) -> GraphInput:
         """Split an input into its parts (without the checks of :meth:`check_data`)."""
         nodes, edges, *rest = x
+        edges = _as_edges(edges)
         node_weights = rest[0] if rest else None
-        return GraphInput(_as_node_array(nodes), _as_edges(edges), None, node_weights)
-
-    def _edge_features(self, graph: GraphInput) -> np.ndarray:
-        """Return the (n_edges, n_edge_features) matrix each pairwise block is weighted by."""
-        return np.ones((len(graph.edges), 1))
+        return GraphInput(_as_node_array(nodes), edges, np.ones((len(edges), 1)), node_weights)
 
     _PARTS = ("node_features", "edges")
     """The parts of an input before its optional node weights."""
@@ -186,7 +170,7 @@ class GraphTask(RelaxedOutputsTask):
             got = type(x).__name__ + (f" of length {len(x)}" if isinstance(x, tuple | list) else "")
             raise ValueError(f"{name} must be a tuple ({parts}) or ({parts}, node_weights): {got}")
         nodes = _check_nodes(x[0], f"{name}[0] (node features)", self.n_features)
-        edges = _check_edges(x[1], f"{name}[1] (edges)", nodes.shape[0])
+        edges = check_edges(x[1], f"{name}[1] (edges)", nodes.shape[0])
         checked = (nodes, edges, *self._check_edge_features(x, name, edges))
         if len(x) == n_parts:
             return checked
@@ -224,17 +208,14 @@ class GraphTask(RelaxedOutputsTask):
             )
         checked = []
         for k, (x, y) in enumerate(zip(X, Y, strict=True)):
-            graph = self._parts(x)
+            n_nodes = x[0].shape[0]
             labels = check_labels(np.asarray(y), f"Y[{k}]", n_labels=self.n_states)
-            if len(labels) != graph.nodes.shape[0]:
-                raise ValueError(
-                    f"Y[{k}] has {len(labels)} labels but X[{k}] has {graph.nodes.shape[0]} nodes"
-                )
-            weights = graph.node_weights
+            if len(labels) != n_nodes:
+                raise ValueError(f"Y[{k}] has {len(labels)} labels but X[{k}] has {n_nodes} nodes")
+            weights = self._parts(x).node_weights
             checked.append(labels if weights is None else WeightedLabels(labels, weights))
         return X, checked
 
-    # ----------------------------------------------------------------- joint feature and loss
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:
         """Return φ(x, y): the node features summed by state, then the pairwise statistics.
 
@@ -256,11 +237,9 @@ class GraphTask(RelaxedOutputsTask):
         unary = states.T @ graph.nodes
         if sp.issparse(unary):
             unary = unary.toarray()
-        edge_statistics = np.asarray((pairs.T @ self._edge_features(graph)).T)
-        phi = np.empty(self.size_joint_feature)
-        phi[: self._pairwise_at] = np.asarray(unary).ravel()
-        phi[self._pairwise_at :] = self._pairwise_map @ edge_statistics.ravel()
-        return phi
+        edge_statistics = np.asarray((pairs.T @ graph.edge_features).T)
+        pairwise = self._pairwise_map @ edge_statistics.ravel()
+        return np.concatenate([np.asarray(unary).ravel(), pairwise])
 
     def loss(self, y_true: Any, y: Any) -> float:
         """Return ``Σ_i node_weights[i] · class_weights[y_true_i] · (1 − μ_i(y_true_i))``.
@@ -281,14 +260,12 @@ class GraphTask(RelaxedOutputsTask):
         labels = np.asarray(y_true, dtype=np.int64)
         return labels, np.ones(len(labels))
 
-    # ----------------------------------------------------------------- outputs
     def outputs(self, x: Any) -> Iterator[np.ndarray]:
         """Yield all ``n_states ** n_nodes`` labellings in lexicographic order (tiny graphs)."""
         n_nodes = self._parts(x).nodes.shape[0]
         for labels in itertools.product(range(self.n_states), repeat=n_nodes):
             yield np.array(labels, dtype=np.int64)
 
-    # ----------------------------------------------------------------- oracles
     def potentials(self, x: Any, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return the unary (n_nodes, S), the edges and the pairwise (n_edges, S, S) scores."""
         w = check_weights(w, self.size_joint_feature, finite=False)
@@ -297,7 +274,7 @@ class GraphTask(RelaxedOutputsTask):
         unary_weights = w[: self._pairwise_at].reshape(n_states, self.n_features)
         unary = np.asarray(graph.nodes @ unary_weights.T)
         matrices = (self._pairwise_map.T @ w[self._pairwise_at :]).reshape(-1, n_states**2)
-        pairwise = (self._edge_features(graph) @ matrices).reshape(-1, n_states, n_states)
+        pairwise = (graph.edge_features @ matrices).reshape(-1, n_states, n_states)
         if not (np.all(np.isfinite(unary)) and np.all(np.isfinite(pairwise))):
             raise ValueError("the scores of x under w are not finite")
         return unary, graph.edges, pairwise
@@ -317,79 +294,60 @@ class GraphTask(RelaxedOutputsTask):
         unary, edges, pairwise = self.potentials(x, w)
         labels, weights = self._true_labels(y_true)
         augmented = hamming_augmented_unary(unary, labels, weights, self.class_weights)
-        result = infer(
-            augmented,
-            edges,
-            pairwise,
-            self.inference_method,
-            relaxed=self.relaxed,
-            **self.inference_options,
-        )
+        method, options = self.inference_method, self.inference_options
+        result = infer(augmented, edges, pairwise, method, relaxed=self.relaxed, **options)
         return self._oracle_output(result, edges, self.n_states)
 
     def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Offered with ``inference_method`` ``"max-product"`` or ``"trws"`` (None with any other
-        method, and for a subclass that overrides an oracle, the loss or the joint feature).
-        On a graph with cycles it decodes the labelling that the Python oracle returns as a
-        one-hot :class:`~tasks.RelaxedLabelling`, so a training set with a cycle gives an
+        Offered with ``inference_method`` ``"max-product"`` or ``"trws"``, unless a subclass
+        overrides an oracle, the loss or the joint feature. A training set with a cycle gives an
         oracle marked not exact (``CompiledOracle.exact``): its passes' gaps are uncertified.
         """
         if self.inference_method not in ("max-product", "trws") or overrides_any(
             self, GraphTask, (*ORACLE_METHODS, "potentials")
         ):
             return None
-        if self.inference_method == "trws":
-            max_iter, tol = trws_options(**self.inference_options)
-            options = loopy_options(max_iter=max_iter, tol=tol)
-        else:
-            options = loopy_options(**self.inference_options)
+        trws = self.inference_method == "trws"
+        given = trws_options(**self.inference_options)._asdict() if trws else self.inference_options
+        options = loopy_options(**given)
         graphs = [self._parts(x) for x in X]
         nodes = sp.vstack([sp.csr_matrix(graph.nodes) for graph in graphs], format="csr")
-        edge_features = sp.vstack(
-            [sp.csr_matrix(self._edge_features(graph)) for graph in graphs], format="csr"
-        )
-        blocks = sp.csr_matrix(self._pairwise_map.T)
+        edge_features = [sp.csr_matrix(graph.edge_features) for graph in graphs]
         truths = [self._true_labels(y) for y in Y]
-        schedules = [graph_schedule(graph.nodes.shape[0], graph.edges) for graph in graphs]
+        forest, *schedules = zip(
+            *(graph_schedule(graph.nodes.shape[0], graph.edges) for graph in graphs), strict=True
+        )
+        schedule = GraphSchedule(np.array(forest, dtype=np.bool_), *map(np.concatenate, schedules))
         data = GraphOracleData(
             node_offsets=offsets_of([graph.nodes.shape[0] for graph in graphs]),
-            node_indptr=nodes.indptr.astype(np.int64),
-            node_columns=nodes.indices.astype(np.int64),
-            node_values=nodes.data.astype(np.float64),
+            **_csr_fields("node", nodes),
             edge_offsets=offsets_of([len(graph.edges) for graph in graphs]),
             edges=np.concatenate([graph.edges for graph in graphs]).reshape(-1, 2),
-            edge_indptr=edge_features.indptr.astype(np.int64),
-            edge_columns=edge_features.indices.astype(np.int64),
-            edge_values=edge_features.data.astype(np.float64),
-            block_indptr=blocks.indptr.astype(np.int64),
-            block_weights=blocks.indices.astype(np.int64),
-            block_values=blocks.data.astype(np.float64),
+            **_csr_fields("edge", sp.vstack(edge_features, format="csr")),
+            **_csr_fields("block", self._pairwise_map.T),
             truth=np.concatenate([labels for labels, _ in truths]).astype(np.int64),
             costs=np.concatenate(
                 [weights * self.class_weights[labels] for labels, weights in truths]
             ).astype(np.float64),
-            forest=np.array([schedule.forest for schedule in schedules], dtype=np.bool_),
-            order=np.concatenate([schedule.order for schedule in schedules]),
-            parent=np.concatenate([schedule.parent for schedule in schedules]),
-            parent_edge=np.concatenate([schedule.parent_edge for schedule in schedules]),
-            child_is_second=np.concatenate([schedule.child_is_second for schedule in schedules]),
+            **schedule._asdict(),
             n_states=self.n_states,
             n_features=self.n_features,
             pairwise_at=self._pairwise_at,
             **options._asdict(),
-            trws=self.inference_method == "trws",
+            trws=trws,
         )
+        functions = (graph_scores, graph_decode, graph_features, graph_loss)
         return CompiledOracle(
-            data,
-            graph_scores,
-            graph_decode,
-            graph_features,
-            graph_loss,
-            n_examples=len(graphs),
-            exact=bool(data.forest.all()),
+            data, *functions, n_examples=len(graphs), exact=bool(schedule.forest.all())
         )
+
+
+def _csr_fields(part: str, matrix: Any) -> dict[str, np.ndarray]:
+    """Return a matrix's CSR arrays as the fields ``{part}_indptr``, ``_columns``, ``_values``."""
+    names = (f"{part}_indptr", f"{part}_columns", f"{part}_values")
+    return dict(zip(names, csr_arrays(matrix), strict=True))
 
 
 def _one_hot(indices: np.ndarray, width: int) -> sp.csr_matrix:
@@ -408,35 +366,31 @@ def _as_edges(edges: Any) -> np.ndarray:
 
 
 def _check_nodes(nodes: Any, name: str, n_features: int) -> NodeFeatures:
+    nodes = check_rows(nodes, name, n_features)
     if sp.issparse(nodes):
-        if nodes.ndim != 2 or nodes.shape[1] != n_features:
-            raise ValueError(f"{name} must have shape (n_nodes, {n_features}), got {nodes.shape}")
-        nodes = sp.csr_matrix(nodes, dtype=np.float64, copy=True)
+        nodes = nodes.copy()
         nodes.sum_duplicates()
-        if not np.all(np.isfinite(nodes.data)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-    else:
-        nodes = check_feature_array(nodes, name, ndim=2, n_features=n_features)
     if nodes.shape[0] == 0:
         raise ValueError(f"{name} has no nodes: expected at least one")
     return nodes
 
 
-def _check_edges(edges: Any, name: str, n_nodes: int) -> np.ndarray:
+def check_edges(edges: Any, name: str, n_nodes: int, nodes: str = "nodes") -> np.ndarray:
+    """Return edges as an (n_edges, 2) int64 array of distinct ``nodes`` in ``[0, n_nodes)``."""
     array = np.asarray(edges)
     if array.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if array.ndim != 2 or array.shape[1] != 2:
         raise ValueError(f"{name} must have shape (n_edges, 2), got {array.shape}")
     if not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{name} must hold integer node indices, got dtype {array.dtype}")
+        raise ValueError(f"{name} must hold integer indices of {nodes}, got dtype {array.dtype}")
     array = array.astype(np.int64)
     if array.min() < 0 or array.max() >= n_nodes:
         raise ValueError(
-            f"{name} refers to nodes outside [0, {n_nodes}): found {array.min()}..{array.max()}"
+            f"{name} must join {nodes} in [0, {n_nodes}): found {array.min()}..{array.max()}"
         )
     if np.any(array[:, 0] == array[:, 1]):
-        raise ValueError(f"{name} holds a self-loop (an edge (u, u)): an edge joins two nodes")
+        raise ValueError(f"{name} holds a self-loop (an edge (u, u)): an edge joins two {nodes}")
     return array
 
 

@@ -1,10 +1,7 @@
 """The compiled oracle of the graph labelling tasks (:meth:`tasks.GraphTask.compiled_oracle`).
 
-The training graphs are stacked once per fit: the node features as CSR rows, the edges (node
-numbers local to their graph), the edge features as CSR rows, the map of the pairwise blocks
-(``pairwise_block_map`` of every edge feature, transposed, as CSR) and every graph's
-max-product schedule (:func:`~structsvm.inference._max_product.graph_schedule`). An output's
-labels are its states, node by node.
+The training graphs are stacked once per fit (node features, edges and edge features as CSR
+rows, every graph's max-product schedule); an output's labels are its states, node by node.
 """
 
 from __future__ import annotations
@@ -24,7 +21,9 @@ class GraphOracleData(NamedTuple):
     """The training graphs of a graph task, stacked (``CompiledOracle.data``).
 
     Graph i has the nodes ``node_offsets[i]:node_offsets[i + 1]`` and the edges
-    ``edge_offsets[i]:edge_offsets[i + 1]`` of the stacked arrays.
+    ``edge_offsets[i]:edge_offsets[i + 1]`` of the stacked arrays; the ``block_`` rows are
+    the map of the pairwise blocks (``pairwise_block_map`` of every edge feature), transposed;
+    ``forest`` tells graph by graph whether max-product's schedule is exact.
     """
 
     node_offsets: np.ndarray
@@ -37,7 +36,7 @@ class GraphOracleData(NamedTuple):
     edge_columns: np.ndarray
     edge_values: np.ndarray
     block_indptr: np.ndarray
-    block_weights: np.ndarray
+    block_columns: np.ndarray
     block_values: np.ndarray
     truth: np.ndarray
     costs: np.ndarray
@@ -66,15 +65,26 @@ def graph_scores(data, i, w):
 
 
 @numba.njit(cache=True)
+def scheduled_labels(scores, tables, edges, forest, data, begin, end):
+    """Return max-product's labelling with the schedule and loopy options in ``data``, of the
+    nodes ``begin:end``."""
+    return max_product_labels(
+        scores, tables, edges, forest, data.order[begin:end], data.parent[begin:end],
+        data.parent_edge[begin:end], data.child_is_second[begin:end], data.max_iter,
+        data.damping, data.tol, data.serial,
+    )
+
+
+@numba.njit(cache=True)
 def _edge_tables(data, i, w):
     """Return the (n_edges, n_states, n_states) pairwise tables of graph i at ``w``."""
     n_states = data.n_states
     width = n_states * n_states
     n_rows = len(data.block_indptr) - 1
-    blocks = np.zeros(n_rows)
+    pair_weights = np.zeros(n_rows)
     for row in range(n_rows):
         for p in range(data.block_indptr[row], data.block_indptr[row + 1]):
-            blocks[row] += data.block_values[p] * w[data.pairwise_at + data.block_weights[p]]
+            pair_weights[row] += data.block_values[p] * w[data.pairwise_at + data.block_columns[p]]
     begin, end = data.edge_offsets[i], data.edge_offsets[i + 1]
     tables = np.zeros((end - begin, n_states, n_states))
     for edge in range(begin, end):
@@ -82,7 +92,7 @@ def _edge_tables(data, i, w):
         for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
             feature, value = data.edge_columns[p], data.edge_values[p]
             for pair in range(width):
-                table[pair] += value * blocks[feature * width + pair]
+                table[pair] += value * pair_weights[feature * width + pair]
     return tables
 
 
@@ -104,59 +114,36 @@ def graph_decode(data, i, w, scores, augmented):
     edges = data.edges[data.edge_offsets[i] : data.edge_offsets[i + 1]]
     if data.trws and not data.forest[i]:
         return trws(scores, tables, True, edges, data.max_iter, data.tol, GAP_TOLERANCE)[0]
-    return max_product_labels(
-        scores,
-        tables,
-        edges,
-        data.forest[i],
-        data.order[node_begin:node_end],
-        data.parent[node_begin:node_end],
-        data.parent_edge[node_begin:node_end],
-        data.child_is_second[node_begin:node_end],
-        data.max_iter,
-        data.damping,
-        data.tol,
-        data.serial,
-    )
+    return scheduled_labels(scores, tables, edges, data.forest[i], data, node_begin, node_end)
 
 
 @numba.njit(cache=True)
 def graph_features(data, i, labels):
     """Return φ(x_i, y): the node features by state, then the pairwise blocks' statistics."""
-    n_states, n_features = data.n_states, data.n_features
-    node_begin = data.node_offsets[i]
-    node_end = data.node_offsets[i + 1]
+    node_begin, node_end = data.node_offsets[i], data.node_offsets[i + 1]
     edge_begin, edge_end = data.edge_offsets[i], data.edge_offsets[i + 1]
+    block_row_size = np.max(np.diff(data.block_indptr)) if len(data.block_indptr) > 1 else 0
+    edge_entries = data.edge_indptr[edge_end] - data.edge_indptr[edge_begin]
     count = data.node_indptr[node_end] - data.node_indptr[node_begin]
-    for edge in range(edge_begin, edge_end):
-        pair = _pair_of(data, labels, edge)
-        for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
-            row = data.edge_columns[p] * n_states * n_states + pair
-            count += data.block_indptr[row + 1] - data.block_indptr[row]
+    count += edge_entries * block_row_size
     indices = np.empty(count, dtype=np.int64)
     values = np.empty(count)
     k = 0
     for node in range(node_begin, node_end):
-        offset = labels[node - node_begin] * n_features
+        offset = labels[node - node_begin] * data.n_features
         for p in range(data.node_indptr[node], data.node_indptr[node + 1]):
             indices[k] = offset + data.node_columns[p]
             values[k] = data.node_values[p]
             k += 1
     for edge in range(edge_begin, edge_end):
-        pair = _pair_of(data, labels, edge)
+        pair = labels[data.edges[edge, 0]] * data.n_states + labels[data.edges[edge, 1]]
         for p in range(data.edge_indptr[edge], data.edge_indptr[edge + 1]):
-            row = data.edge_columns[p] * n_states * n_states + pair
+            row = data.edge_columns[p] * data.n_states * data.n_states + pair
             for q in range(data.block_indptr[row], data.block_indptr[row + 1]):
-                indices[k] = data.pairwise_at + data.block_weights[q]
+                indices[k] = data.pairwise_at + data.block_columns[q]
                 values[k] = data.edge_values[p] * data.block_values[q]
                 k += 1
-    return merged_entries(indices, values)
-
-
-@numba.njit(cache=True)
-def _pair_of(data, labels, edge):
-    """Return ``y_u · n_states + y_v`` of an edge (u, v) of the stacked edges."""
-    return labels[data.edges[edge, 0]] * data.n_states + labels[data.edges[edge, 1]]
+    return merged_entries(indices[:k], values[:k])
 
 
 @numba.njit(cache=True)

@@ -12,10 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-GRID_DIRECTIONS = {
-    4: ((0, 1), (1, 0)),
-    8: ((0, 1), (1, 0), (1, 1), (1, -1)),
-}
+GRID_DIRECTIONS = {4: ((0, 1), (1, 0)), 8: ((0, 1), (1, 0), (1, 1), (1, -1))}
 """The steps (Δrow, Δcolumn) from a pixel to its later neighbours, by neighbourhood size."""
 
 
@@ -70,10 +67,8 @@ def grid_direction_features(shape: Sequence[int], neighborhood: int = 4) -> np.n
         Row e has a 1 in the column of edge e's direction.
     """
     blocks = _direction_edges(shape, neighborhood)
-    features = np.zeros((sum(len(block) for block in blocks), len(blocks)))
     directions = np.repeat(np.arange(len(blocks)), [len(block) for block in blocks])
-    features[np.arange(len(directions)), directions] = 1.0
-    return features
+    return np.eye(len(blocks))[directions]
 
 
 def edge_features_from_nodes(

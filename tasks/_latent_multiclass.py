@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from structsvm._compiled_oracle import CompiledOracle, no_add_features, no_labelling_score
-from structsvm._task import ORACLE_METHODS, LatentTask, overrides_any
+from structsvm._task import LatentTask, overrides_any
 from structsvm._utils.validation import check_labels, check_positive_int
 from tasks._kmeans import kmeans_within_labels
 from tasks._multiclass import MulticlassTask, _one_row
@@ -72,7 +72,6 @@ class LatentMulticlassTask(LatentTask):
     def _pair(self, subclass: int) -> Pair:
         return divmod(int(subclass), self.n_subclasses)
 
-    # ----------------------------------------------------------------- single examples
     def joint_feature(self, x: np.ndarray, y: Pair) -> np.ndarray:
         """Return x copied into the block of sub-class ``y[0] * n_subclasses + y[1]``."""
         return self._subclasses.joint_feature(x, self._subclass(y))
@@ -108,14 +107,11 @@ class LatentMulticlassTask(LatentTask):
     def compiled_oracle(self, X, Y) -> CompiledOracle | None:
         """Return the multiclass task's compiled oracle over the sub-classes.
 
-        ``Y`` holds pairs (class, sub-class), as the convex problem of a round of
-        :class:`~structsvm.LatentStructuredSVM` has them; a pair's labels are its sub-class
-        ``[y * n_subclasses + h]``. It decodes as :meth:`argmax` and
-        :meth:`loss_augmented_argmax` do (ties to the smallest sub-class index), without the
-        optional shortcuts. None for a subclass that overrides an oracle, the loss or the joint
-        feature.
+        ``Y`` holds pairs (class, sub-class); a pair's labels are its sub-class
+        ``[y * n_subclasses + h]``. None for a subclass that overrides an oracle, the loss or
+        the joint feature.
         """
-        if overrides_any(self, LatentMulticlassTask, (*ORACLE_METHODS, "_scores")):
+        if overrides_any(self, LatentMulticlassTask):
             return None
         return self._subclasses.compiled_oracle(X, self._subclass_array(Y))._replace(
             to_output=lambda labels: self._pair(labels[0]),
@@ -144,12 +140,6 @@ class LatentMulticlassTask(LatentTask):
         latent = kmeans_within_labels(X, Y, self.n_subclasses, random_state)
         return [int(h) for h in latent]
 
-    # ----------------------------------------------------------------- vectorised batches
-    def _scores(self, X: Any, w: np.ndarray) -> np.ndarray:
-        """Return the (n, n_classes, n_subclasses) scores of every sub-class."""
-        scores = self._subclasses._class_scores(X, w)
-        return scores.reshape(-1, self.n_classes, self.n_subclasses)
-
     def _subclass_array(self, Y: Sequence[Pair]) -> np.ndarray:
         return np.array([self._subclass(y) for y in Y], dtype=np.int64)
 
@@ -177,7 +167,7 @@ class LatentMulticlassTask(LatentTask):
     def batch_latent_argmax(self, X: Any, Y: Sequence[int], w: np.ndarray) -> np.ndarray:
         """Return the best sub-class of every example's class."""
         Y = np.asarray(Y, dtype=np.int64)
-        scores = self._scores(X, w)
+        scores = self._subclasses._class_scores(X, w).reshape(-1, self.n_classes, self.n_subclasses)
         return np.argmax(scores[np.arange(len(Y)), Y], axis=1)
 
     def batch_score(self, X: Any, Y: Sequence[Pair], w: np.ndarray) -> np.ndarray:

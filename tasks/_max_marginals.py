@@ -1,14 +1,9 @@
 """Compiled max-marginals of first- and second-order chains.
 
-The max-marginal of label b at position t is the best score of a labelling with ``y_t = b``
-(Wainwright & Jordan, 2008, sec. 8.2: max-product on a tree gives these "max-marginals"
-exactly). For a chain it is the best score of a prefix ending in b (a forward Viterbi pass) plus
-the best score of a suffix starting from b (the backward pass of the decoders in
-:mod:`tasks._viterbi` and :mod:`tasks._viterbi_second_order`). The maximum over b of any row is
-the score of the best labelling; a label that no allowed labelling reaches gets ``-inf``.
-
-The scores follow the decoders' conventions (see there): ``unary`` (T, L) holds the label
-scores of one sequence, forbidden transitions, first and last labels carry ``-inf``.
+The max-marginal of label b at position t is the best score of a labelling with ``y_t = b``:
+a forward Viterbi pass to b plus the decoders' backward pass from b (:mod:`tasks._viterbi`,
+:mod:`tasks._viterbi_second_order`), whose score conventions it follows; a label no allowed
+labelling reaches gets ``-inf``.
 """
 
 from __future__ import annotations
@@ -59,9 +54,7 @@ def max_marginals_second_order(
     """
     n_positions, n_labels = unary.shape
     best_from = np.empty((n_positions, n_labels, n_labels))
-    second_order_suffix_scores(
-        unary, 0, n_positions, pair_scores, triple_scores, end, best_from
-    )
+    second_order_suffix_scores(unary, 0, n_positions, pair_scores, triple_scores, end, best_from)
     marginals = np.empty((n_positions, n_labels))
     for b in range(n_labels):
         marginals[0, b] = start[b] + best_from[0, 0, b]

@@ -28,11 +28,7 @@ from tasks._threads import row_blocks_product
 
 
 class SparseRows(sp.csr_matrix):
-    """A CSR matrix of inputs, one row per example, that also answers ``len`` (its rows).
-
-    :meth:`MulticlassTask.check_data` returns sparse inputs in this form, so that code which
-    counts examples with ``len(X)`` and takes them with ``X[i]`` works on them unchanged.
-    """
+    """A CSR matrix of inputs, one row per example, whose ``len`` is its number of rows."""
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -50,6 +46,32 @@ def _as_csr(X: Any) -> sp.csr_matrix:
     if sp.issparse(X):
         return sp.csr_matrix(X, dtype=np.float64)
     return sp.csr_matrix(sp.vstack([sp.csr_matrix(x).reshape(1, -1) for x in X]), dtype=np.float64)
+
+
+def _summed_csr(X: Any) -> sp.csr_matrix:
+    """Return sparse inputs as CSR with the entries of one position summed."""
+    inputs = _as_csr(X)
+    inputs.sum_duplicates()
+    return inputs
+
+
+def check_rows(X: Any, name: str, n_features: int) -> np.ndarray | sp.csr_matrix:
+    """Return rows of ``n_features`` finite features as a float64 array, or CSR if sparse."""
+    if not _is_sparse_input(X):
+        return check_feature_array(X, name, ndim=2, n_features=n_features)
+    try:
+        csr = _as_csr(X)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name} must be numeric sparse rows; could not convert them: {error}"
+        ) from None
+    if csr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {csr.shape[1]} features per row, expected n_features={n_features}"
+        )
+    if not np.all(np.isfinite(csr.data)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return csr
 
 
 class MulticlassTask(Task):
@@ -72,13 +94,9 @@ class MulticlassTask(Task):
 
     Notes
     -----
-    Ties between classes are broken towards the smallest class index (``numpy.argmax``).
-
-    The batch methods score dense inputs in blocks of
-    :data:`~tasks._threads.ROWS_PER_BLOCK` rows, each a
-    one-thread BLAS product, spread over Numba's number of threads
-    (:func:`numba.get_num_threads`, which a learner sets from its ``n_jobs``:
-    ``threaded_batches``); the scores are the same on any number of threads.
+    Ties between classes go to the smallest class index. The batch methods score dense inputs
+    by :func:`~tasks._threads.row_blocks_product` (``threaded_batches``), the same scores on
+    any number of threads.
     """
 
     threaded_batches = True
@@ -97,7 +115,6 @@ class MulticlassTask(Task):
     def __repr__(self) -> str:
         return f"MulticlassTask(n_classes={self.n_classes}, n_features={self.n_features})"
 
-    # ----------------------------------------------------------------- single examples
     def joint_feature(self, x: np.ndarray, y: int) -> np.ndarray:
         """Return e_y ⊗ x, shape (n_classes * n_features,) (dense, also for a sparse x)."""
         phi = np.zeros((self.n_classes, self.n_features))
@@ -134,10 +151,8 @@ class MulticlassTask(Task):
         Sparse inputs (a scipy.sparse matrix, or a list of one-row sparse matrices) are returned
         as a :class:`SparseRows` CSR matrix.
         """
-        if _is_sparse_input(X):
-            X = _check_sparse_inputs(X, self.n_features)
-        else:
-            X = check_feature_array(X, "X", ndim=2, n_features=self.n_features)
+        X = check_rows(X, "X", self.n_features)
+        X = SparseRows(X) if sp.issparse(X) else X
         if X.shape[0] == 0:
             raise ValueError("X is empty: expected at least one example")
         if Y is not None:
@@ -153,33 +168,20 @@ class MulticlassTask(Task):
         """
         if overrides_any(self, MulticlassTask, (*ORACLE_METHODS, "_class_scores")):
             return None
-        indptr, columns, values = _compiled_rows(X)
-        labels = np.asarray(Y, dtype=np.int64)
         sparse = _is_sparse_input(X)
+        indptr, columns, values = csr_arrays(_summed_csr(X) if sparse else X)
+        labels = np.asarray(Y, dtype=np.int64)
         dense = np.zeros((0, 0)) if sparse else np.ascontiguousarray(X, dtype=np.float64)
         data = (indptr, columns, values, labels, self.loss_matrix, self.n_features, dense)
+        functions = (multiclass_scores, multiclass_decode, multiclass_features, multiclass_loss)
         return CompiledOracle(
-            data,
-            multiclass_scores,
-            multiclass_decode,
-            multiclass_features,
-            multiclass_loss,
-            n_examples=len(labels),
-            batch_scores=None if sparse else dense_class_scores,
-            to_output=_class_of,
-            n_outputs=self.n_classes,
-            labelling_score=multiclass_labelling_score,
-            add_features=multiclass_add_features,
+            data, *functions, n_examples=len(labels), n_outputs=self.n_classes,
+            batch_scores=None if sparse else dense_class_scores, to_output=_class_of,
+            labelling_score=multiclass_labelling_score, add_features=multiclass_add_features,
         )
 
-    # ----------------------------------------------------------------- vectorised batches
     def _class_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
-        """Return the (n, n_classes) scores ``W[y] · X[i]``.
-
-        Dense inputs are multiplied by :func:`tasks._threads.row_blocks_product` (blocks of
-        rows, each a one-thread BLAS product, shared among Numba's number of threads); sparse
-        ones by scipy's CSR product.
-        """
+        """Return the (n, n_classes) scores ``W[y] · X[i]`` (a blocked product if dense)."""
         w = check_weights(w, self.size_joint_feature, finite=False)
         weights = w.reshape(self.n_classes, self.n_features)
         if _is_sparse_input(X):
@@ -208,8 +210,7 @@ class MulticlassTask(Task):
                 (dense.ravel().copy(), indices.ravel().astype(index_type), indptr),
                 shape=(len(dense), self.size_joint_feature),
             )
-        inputs = _as_csr(X)
-        inputs.sum_duplicates()
+        inputs = _summed_csr(X)
         offsets = np.repeat(Y * self.n_features, np.diff(inputs.indptr))
         return sp.csr_matrix(
             (inputs.data.astype(float, copy=True), inputs.indices + offsets, inputs.indptr.copy()),
@@ -230,12 +231,8 @@ class MulticlassTask(Task):
         return np.argmax(augmented, axis=1)
 
     def batch_slack_rescaled_argmax(self, X, Y_true, w) -> np.ndarray:
-        """Return the slack-rescaled most violating class of every example, in closed form.
-
-        One matrix product gives every class score; the value of class y is
-        ``loss_matrix[y_true, y] (1 + W[y]·x − W[y_true]·x)``, maximised over the classes
-        (ties to the smallest class, as the enumeration of the base class).
-        """
+        """Return the class maximising ``loss_matrix[y_true, y] (1 + W[y]·x − W[y_true]·x)``
+        for every example (ties to the smallest class)."""
         Y_true = np.asarray(Y_true, dtype=np.int64)
         scores = self._class_scores(X, w)
         true_scores = scores[np.arange(len(Y_true)), Y_true]
@@ -248,18 +245,6 @@ class MulticlassTask(Task):
         return scores[np.arange(scores.shape[0]), np.asarray(Y, dtype=np.int64)]
 
 
-def _compiled_rows(X: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the inputs as int64 CSR row pointers and columns and float64 values (copies).
-
-    Dense rows keep every entry, zeros included.
-    """
-    if not _is_sparse_input(X):
-        return csr_arrays(X)
-    inputs = _as_csr(X)
-    inputs.sum_duplicates()
-    return csr_arrays(inputs)
-
-
 def _class_of(labels: np.ndarray) -> int:
     """Return the class whose labels (one entry) are ``labels``."""
     return int(labels[0])
@@ -268,21 +253,6 @@ def _class_of(labels: np.ndarray) -> int:
 def _one_row(x: Any) -> Any:
     """Return a single input as a batch of one: a (1, n_features) array or one-row CSR."""
     return sp.csr_matrix(x).reshape(1, -1) if sp.issparse(x) else np.asarray(x)[None, :]
-
-
-def _check_sparse_inputs(X: Any, n_features: int) -> SparseRows:
-    """Return sparse inputs as finite float64 :class:`SparseRows` of width ``n_features``."""
-    try:
-        csr = _as_csr(X)
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"X must be numeric sparse rows; could not convert them: {error}"
-        ) from None
-    if csr.shape[1] != n_features:
-        raise ValueError(f"X has {csr.shape[1]} features per row, expected n_features={n_features}")
-    if not np.all(np.isfinite(csr.data)):
-        raise ValueError("X contains NaN or infinite values")
-    return SparseRows(csr)
 
 
 def _check_loss_matrix(loss_matrix: np.ndarray, n_classes: int) -> np.ndarray:

@@ -1,8 +1,7 @@
 """The compiled oracle of the multiclass task (:meth:`tasks.MulticlassTask.compiled_oracle`).
 
-The inputs are held as CSR rows (dense rows with all their entries, zeros included, as
-:meth:`~tasks.MulticlassTask.batch_joint_feature` stores them); an output's labels are its
-class alone. Ties go to the smallest class, as the task's Python oracles break them.
+The inputs are CSR rows (dense rows keep all their entries); an output's labels are its
+class alone, ties going to the smallest class.
 """
 
 from __future__ import annotations
@@ -48,9 +47,7 @@ def multiclass_decode(data, i, w, scores, augmented):
         value = scores[0, label] + (loss_matrix[truth, label] if augmented else 0.0)
         if value > best_value:
             best, best_value = label, value
-    labels = np.empty(1, dtype=np.int64)
-    labels[0] = best
-    return labels
+    return np.full(1, best, dtype=np.int64)
 
 
 @numba.njit(cache=True)
@@ -58,11 +55,7 @@ def multiclass_features(data, i, labels):
     """Return e_y ⊗ x_i on the stored entries of x_i."""
     indptr, columns, values, _, _, n_features, _ = data
     begin, end = indptr[i], indptr[i + 1]
-    indices = np.empty(end - begin, dtype=np.int64)
-    offset = labels[0] * n_features
-    for p in range(begin, end):
-        indices[p - begin] = offset + columns[p]
-    return indices, values[begin:end].copy()
+    return labels[0] * n_features + columns[begin:end], values[begin:end].copy()
 
 
 @numba.njit(cache=True)

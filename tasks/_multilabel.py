@@ -20,9 +20,9 @@ from structsvm._utils.validation import (
 )
 from structsvm.inference import hamming_augmented_unary, infer_many
 from structsvm.inference._brute import labelling_count
-from structsvm.inference._graph import check_model
 from structsvm.inference._max_product import graph_schedule, loopy_options
 from tasks._chow_liu import chow_liu_tree
+from tasks._graph import check_edges
 from tasks._multilabel_oracle import (
     BRUTE,
     MAX_PRODUCT,
@@ -48,37 +48,25 @@ class MultiLabelTask(RelaxedOutputsTask):
     The k labels are the nodes of a graph. With d features and m edges the weights are
 
     * the unary block ``w[:k*d].reshape(k, d)``: row j scores x when label j is on (an off
-      label scores 0, so that ``edges="independent"`` is k independent binary SVMs, below);
+      label scores 0);
     * the pairwise block ``w[k*d:].reshape(m, 2, 2)``: entry ``[e, a, b]`` scores edge
-      e = (u, v) with ``y_u = a`` and ``y_v = b`` (4 weights per edge).
+      e = (u, v) with ``y_u = a`` and ``y_v = b``.
 
-    The score of y is ``Σ_j y_j W[j] · x + Σ_e P[e, y_u, y_v]`` and the loss the Hamming loss,
-    the number of labels that differ. Without edges the margin-rescaled slack of an example is
-    ``Σ_j max(0, 1 − s_j W[j] · x)`` with ``s_j = ±1`` for label j on or off, so the
-    structural SVM's objective ``½‖w‖² + C Σ_i ξ_i`` splits into k binary hinge-loss SVMs,
-    each with the same C (``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` per label).
+    The score of y is ``Σ_j y_j W[j] · x + Σ_e P[e, y_u, y_v]``, the loss the Hamming loss.
+    Without edges the structural SVM splits into k binary hinge-loss SVMs with the same C.
 
-    Label graphs (``edges``):
+    Label graphs (``edges``): ``"independent"`` (no edges); ``"tree"``, the Chow–Liu tree of
+    the training labels (:func:`tasks.chow_liu_tree`), fitted by :meth:`fit_graph`, which
+    :meth:`check_data` calls on the first labels it sees; ``"full"``, every pair of labels; or
+    an (m, 2) int array of edges.
 
-    * ``"independent"``: no edges;
-    * ``"tree"``: the Chow–Liu tree of the training labels (:func:`tasks.chow_liu_tree`, the
-      maximum spanning tree of their pairwise mutual information), k − 1 edges. It is fitted by
-      :meth:`fit_graph`, which :meth:`check_data` calls on the first labels it sees, so that
-      ``StructuredSVM(task).fit(X, Y)`` fits the tree on its training labels; later data
-      (validation, test) leaves the tree as it is;
-    * ``"full"``: every pair of labels, k (k − 1) / 2 edges;
-    * an (m, 2) int array: those edges.
-
-    The oracles call :func:`structsvm.inference.infer_many` on all examples of a batch. The
-    default ``inference_method`` is exact: ``"max-product"`` on forests (the independent
-    labels and the tree), ``"brute"`` (all 2^k labellings) on graphs with cycles of at most
-    ``BRUTE_FORCE_LABELS`` = 12 labels, and beyond that ``"ad3"``, a relaxation whose
-    uncertified outputs the loss-augmented oracle returns as :class:`~tasks.RelaxedLabelling`
-    (fractional ones with ``relaxed=True``), whose joint feature and loss are those of their
-    marginals, as for :class:`~tasks.GraphTask`. Ties follow the method: an independent label
-    is off when its score is 0, brute force takes the lexicographically smallest labelling.
-    With ``"max-product"`` or ``"brute"`` the solvers' compiled passes decode in Numba
-    (:meth:`compiled_oracle`).
+    The oracles call :func:`structsvm.inference.infer_many` on a whole batch. The default
+    ``inference_method`` is exact: ``"max-product"`` on forests, ``"brute"`` on graphs with
+    cycles of at most ``BRUTE_FORCE_LABELS`` = 12 labels, else ``"ad3"``, whose uncertified
+    outputs the loss-augmented oracle returns as :class:`~tasks.RelaxedLabelling`, as
+    :class:`~tasks.GraphTask` does. Ties: an independent label is off when its score is 0,
+    brute force takes the lexicographically smallest labelling. With ``"max-product"`` or
+    ``"brute"`` the solvers' compiled passes decode in Numba (:meth:`compiled_oracle`).
 
     Parameters
     ----------
@@ -128,21 +116,19 @@ class MultiLabelTask(RelaxedOutputsTask):
                 raise ValueError(f"edges must be one of {LABEL_GRAPHS} or an array, got {edges!r}")
             self.graph = edges
             pairs = itertools.combinations(range(self.n_labels), 2) if edges == "full" else ()
-            self.edges_ = None if edges == "tree" else _edge_array(list(pairs))
+            pairs = np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
+            self.edges_ = None if edges == "tree" else pairs
         else:
             self.graph = "given"
-            self.edges_ = _check_edges(edges, self.n_labels)
+            self.edges_ = check_edges(edges, "edges", self.n_labels, "labels")
         n_edges = self.n_labels - 1 if self.graph == "tree" else len(self.edges_)
         self._pairwise_at = self.n_labels * self.n_features
         self.size_joint_feature = self._pairwise_at + 4 * n_edges
         if inference_method is None:
-            inference_method = self._default_method()
+            forest = self.edges_ is None or graph_schedule(self.n_labels, self.edges_).forest
+            small = self.n_labels <= BRUTE_FORCE_LABELS
+            inference_method = "max-product" if forest else "brute" if small else "ad3"
         self._set_inference(inference_method, inference_options)
-
-    def _default_method(self) -> str:
-        if self.graph in ("independent", "tree") or _is_forest(self.edges_, self.n_labels):
-            return "max-product"
-        return "brute" if self.n_labels <= BRUTE_FORCE_LABELS else "ad3"
 
     def fit_graph(self, Y: Any) -> MultiLabelTask:
         """Fit the Chow–Liu tree of the labels Y, shape (n, n_labels), for ``edges="tree"``.
@@ -160,7 +146,6 @@ class MultiLabelTask(RelaxedOutputsTask):
             f"edges={self.graph!r}, inference_method={self.inference_method!r})"
         )
 
-    # ----------------------------------------------------------------- data
     def check_data(self, X: Any, Y: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
         """Return X as a finite (n, n_features) float array and Y as an (n, n_labels) 0/1 array.
 
@@ -191,7 +176,6 @@ class MultiLabelTask(RelaxedOutputsTask):
             )
         return self.edges_
 
-    # ----------------------------------------------------------------- joint feature and loss
     def joint_feature(self, x: Any, y: Any) -> np.ndarray:
         """Return φ(x, y): ``y_j x`` for every label j, then one indicator of 4 per edge.
 
@@ -226,13 +210,11 @@ class MultiLabelTask(RelaxedOutputsTask):
         """Return k, the loss of getting every label wrong."""
         return float(self.n_labels)
 
-    # ----------------------------------------------------------------- outputs
     def outputs(self, x: Any) -> Iterator[np.ndarray]:
         """Yield all 2^k labellings in lexicographic order (small k only)."""
         for labels in itertools.product((0, 1), repeat=self.n_labels):
             yield np.array(labels, dtype=np.int64)
 
-    # ----------------------------------------------------------------- oracles
     def unary_scores(self, X: Any, w: np.ndarray) -> np.ndarray:
         """Return the (n, k, 2) unary scores: 0 for a label off, ``W[j] · x`` for it on."""
         w = check_weights(w, self.size_joint_feature, finite=False)
@@ -256,14 +238,7 @@ class MultiLabelTask(RelaxedOutputsTask):
 
     def batch_argmax(self, X: Any, w: np.ndarray) -> list[np.ndarray]:
         """Return the best labelling of every input, from one call of the inference layer."""
-        results = infer_many(
-            self.unary_scores(X, w),
-            self._edges(),
-            self.pairwise_scores(w),
-            self.inference_method,
-            **self.inference_options,
-        )
-        return [result.labels for result in results]
+        return [result.labels for result in self._infer_many(self.unary_scores(X, w), w)]
 
     def batch_loss_augmented_argmax(self, X: Any, Y_true: Any, w: np.ndarray) -> list[Any]:
         """Return the most violating output of every example.
@@ -274,92 +249,51 @@ class MultiLabelTask(RelaxedOutputsTask):
         unary = self.unary_scores(X, w)
         labels = np.asarray(Y_true, dtype=np.int64).reshape(len(unary), self.n_labels)
         augmented = hamming_augmented_unary(unary.reshape(-1, 2), labels.ravel())
-        edges = self._edges()
-        results = infer_many(
-            augmented.reshape(unary.shape),
-            edges,
-            self.pairwise_scores(w),
-            self.inference_method,
-            relaxed=self.relaxed,
-            **self.inference_options,
-        )
-        return [self._oracle_output(result, edges, 2) for result in results]
+        results = self._infer_many(augmented.reshape(unary.shape), w, relaxed=self.relaxed)
+        return [self._oracle_output(result, self._edges(), 2) for result in results]
+
+    def _infer_many(self, unary: np.ndarray, w: np.ndarray, **relaxed: bool) -> list[Any]:
+        """Run the inference method on the label graph with these unary scores, one per input."""
+        edges, pairwise, method = self._edges(), self.pairwise_scores(w), self.inference_method
+        return infer_many(unary, edges, pairwise, method, **relaxed, **self.inference_options)
 
     def compiled_oracle(self, X: Any, Y: Any) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Offered with ``inference_method`` ``"max-product"`` or ``"brute"`` (None with the
-        others, when brute force would exceed its ``max_labellings``, and for a subclass that
-        overrides an oracle, the loss or the joint feature). Loopy max-product on a label
-        graph with cycles makes it not exact (``CompiledOracle.exact``).
+        Offered with ``inference_method`` ``"max-product"`` or ``"brute"`` within its
+        ``max_labellings``, unless a subclass overrides an oracle, the loss or the joint
+        feature; not exact (``CompiledOracle.exact``) for loopy max-product.
         """
         if self.inference_method not in ("max-product", "brute") or overrides_any(
             self, MultiLabelTask, (*ORACLE_METHODS, "unary_scores", "pairwise_scores")
         ):
             return None
         edges = self._edges()
-        if self.inference_method == "brute":
-            if labelling_count(2, self.n_labels, **self.inference_options) is None:
-                return None
-            options = loopy_options()
-        else:
-            options = loopy_options(**self.inference_options)
+        brute = self.inference_method == "brute"
+        if brute and labelling_count(2, self.n_labels, **self.inference_options) is None:
+            return None
+        options = loopy_options(**({} if brute else self.inference_options))
         schedule = graph_schedule(self.n_labels, edges)
         dense = np.ascontiguousarray(X, dtype=np.float64)
-        indptr, columns, values = csr_arrays(sp.csr_matrix(dense))
         data = MultiLabelOracleData(
-            indptr,
-            columns,
-            values,
+            *csr_arrays(sp.csr_matrix(dense)),
             dense,
             truth=np.ascontiguousarray(Y, dtype=np.int64).reshape(len(dense), self.n_labels),
             edges=np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2),
             **schedule._asdict(),
-            method=BRUTE if self.inference_method == "brute" else MAX_PRODUCT,
+            method=BRUTE if brute else MAX_PRODUCT,
             n_features=self.n_features,
             pairwise_at=self._pairwise_at,
             **options._asdict(),
         )
+        functions = (multilabel_scores, multilabel_decode, multilabel_features, multilabel_loss)
         return CompiledOracle(
-            data,
-            multilabel_scores,
-            multilabel_decode,
-            multilabel_features,
-            multilabel_loss,
-            n_examples=len(dense),
-            batch_scores=dense_label_scores,
-            exact=self.inference_method == "brute" or schedule.forest,
+            data, *functions, n_examples=len(dense), batch_scores=dense_label_scores,
+            exact=brute or schedule.forest,
         )
-
-
-def _edge_array(pairs: Sequence[Any]) -> np.ndarray:
-    return np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-
-
-def _check_edges(edges: Any, n_labels: int) -> np.ndarray:
-    array = np.asarray(edges)
-    if array.size == 0:
-        return _edge_array([])
-    if array.ndim != 2 or array.shape[1] != 2 or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
-            f"edges must be one of {LABEL_GRAPHS} or an int array of shape (n_edges, 2), "
-            f"got {array.dtype} array of shape {array.shape}"
-        )
-    if array.min() < 0 or array.max() >= n_labels:
-        raise ValueError(
-            f"edges must join labels in [0, {n_labels}), found {array.min()}..{array.max()}"
-        )
-    if np.any(array[:, 0] == array[:, 1]):
-        raise ValueError("edges holds a self-loop (an edge (u, u)): an edge joins two labels")
-    return array.astype(np.int64)
 
 
 def _check_width(Y: np.ndarray, n_labels: int) -> np.ndarray:
     if Y.shape[1] != n_labels:
         raise ValueError(f"Y must have n_labels={n_labels} columns, got shape {Y.shape}")
     return Y
-
-
-def _is_forest(edges: np.ndarray, n_labels: int) -> bool:
-    """Tell whether the edges over ``n_labels`` labels form no cycle."""
-    return check_model(np.zeros((n_labels, 2)), edges, np.zeros((2, 2))).is_forest()

@@ -1,9 +1,7 @@
 """The compiled oracle of the multi-label task (:meth:`tasks.MultiLabelTask.compiled_oracle`).
 
-The inputs are held as CSR rows of their non-zero entries (and, for the batched scoring, as
-the dense array); all examples share the label graph. An output's labels are its 0/1 vector.
-Decoding runs the task's inference method on the label graph: max-product (exact on a forest,
-loopy otherwise) or brute force, which takes the lexicographically smallest best labelling.
+The inputs are CSR rows (and the dense array, for the batched scoring); all examples share the
+label graph. An output's labels are its 0/1 vector.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import numba
 import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
-from structsvm.inference._max_product import max_product_labels
+from tasks._graph_oracle import scheduled_labels
 from tasks._multiclass_oracle import class_scores_into
 from tasks._threads import row_blocks_product
 
@@ -64,20 +62,7 @@ def multilabel_decode(data, i, w, scores, augmented):
     tables = w[data.pairwise_at :].copy().reshape(-1, 2, 2)
     if data.method == BRUTE:
         return _brute_labels(scores, tables, data.edges)
-    return max_product_labels(
-        scores,
-        tables,
-        data.edges,
-        data.forest,
-        data.order,
-        data.parent,
-        data.parent_edge,
-        data.child_is_second,
-        data.max_iter,
-        data.damping,
-        data.tol,
-        data.serial,
-    )
+    return scheduled_labels(scores, tables, data.edges, data.forest, data, 0, scores.shape[0])
 
 
 @numba.njit(cache=True)
@@ -105,9 +90,7 @@ def _brute_labels(unary, tables, edges):
 def multilabel_features(data, i, labels):
     """Return φ(x_i, y): x_i in the block of every label on, then one indicator per edge."""
     begin, end = data.indptr[i], data.indptr[i + 1]
-    n_on = 0
-    for label in labels:
-        n_on += label
+    n_on = labels.sum()
     n_edges = data.edges.shape[0]
     indices = np.empty(n_on * (end - begin) + n_edges, dtype=np.int64)
     values = np.ones(len(indices))

@@ -23,6 +23,7 @@ from tasks._multivariate_oracle import (
     TABLE_LOSSES,
     batch_row_scores,
     best_labelling,
+    contingency_loss,
     labelling_decode,
     labelling_features,
     labelling_loss,
@@ -34,7 +35,6 @@ from tasks._multivariate_oracle import (
     ordering_output,
     pair_ordering,
     row_scores,
-    table_loss,
 )
 
 LOSSES = (*TABLE_LOSSES, "roc_area")
@@ -47,22 +47,17 @@ class MultivariateTask(Task):
     r"""Learning a multivariate performance measure (Joachims, ICML 2005).
 
     One example is a whole data set. For the measures computed from the contingency table
-    (``"f1"``, ``"precision@k"``, ``"recall@k"``, ``"prbep"``) the input x is an (n, d) array
-    and the output y labels all n rows: ``y ∈ {−1, +1}^n``, with the paper's joint feature map
-    φ(x, y) = Σ_i y_i x_i. Then ``w·φ`` splits over the rows and ``argmax`` is the sign of
-    ``w·x_i`` (0 goes to −1). The loss is 1 − the measure of y against y_true; its
-    loss-augmented oracle is the paper's Algorithm 2, which tries every contingency table on
-    the scores sorted within each class (O(n²)).
+    (``"f1"``, ``"precision@k"``, ``"recall@k"``, ``"prbep"``) x is an (n, d) array and
+    ``y ∈ {−1, +1}^n`` labels its rows, φ(x, y) = Σ_i y_i x_i: ``argmax`` is the sign of
+    ``w·x_i`` (0 goes to −1), the loss 1 − the measure of y against y_true, and the
+    loss-augmented oracle the paper's Algorithm 2 over every contingency table (O(n²)).
 
-    For ``"roc_area"`` the paper's output is an ordering of the pairs of one positive and one
-    negative example: ``y`` is a (P, N) matrix with ``y[i, j] = +1`` when positive i is ranked
-    above negative j and −1 otherwise, φ(x, y) = Σ_ij y_ij (x⁺_i − x⁻_j), the true output is
-    all +1, and the loss is the fraction of swapped pairs, 1 − ROC area. The pairs are those of
-    the true labels, so the input of this loss is the data set split by class: ``check_data``
-    turns an (n, d) array and its labels into the pair ``(positives, negatives)`` of arrays and
-    the labels into the all-(+1) ordering. ``argmax`` orders each pair by its scores (ties:
-    +1) and the loss-augmented oracle is the paper's sort-and-count (O(n log n), plus writing
-    out the P × N matrix).
+    For ``"roc_area"`` y is a (P, N) matrix with ``y[i, j] = +1`` when positive i is ranked
+    above negative j and −1 otherwise, φ(x, y) = Σ_ij y_ij (x⁺_i − x⁻_j), the true output all
+    +1 and the loss the fraction of swapped pairs. ``check_data`` turns an (n, d) array and its
+    labels into the pair ``(positives, negatives)`` and the all-(+1) ordering. ``argmax``
+    orders each pair by its scores (ties: +1); the loss-augmented oracle is the paper's
+    sort-and-count (O(n log n), plus writing out the P × N matrix).
 
     Parameters
     ----------
@@ -73,11 +68,8 @@ class MultivariateTask(Task):
         ``c`` false negatives; 0 when there is nothing to find and nothing is predicted);
         1 − precision@k = 1 − a / k and 1 − recall@k = 1 − a / (a + c) for labellings with
         ``a + b = k`` positives; 1 − PRBEP = 1 − a / (a + c) for labellings with as many
-        predicted as true positives (where precision equals recall); 1 − ROC area.
-        Precision@k, recall@k and the PRBEP are defined only on those labellings; every other
-        labelling has loss 0 here, so that the loss is defined on all of {−1, +1}^n, Algorithm 2
-        still searches every table and the oracle is exact on all labellings. Their constraints
-        then only ask the true labelling to score at least as high as the others.
+        predicted as true positives (where precision equals recall); 1 − ROC area. Every
+        other labelling has loss 0 for precision@k, recall@k and the PRBEP.
     k : int, optional
         The k of precision@k and recall@k (required for them, unused otherwise).
 
@@ -117,7 +109,6 @@ class MultivariateTask(Task):
     def _code(self) -> int:
         return TABLE_LOSSES.index(self.loss_name)
 
-    # ----------------------------------------------------------------- the contract
     def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
         """Return Σ_i y_i x_i, or Σ_ij y_ij (x⁺_i − x⁻_j) for the ROC area."""
         if self._ranks_pairs:
@@ -131,13 +122,10 @@ class MultivariateTask(Task):
         y = np.asarray(y)
         if self._ranks_pairs:
             return float(np.count_nonzero(y != 1) / y.size) if y.size else 0.0
-        truth = np.asarray(y_true) > 0
-        predicted = y > 0
-        a = int(np.count_nonzero(truth & predicted))
-        b = int(np.count_nonzero(~truth & predicted))
-        c = int(np.count_nonzero(truth & ~predicted))
-        d = len(truth) - a - b - c
-        return float(table_loss(self._code, self.k or 0, a, b, c, d))
+        truth = np.asarray(y_true)
+        if y.shape != truth.shape:
+            raise ValueError(f"y has shape {y.shape} but y_true has shape {truth.shape}")
+        return float(contingency_loss(truth, y, self._code, self.k or 0))
 
     def max_loss(self, y_true: np.ndarray) -> float:
         """Return 1, the loss bound of every measure (reached when the measure is 0)."""
@@ -179,27 +167,19 @@ class MultivariateTask(Task):
         rows = np.ascontiguousarray(np.concatenate(parts), dtype=np.float64)
         if self._ranks_pairs:
             n_positives = np.array([len(positives) for positives, _ in X], dtype=np.int64)
-            return CompiledOracle(
-                (rows, offsets, n_positives),
-                row_scores,
-                ordering_decode,
-                ordering_features,
-                ordering_loss,
-                n_examples=len(X),
-                batch_scores=batch_row_scores,
-                to_output=ordering_output,
-                to_labels=lambda y: ordering_labels(np.asarray(y, dtype=np.int64)),
-            )
-        truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+            data = (rows, offsets, n_positives)
+            functions = (row_scores, ordering_decode, ordering_features, ordering_loss)
+            outputs = {
+                "to_output": ordering_output,
+                "to_labels": lambda y: ordering_labels(np.asarray(y, dtype=np.int64)),
+            }
+        else:
+            truth = np.concatenate([np.asarray(y, dtype=np.int64) for y in Y])
+            data = (rows, offsets, truth, self._code, self.k or 0)
+            functions = (row_scores, labelling_decode, labelling_features, labelling_loss)
+            outputs = {"to_output": labelling_output}
         return CompiledOracle(
-            (rows, offsets, truth, self._code, self.k or 0),
-            row_scores,
-            labelling_decode,
-            labelling_features,
-            labelling_loss,
-            n_examples=len(X),
-            batch_scores=batch_row_scores,
-            to_output=labelling_output,
+            data, *functions, n_examples=len(X), batch_scores=batch_row_scores, **outputs
         )
 
     def check_data(self, X: Sequence[Any], Y: Sequence[Any] | None = None):
@@ -227,10 +207,7 @@ class MultivariateTask(Task):
             return self._check_split(X, Y)
         X = [self._check_rows(x, f"X[{i}]") for i, x in enumerate(X)]
         if Y is not None:
-            Y = [
-                _check_signs(y, f"Y[{i}]", (len(x),))
-                for i, (x, y) in enumerate(zip(X, Y, strict=True))
-            ]
+            Y = [_check_signs(y, f"Y[{i}]", (len(X[i]),)) for i, y in enumerate(Y)]
         return X, Y
 
     def _check_rows(self, x: Any, name: str) -> np.ndarray:

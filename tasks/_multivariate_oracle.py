@@ -1,14 +1,10 @@
 """The multivariate task's oracles in Numba, which its Python oracles call too.
 
 The loss-augmented searches of Joachims (2005): Algorithm 2 over contingency tables
-(:func:`best_table`) and the sort-and-count of the ROC area (:func:`pair_ordering`). In the
-compiled oracle, the rows of every data set are stacked, a ROC-area example's positives before
-its negatives, and its part scores are its rows' scores ``x_j · w``, one row each.
-
-**Data** (:meth:`tasks.MultivariateTask.compiled_oracle`), a flat tuple: the stacked rows and
-where each data set's rows start (n + 1), then for the contingency-table losses the true ±1
-labels of the rows, the loss's code in :data:`TABLE_LOSSES` and k (0 if unused), for the ROC
-area the number of positives of every data set.
+(:func:`best_table`) and the sort-and-count of the ROC area (:func:`pair_ordering`). The
+compiled oracle's data is a flat tuple: the stacked rows (a ROC-area example's positives
+first), where each data set's rows start, then the true ±1 labels, the loss's code in
+:data:`TABLE_LOSSES` and k (0 if unused), or for the ROC area each data set's positives.
 """
 
 from __future__ import annotations
@@ -47,8 +43,7 @@ def table_loss(code: int, k: int, a: int, b: int, c: int, d: int) -> float:
 @numba.njit(cache=True)
 def _prefix_sums(values: np.ndarray) -> np.ndarray:
     sums = np.zeros(len(values) + 1)
-    for i in range(len(values)):
-        sums[i + 1] = sums[i] + values[i]
+    sums[1:] = np.cumsum(values)
     return sums
 
 
@@ -58,12 +53,10 @@ def best_table(
 ) -> tuple[int, int]:
     """Return the counts (a, b) of the table maximising Δ + w·φ (Joachims 2005, Algorithm 2).
 
-    The scores of each class come sorted in decreasing order. A table with ``a`` true and ``b``
-    false positives scores highest when the ``a`` best positives and the ``b`` best negatives
-    are labelled +1, so one pass over all (a, b) with prefix sums of the sorted scores finds
-    the maximum in O(n²). Ties go to the first table in the order of increasing a, then b.
-    Tables whose value with Δ = 1, a bound, cannot beat the best so far are skipped: for every
-    a, the b left to try lie around the peak of the negatives' prefix sums.
+    The scores of each class come sorted in decreasing order; the table with ``a`` true and
+    ``b`` false positives labels the best ``a`` positives and ``b`` negatives +1. Ties go to
+    the first table by increasing a, then b. For every a, only the b around the peak of the
+    negatives' prefix sums whose bound (Δ = 1) beats the best so far are tried.
     """
     n_pos, n_neg = len(positive_scores), len(negative_scores)
     pos_sums, neg_sums = _prefix_sums(positive_scores), _prefix_sums(negative_scores)
@@ -98,10 +91,9 @@ def pair_ordering(
 ) -> np.ndarray:
     """Return the (P, N) ordering with −1 where a negative scores above a positive − margin.
 
-    The margin is 0, or if ``augmented`` ``1 / (2PN)``: swapping pair (i, j) gains 1/(PN) of
-    loss and costs ``2 (s⁺_i − s⁻_j)`` of score. Sorting both classes once and walking down
-    them together counts, for every positive, the negatives that beat it (the sort-and-count
-    of Joachims 2005, Section 4.2, in O(n log n)); the matrix then takes one step per pair.
+    The margin is 0, or if ``augmented`` ``1 / (2PN)`` (a swap gains 1/(PN) of loss and costs
+    ``2 (s⁺_i − s⁻_j)``). One sort of each class and a joint walk down them count the
+    negatives that beat every positive (Joachims 2005, Section 4.2).
     """
     n_pos, n_neg = len(positive_scores), len(negative_scores)
     margin = 0.5 / max(n_pos * n_neg, 1) if augmented else 0.0
@@ -191,10 +183,15 @@ def _weighted_rows(rows, begin, weights):
 def labelling_loss(data, i, labels):
     """Return 1 − the measure of the labelling's contingency table."""
     offsets, truth, code, k = data[1], data[2], data[3], data[4]
-    begin = offsets[i]
+    return contingency_loss(truth[offsets[i] : offsets[i + 1]], labels, code, k)
+
+
+@numba.njit(cache=True)
+def contingency_loss(truth, labels, code, k):
+    """Return 1 − the measure of the table of ``labels`` against ``truth`` (positive: > 0)."""
     a = b = c = 0
     for j in range(len(labels)):
-        if truth[begin + j] > 0:
+        if truth[j] > 0:
             if labels[j] > 0:
                 a += 1
             else:
@@ -250,8 +247,4 @@ def ordering_loss(data, i, labels):
     """Return the fraction of swapped pairs, 1 − ROC area."""
     if len(labels) == 2:
         return 0.0
-    swapped = 0
-    for sign in labels[2:]:
-        if sign != 1:
-            swapped += 1
-    return swapped / (len(labels) - 2)
+    return np.count_nonzero(labels[2:] != 1) / (len(labels) - 2)

@@ -1,12 +1,8 @@
 """How a pairwise weight block is parametrised: free, symmetric or antisymmetric.
 
-A pairwise block scores a pair of states (s, t) of an edge by an n_states × n_states matrix
-``P``. A free block has one weight per entry; a symmetric block (``P = Pᵀ``) one weight per
-entry of the upper triangle, diagonal included; an antisymmetric block (``P = −Pᵀ``, zero
-diagonal) one weight per entry strictly above the diagonal. Each is a linear map ``T`` from
-the block's weights θ to ``vec(P) = Tᵀ θ``; the joint feature of edge statistics ``M``
-(counts or marginals of state pairs, an n_states × n_states matrix) is then ``T vec(M)``, so
-that ``θ · T vec(M) = Σ_st P[s, t] M[s, t]``.
+A block's n_states × n_states matrix ``P`` is ``vec(P) = Tᵀ θ`` of its weights θ, with one
+weight per entry (free), per entry of the upper triangle with the diagonal (``P = Pᵀ``) or
+strictly above it (``P = −Pᵀ``); the joint feature of edge statistics ``M`` is ``T vec(M)``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from structsvm._utils.validation import (
     check_positive_int,
     check_weights,
 )
+from tasks._multiclass import check_rows
 from tasks._ranking_oracle import (
     dense_document_scores,
     ranking_decode,
@@ -46,30 +47,24 @@ class RankingTask(Task):
       ``s_i − ½ > s_j + ½`` (``s_i − s_j > 1`` up to rounding) and swapped otherwise. This is
       what the loss-augmented oracle returns, for the scores ``s = x w``.
 
-    Outputs compare as arrays (:meth:`~structsvm.Task.outputs_equal`): equal arrays are the same
-    output, while two different arrays may still assign the same signs.
+    Outputs compare as arrays: two different arrays may still assign the same signs.
 
     **Joint feature and loss.**
 
     .. math:: \phi(x, \bar y) = \tfrac12 \sum_{(i, j) \in P} \bar y_{ij} (x_i - x_j), \qquad
               \Delta(y, \bar y) = \#\{(i, j) \in P(y) : \bar y_{ij} = -1\}
 
-    (the number of swapped pairs), so that ``ψ(ȳ) = φ(x, y) − φ(x, ȳ) = Σ_{swapped} (x_i − x_j)``
-    and, for the loss of any output with pairs other than ``P(y)``, the pairs of ``P(y)`` it
-    does not keep in order count as swapped.
+    (the number of swapped pairs; for an output with pairs other than ``P(y)``, the pairs of
+    ``P(y)`` it does not keep in order).
 
-    **Objective.** Δ and w·ψ are sums over pairs, so a query's slack is the sum of its pairs'
-    hinges ``max(0, 1 − w·(x_i − x_j))``, and a structural SVM on this task is the pairwise
-    ranking SVM of Joachims (2002): ``LinearSVC(C=C, loss="hinge", fit_intercept=False)`` on
-    the difference vectors of all pairs of all queries.
+    A structural SVM on this task is the pairwise ranking SVM of Joachims (2002): a query's
+    slack is the sum of its pairs' hinges ``max(0, 1 − w·(x_i − x_j))``.
 
-    **Oracles.** ``loss_augmented_argmax`` returns ``[y, x w]``; φ and Δ of an output count
-    every document's swapped pairs (:func:`~structsvm._utils.pair_counts.swap_counts`,
-    O(m log m)) instead of visiting the O(m²) pairs. ``argmax`` returns the ranks by score
-    (m − 1 for the best document; equal scores ranked by position, the earlier one higher),
-    which maximise ``w·φ`` over the outputs of every pair set; it is a training output only
-    on a query with distinct grades, where alone :func:`~structsvm.check_task` can compare it
-    with the loss-augmented oracle.
+    **Oracles.** ``loss_augmented_argmax`` returns ``[y, x w]``; φ and Δ count every
+    document's swapped pairs in O(m log m) (:func:`~structsvm._utils.pair_counts.swap_counts`).
+    ``argmax`` returns the ranks by score (m − 1 for the best document; equal scores ranked by
+    position, the earlier one higher), which maximise ``w·φ`` over the outputs of every pair
+    set.
 
     Parameters
     ----------
@@ -89,7 +84,6 @@ class RankingTask(Task):
     def __repr__(self) -> str:
         return f"RankingTask(n_features={self.n_features})"
 
-    # ----------------------------------------------------------------- the contract
     def joint_feature(self, x: Any, y: np.ndarray) -> np.ndarray:
         """Return φ(x, ȳ) = ½ Σ_{(i, j) ∈ P} ȳ_ij (x_i − x_j), shape (n_features,)."""
         grades, upper, lower = _keys(y, x.shape[0], "documents in x")
@@ -147,10 +141,8 @@ class RankingTask(Task):
             n_grades.append(len(levels))
             balances.append(below - above)
         dense = not any(sp.issparse(x) for x in X)
-        if dense:
-            indptr, columns, values = csr_arrays(np.concatenate(X))
-        else:
-            indptr, columns, values = csr_arrays(sp.vstack([sp.csr_matrix(x) for x in X]))
+        stacked = np.concatenate(X) if dense else sp.vstack([sp.csr_matrix(x) for x in X])
+        indptr, columns, values = csr_arrays(stacked)
         data = (
             indptr,
             columns,
@@ -163,16 +155,10 @@ class RankingTask(Task):
             self.n_features,
             values.reshape(-1, self.n_features) if dense else np.zeros((0, 0)),
         )
+        functions = (ranking_scores, ranking_decode, ranking_features, ranking_loss)
         return CompiledOracle(
-            data,
-            ranking_scores,
-            ranking_decode,
-            ranking_features,
-            ranking_loss,
-            n_examples=len(X),
+            data, *functions, n_examples=len(X), to_output=ranking_output, to_labels=ranking_labels,
             batch_scores=dense_document_scores if dense else None,
-            to_output=ranking_output,
-            to_labels=ranking_labels,
         )
 
     def _scores(self, x: Any, w: np.ndarray) -> np.ndarray:
@@ -201,24 +187,10 @@ class RankingTask(Task):
             raise ValueError(
                 f"X and Y have different lengths: X has {len(queries)} queries, Y has {len(Y)}"
             )
-        grades = [
-            _check_grades(y, query.shape[0], k)
-            for k, (query, y) in enumerate(zip(queries, Y, strict=True))
-        ]
-        return queries, grades
+        return queries, [_check_grades(y, queries[k].shape[0], k) for k, y in enumerate(Y)]
 
     def _check_query(self, x: Any, k: int) -> Any:
-        if sp.issparse(x):
-            query = sp.csr_matrix(x, dtype=np.float64)
-            if query.shape[1] != self.n_features:
-                raise ValueError(
-                    f"X[{k}] has {query.shape[1]} features per row, "
-                    f"expected n_features={self.n_features}"
-                )
-            if not np.all(np.isfinite(query.data)):
-                raise ValueError(f"X[{k}] contains NaN or infinite values")
-        else:
-            query = check_feature_array(x, f"X[{k}]", ndim=2, n_features=self.n_features)
+        query = check_rows(x, f"X[{k}]", self.n_features)
         if query.shape[0] == 0:
             raise ValueError(f"X[{k}] is an empty query: expected at least one document")
         return query
@@ -230,8 +202,7 @@ def _keys(
     """Return (grades, upper, lower) of an output in either form (see :class:`RankingTask`).
 
     A pair (i, j) of the grades' pairs is in order when ``upper[i] > lower[j]``. The output
-    must rank ``n_documents`` documents, the number of ``documents`` (named in the error):
-    the counting of swapped pairs reads one key per document.
+    must rank ``n_documents`` documents (``documents`` names them in the error).
     """
     array = np.asarray(y, dtype=np.float64)
     if not (array.ndim == 1 or (array.ndim == 2 and array.shape[1] == 2)):

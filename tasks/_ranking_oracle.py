@@ -1,25 +1,19 @@
 """The compiled oracle of the ranking task (:meth:`tasks.RankingTask.compiled_oracle`).
 
-The documents of every query are stacked as CSR rows (a dense query keeps all its entries);
-a query's part scores are its documents' scores ``x w``, one row per document. Decoding counts
-the swapped pairs of every document once, as :func:`~structsvm._utils.pair_counts.swap_counts`
-does, and keeps what φ and Δ need in the labels, so that :func:`ranking_features` and
-:func:`ranking_loss` never sort again.
+The documents of every query are stacked as CSR rows; a query's part scores are its
+documents' scores ``x w``, one row per document. Decoding counts every document's swapped
+pairs once and keeps what φ and Δ need in the labels.
 
-**Labels.** A ranking's output is not an int array: its labels (length ``3m + 2`` for a
-query of m documents) are ``[form, Δ, 2 c_1, …, 2 c_m, payload]``, where ``φ = ½ Σ_j 2 c_j x_j``
-(every c_j a multiple of ½) and Δ is the number of swapped pairs of the query's preference
-pairs. ``form`` 1 is the loss-augmented output ``[grades, scores]``, whose payload is the
-float64 bits of its m × 2 entries (row by row); ``form`` 0 is the ranks output of ``argmax``,
-whose payload is the m ranks followed by m zeros; ``form`` 2 is a query's true grades
-(:func:`ranking_labels`), whose payload is the float64 bits of its m grades followed by m zeros.
-:func:`ranking_output` rebuilds each.
+**Labels** (length ``3m + 2`` for m documents): ``[form, Δ, 2 c_1, …, 2 c_m, payload]`` with
+``φ = ½ Σ_j 2 c_j x_j``. ``form`` 0 is the ranks of ``argmax`` (payload: the m ranks, m
+zeros), 1 the loss-augmented ``[grades, scores]`` (payload: the float64 bits of its m × 2
+entries, row by row), 2 a query's true grades (payload: the float64 bits of the m grades, m
+zeros); :func:`ranking_output` rebuilds each.
 
-**Data** (:meth:`tasks.RankingTask.compiled_oracle`), a flat tuple: the documents' CSR
-``indptr``, ``columns`` and ``values``; ``documents``, where each query's documents start
-(n + 1); per document its grade, the rank of its grade within its query and its ``balance``
-(documents graded below it minus above it); per query its number of distinct grades;
-``n_features``; the stacked dense documents (empty for sparse queries).
+**Data**, a flat tuple: the documents' CSR ``indptr``, ``columns`` and ``values``; where each
+query's documents start (n + 1); per document its grade, the rank of its grade within its
+query and its ``balance`` (documents graded below it minus above it); per query its number of
+distinct grades; ``n_features``; the stacked dense documents (empty for sparse queries).
 """
 
 from __future__ import annotations
@@ -28,7 +22,7 @@ import numba
 import numpy as np
 
 from structsvm._compiled_oracle import ScoreTable
-from structsvm._utils.pair_counts import _sweep_counts, pairs_below_above
+from structsvm._utils.pair_counts import count_swaps, pairs_below_above
 from tasks._multiclass_oracle import class_scores_into
 from tasks._threads import row_blocks_product
 
@@ -41,22 +35,10 @@ def ranking_scores(data, i, w):
 
 
 @numba.njit(cache=True)
-def _swapped(grade_rank, n_grades, upper, lower, as_upper):
-    """Return per document its swapped pairs as the better-graded member if ``as_upper``,
-    else as the worse-graded one (as :func:`~structsvm._utils.pair_counts.swap_counts`)."""
-    m = len(upper)
-    keys = np.empty(2 * m)
-    keys[:m], keys[m:] = (-lower, -upper) if as_upper else (upper, lower)
-    return _sweep_counts(grade_rank, n_grades, np.argsort(keys, kind="mergesort"), as_upper)
-
-
-@numba.njit(cache=True)
 def ranking_decode(data, i, w, scores, augmented):
     """Return the labels of ``[grades, x w]`` if ``augmented``, else of the ranks by score.
 
-    The loss-augmented output swaps exactly the pairs with ``s_i − ½ <= s_j + ½`` (keys
-    rounded as :meth:`~tasks.RankingTask.loss_augmented_argmax` rounds them); the ranks give
-    m − 1 to the best document, equal scores ranked by position (the earlier one higher).
+    As :meth:`~tasks.RankingTask.loss_augmented_argmax` and :meth:`~tasks.RankingTask.argmax`.
     """
     documents, grades, grade_rank, n_grades, balance = data[3], data[4], data[5], data[6], data[7]
     begin, stop = documents[i], documents[i + 1]
@@ -67,8 +49,8 @@ def ranking_decode(data, i, w, scores, augmented):
     twice_weights = labels[2 : m + 2]
     if augmented:
         upper, lower = s - 0.5, s + 0.5
-        as_upper = _swapped(ranks_of_grades, n_grades[i], upper, lower, True)
-        as_lower = _swapped(ranks_of_grades, n_grades[i], upper, lower, False)
+        as_upper = count_swaps(ranks_of_grades, n_grades[i], upper, lower, True)
+        as_lower = count_swaps(ranks_of_grades, n_grades[i], upper, lower, False)
         for j in range(m):
             twice_weights[j] = balance[begin + j] - 2 * as_upper[j] + 2 * as_lower[j]
         output = np.empty(2 * m)
@@ -83,7 +65,7 @@ def ranking_decode(data, i, w, scores, augmented):
         for position in range(m):
             ranks[order[position]] = m - 1 - position
         keys = ranks.astype(np.float64)
-        as_upper = _swapped(ranks_of_grades, n_grades[i], keys, keys, True)
+        as_upper = count_swaps(ranks_of_grades, n_grades[i], keys, keys, True)
         for j in range(m):
             twice_weights[j] = 2 * ranks[j] - (m - 1)
         labels[m + 2 : 2 * m + 2] = ranks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -13,17 +13,22 @@ from structsvm._task import Task
 from structsvm.inference import INFERENCE_METHODS, InferenceResult
 
 
+def _arrays_equal(record: Any, other: object) -> bool:
+    """Tell whether ``other`` is a record of the same type with equal arrays, field by field."""
+    return isinstance(other, type(record)) and all(
+        np.array_equal(getattr(record, field.name), getattr(other, field.name))
+        for field in fields(record)
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class RelaxedLabelling:
     """A point of the local polytope of a graph: node and edge marginals, not a labelling.
 
-    What a graph task's loss-augmented oracle returns when its inference could not certify an
-    exact maximiser over labellings: the fractional optimum of a linear-programming relaxation
-    (``"lp"``, ``"ad3"`` with ``relaxed=True``), or the one-hot marginals of a labelling found
-    by approximate inference (loopy max-product without a certificate). Joint features and
-    losses are those of the marginals (Finley & Joachims, ICML 2008): the unary block sums
-    ``μ_i(s) x_i``, each pairwise block the edge marginals, and the weighted Hamming loss is
-    ``Σ_i w_i c_{y_i} (1 − μ_i(y_i))``. Of one-hot marginals they equal those of the labelling.
+    What a graph task's loss-augmented oracle returns when inference cannot certify a
+    labelling: a relaxation's fractional optimum, or the one-hot marginals of an approximate
+    labelling. Its joint feature and loss are those of the marginals (Finley & Joachims, ICML
+    2008); of one-hot marginals, those of the labelling.
 
     Attributes
     ----------
@@ -66,13 +71,7 @@ class RelaxedLabelling:
             digest.update(array.tobytes())
         return digest.digest()
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, RelaxedLabelling)
-            and np.array_equal(self.node_marginals, other.node_marginals)
-            and np.array_equal(self.edge_marginals, other.edge_marginals)
-        )
-
+    __eq__ = _arrays_equal
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -80,10 +79,8 @@ class RelaxedLabelling:
 class WeightedLabels:
     """A true labelling together with the loss weight of every node.
 
-    Graph tasks carry per-node loss weights in the input (``x = (..., node_weights)``);
-    their ``check_data`` pairs each true labelling with its input's weights in this form, so
-    that ``loss(y_true, y)`` weighs node i by ``node_weights[i]``. It converts to the plain
-    labels with ``np.asarray``.
+    Graph tasks' ``check_data`` pairs the true labelling of an input with node weights in this
+    form, so that the loss weighs node i by ``node_weights[i]``; ``np.asarray`` gives the labels.
 
     Attributes
     ----------
@@ -100,13 +97,7 @@ class WeightedLabels:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, WeightedLabels)
-            and np.array_equal(self.labels, other.labels)
-            and np.array_equal(self.node_weights, other.node_weights)
-        )
-
+    __eq__ = _arrays_equal
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -127,11 +118,8 @@ def weighted_hamming(labels: np.ndarray, costs: np.ndarray, y: Any) -> float:
 class RelaxedOutputsTask(Task):
     """A task whose oracles run :func:`structsvm.inference.infer` and may answer relaxed.
 
-    Its loss-augmented oracle returns a :class:`RelaxedLabelling` where inference cannot
-    certify a labelling (:meth:`_oracle_output`). Relaxed outputs compare by their marginals,
-    are told apart by a digest of them, and are never certified maximisers (see
-    :meth:`structsvm.Task.is_certified`); plain labellings are compared and keyed as the base
-    class does.
+    Relaxed outputs (:meth:`_oracle_output`) compare by their marginals, are keyed by a digest
+    of them and are never certified maximisers; labellings are handled as by the base class.
     """
 
     def _set_inference(self, method: str, options: Any) -> None:
@@ -156,11 +144,8 @@ class RelaxedOutputsTask(Task):
         return other
 
     def _oracle_output(self, result: InferenceResult, edges: np.ndarray, n_states: int) -> Any:
-        """Return the labelling if inference certifies it, else a :class:`RelaxedLabelling`.
-
-        The relaxation's marginals where inference gives them (fractional with ``relaxed``),
-        else the one-hot marginals of its labelling.
-        """
+        """Return the labelling if inference certifies it, else a :class:`RelaxedLabelling`:
+        the relaxation's marginals where inference gives them, else one-hot ones."""
         if result.certified:
             return result.labels
         if result.node_marginals is not None and result.edge_marginals is not None:

@@ -48,6 +48,28 @@ def _sweep_counts(
     return counts
 
 
+@numba.njit(cache=True)
+def swap_keys(upper: np.ndarray, lower: np.ndarray, as_upper: bool) -> np.ndarray:
+    """Return the 2m keys whose stable ascending order is the sweep that counts every
+    document's swapped pairs as the better-graded member if ``as_upper``, else as the worse."""
+    m = len(upper)
+    keys = np.empty(2 * m)
+    # Descending keys, a lower key before an equal upper key: lower[j] >= upper[i] is counted;
+    # ascending keys, an upper key before an equal lower key: upper[i] <= lower[j] is counted.
+    keys[:m], keys[m:] = (-lower, -upper) if as_upper else (upper, lower)
+    return keys
+
+
+@numba.njit(cache=True)
+def count_swaps(
+    grade_rank: np.ndarray, n_grades: int, upper: np.ndarray, lower: np.ndarray, as_upper: bool
+) -> np.ndarray:
+    """Return one side of :func:`swap_counts` in compiled code; ``grade_rank`` numbers the
+    grades from 0."""
+    order = np.argsort(swap_keys(upper, lower, as_upper), kind="mergesort")
+    return _sweep_counts(grade_rank, n_grades, order, as_upper)
+
+
 def swap_counts(
     grades: np.ndarray, upper: np.ndarray, lower: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -67,13 +89,12 @@ def swap_counts(
     """
     levels, grade_rank = np.unique(grades, return_inverse=True)
     grade_rank = grade_rank.astype(np.int64).ravel()
-    # Descending keys, a lower key before an equal upper key: lower[j] >= upper[i] is counted.
-    by_key_down = np.argsort(-np.concatenate([lower, upper]), kind="stable")
-    as_upper = _sweep_counts(grade_rank, len(levels), by_key_down, True)
-    # Ascending keys, an upper key before an equal lower key: upper[i] <= lower[j] is counted.
-    by_key_up = np.argsort(np.concatenate([upper, lower]), kind="stable")
-    as_lower = _sweep_counts(grade_rank, len(levels), by_key_up, False)
-    return as_upper, as_lower
+    return tuple(
+        _sweep_counts(
+            grade_rank, len(levels), np.argsort(swap_keys(upper, lower, side), kind="stable"), side
+        )
+        for side in (True, False)
+    )
 
 
 def pairs_below_above(grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

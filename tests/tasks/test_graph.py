@@ -289,7 +289,7 @@ def test_edge_features_from_nodes_put_both_ends_side_by_side():
 def test_bad_inputs_are_named():
     task = make_task("undirected")
     nodes = np.zeros((3, 2))
-    with pytest.raises(ValueError, match=r"X\[0\]\[1\] \(edges\) refers to nodes outside"):
+    with pytest.raises(ValueError, match=r"X\[0\]\[1\] \(edges\) must join nodes in \[0, 3\)"):
         task.check_data([(nodes, np.array([[0, 3]]))])
     with pytest.raises(ValueError, match="self-loop"):
         task.check_data([(nodes, np.array([[1, 1]]))])
