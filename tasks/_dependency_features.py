@@ -9,14 +9,16 @@ into ``n_features`` columns: memory grows with the words of a sentence, not with
 The templates (McDonald et al. 2005, table 1), each once alone and once joined with the arc's
 direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 
-* unigram: head word and tag, head word, head tag, and the same of the dependent, and of the
-  5-letter prefixes of the two words when they are longer than 5 letters;
+* unigram: head word and tag, head word, head tag, and the same of the dependent;
 * bigram: the four of head and dependent word and tag, each three of them, the two words, the
-  two tags (and the two prefixes);
+  two tags;
 * surrounding: the head's and dependent's tags with the tags next to them (before or after
-  each, four templates);
+  each, four templates), and each of these backed off to three tags, one left out (twelve
+  distinct templates);
 * in between: the head's and dependent's tags with each distinct tag between them;
-* the direction and distance alone.
+* the direction and distance alone;
+* the unigram and bigram templates with words again, every word longer than 5 letters cut to
+  its 5-letter prefix, for the arcs with such a word.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ NO_PREFIX = 0
 
 #: The number of templates before the in-between ones (an arc has at most twice that many
 #: features plus two per distinct tag between its words).
-N_FIXED_TEMPLATES = 24
+N_FIXED_TEMPLATES = 40
 
 
 class ParseInput(NamedTuple):
@@ -168,6 +170,9 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
     h_after = tags[h + 1] if h < n else END_CODE
     d_before = tags[d - 1] if d > 0 else START_CODE
     d_after = tags[d + 1] if d < n else END_CODE
+    # a word's 5-letter prefix if it is longer, else the word itself
+    hq = hp if hp != NO_PREFIX else hw
+    dq = dp if dp != NO_PREFIX else dw
     k = 0
     # unigram
     k = _emit(out, k, width, joined, 1, hw, ht, 0, 0)
@@ -184,26 +189,37 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
     k = _emit(out, k, width, joined, 11, hw, ht, dw, 0)
     k = _emit(out, k, width, joined, 12, hw, dw, 0, 0)
     k = _emit(out, k, width, joined, 13, ht, dt, 0, 0)
-    # surrounding tags
-    k = _emit(out, k, width, joined, 14, ht, h_after, d_before, dt)
-    k = _emit(out, k, width, joined, 15, h_before, ht, d_before, dt)
-    k = _emit(out, k, width, joined, 16, ht, h_after, dt, d_after)
-    k = _emit(out, k, width, joined, 17, h_before, ht, dt, d_after)
+    # surrounding: a tag next to the head's and one next to the dependent's (before or after
+    # each) with both, and backed off to three tags, one of the four left out
+    h_next = (h_before, h_after)
+    d_next = (d_before, d_after)
+    for side in range(2):
+        k = _emit(out, k, width, joined, 14 + side, h_next[side], ht, dt, 0)
+        k = _emit(out, k, width, joined, 16 + side, ht, d_next[side], dt, 0)
+        for other in range(2):
+            pair = 2 * side + other
+            k = _emit(out, k, width, joined, 18 + pair, h_next[side], ht, d_next[other], dt)
+            k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
+            k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
     # direction and distance alone
-    k = _emit(out, k, width, joined, 18, 0, 0, 0, 0)
-    # prefixes of long words
+    k = _emit(out, k, width, joined, 30, 0, 0, 0, 0)
+    # the templates with words again, long words cut to their prefixes (when one is long)
     if hp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 19, hp, ht, 0, 0)
-        k = _emit(out, k, width, joined, 20, hp, 0, 0, 0)
+        k = _emit(out, k, width, joined, 31, hq, ht, 0, 0)
+        k = _emit(out, k, width, joined, 32, hq, 0, 0, 0)
+        k = _emit(out, k, width, joined, 33, hq, ht, dt, 0)
     if dp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 21, dp, dt, 0, 0)
-        k = _emit(out, k, width, joined, 22, dp, 0, 0, 0)
+        k = _emit(out, k, width, joined, 34, dq, dt, 0, 0)
+        k = _emit(out, k, width, joined, 35, dq, 0, 0, 0)
+        k = _emit(out, k, width, joined, 36, ht, dq, dt, 0)
     if hp != NO_PREFIX or dp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 23, hp, ht, dp, dt)
-        k = _emit(out, k, width, joined, 24, hp, dp, 0, 0)
+        k = _emit(out, k, width, joined, 37, hq, ht, dq, dt)
+        k = _emit(out, k, width, joined, 38, hq, dq, dt, 0)
+        k = _emit(out, k, width, joined, 39, hq, ht, dq, 0)
+        k = _emit(out, k, width, joined, 40, hq, dq, 0, 0)
     # in between
     for b in range(n_between):
-        k = _emit(out, k, width, joined, 25, ht, between[b], dt, 0)
+        k = _emit(out, k, width, joined, 41, ht, between[b], dt, 0)
     return k
 
 
