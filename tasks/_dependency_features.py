@@ -68,6 +68,28 @@ class ParseInput(NamedTuple):
         return len(self.words) - 1
 
 
+class PackedInputs(NamedTuple):
+    """Inputs concatenated for compiled code: sentence i's codes are
+    ``words[token_offsets[i]:token_offsets[i + 1]]`` (root included), and likewise."""
+
+    words: np.ndarray
+    tags: np.ndarray
+    prefixes: np.ndarray
+    token_offsets: np.ndarray
+
+
+def packed(X: Sequence[ParseInput]) -> PackedInputs:
+    """Return the codes of sentences concatenated, with where each sentence starts."""
+    token_offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum([len(x.words) for x in X], out=token_offsets[1:])
+    return PackedInputs(
+        np.concatenate([x.words for x in X]),
+        np.concatenate([x.tags for x in X]),
+        np.concatenate([x.prefixes for x in X]),
+        token_offsets,
+    )
+
+
 def text_code(text: str) -> int:
     """Return the 62-bit code of a word or tag: the first bytes of its BLAKE2 digest."""
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
@@ -156,8 +178,10 @@ def distance_bucket(h, d):
 
 
 @numba.njit(cache=True)
-def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
+def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, backoffs=True):
     """Write the feature columns of the arc h → d into ``out``; return how many.
+
+    ``backoffs=False`` leaves out the surrounding tags' back-offs to three tags.
 
     ``between[:n_between]`` are the distinct tags of the words strictly between h and d.
     ``out`` must hold ``2 * (N_FIXED_TEMPLATES + n_between)`` entries.
@@ -190,17 +214,19 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
     k = _emit(out, k, width, joined, 12, hw, dw, 0, 0)
     k = _emit(out, k, width, joined, 13, ht, dt, 0, 0)
     # surrounding: a tag next to the head's and one next to the dependent's (before or after
-    # each) with both, and backed off to three tags, one of the four left out
+    # each) with both, and (with ``backoffs``) backed off to three tags, one of the four out
     h_next = (h_before, h_after)
     d_next = (d_before, d_after)
     for side in range(2):
-        k = _emit(out, k, width, joined, 14 + side, h_next[side], ht, dt, 0)
-        k = _emit(out, k, width, joined, 16 + side, ht, d_next[side], dt, 0)
+        if backoffs:
+            k = _emit(out, k, width, joined, 14 + side, h_next[side], ht, dt, 0)
+            k = _emit(out, k, width, joined, 16 + side, ht, d_next[side], dt, 0)
         for other in range(2):
             pair = 2 * side + other
             k = _emit(out, k, width, joined, 18 + pair, h_next[side], ht, d_next[other], dt)
-            k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
-            k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
+            if backoffs:
+                k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
+                k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
     # direction and distance alone
     k = _emit(out, k, width, joined, 30, 0, 0, 0, 0)
     # the templates with words again, long words cut to their prefixes (when one is long)
@@ -306,3 +332,41 @@ def tree_columns(words, tags, prefixes, heads, width):
             values[m] = 1.0
             m += 1
     return indices[:m], values[:m]
+
+
+@numba.njit(cache=True)
+def arc_rows(words, tags, prefixes, token_offsets, heads, width, backoffs, indptr, columns, counts):
+    """Write the features of the arcs of trees as CSR rows, one per word: distinct sorted columns.
+
+    Sentence i is ``words[token_offsets[i]:token_offsets[i + 1]]`` (root included), and the
+    heads of its words are ``heads[token_offsets[i] - i:token_offsets[i + 1] - i - 1]``. With
+    empty ``columns`` this sets the row pointers ``indptr`` (one more than the words); given
+    ``columns`` and ``counts`` of ``indptr[-1]`` entries, it fills them (a column's count is
+    how many of the arc's templates hash to it); ``backoffs`` as for :func:`arc_columns`.
+    """
+    fill = len(columns) > 0
+    longest = np.max(np.diff(token_offsets))
+    between = np.empty(longest, dtype=np.int64)
+    out = np.empty(2 * (N_FIXED_TEMPLATES + longest), dtype=np.int64)
+    row = 0
+    for i in range(len(token_offsets) - 1):
+        begin, end = token_offsets[i], token_offsets[i + 1]
+        words_i, tags_i, prefixes_i = words[begin:end], tags[begin:end], prefixes[begin:end]
+        for d in range(1, end - begin):
+            h = heads[row]
+            n_between = tags_between(tags_i, h, d, between)
+            count = arc_columns(
+                words_i, tags_i, prefixes_i, h, d, between, n_between, width, out, backoffs
+            )
+            out[:count] = np.sort(out[:count])
+            p = indptr[row] - 1
+            for k in range(count):
+                if k == 0 or out[k] != out[k - 1]:
+                    p += 1
+                    if fill:
+                        columns[p], counts[p] = out[k], 0.0
+                if fill:
+                    counts[p] += 1.0
+            if not fill:
+                indptr[row + 1] = p + 1
+            row += 1
