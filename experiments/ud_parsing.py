@@ -21,6 +21,7 @@ Run ``python -m experiments.ud_parsing --help`` for the options.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import warnings
 from pathlib import Path
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
     parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")
     parser.add_argument("--seed", type=int, default=0, help="BCFW's random order's seed (0)")
+    parser.add_argument(
+        "--labeller-n-features", type=int, default=2**17, help="the labeller's width (2**17)"
+    )
     parser.add_argument("--labeller-C", type=float, default=0.1, help="the labeller's C (0.1)")
     parser.add_argument(
         "--labeller-max-iter", type=int, default=20, help="the labeller's most iterations (20)"
@@ -78,8 +82,12 @@ def main(argv: list[str] | None = None) -> None:
 
     # The duality gap is evaluated after the last pass only: it costs a pass of oracle calls.
     svm = StructuredSVM(
-        task, C=args.C, solver=args.solver, max_iter=args.max_iter,
-        gap_check_every=args.max_iter, random_state=args.seed,
+        task,
+        C=args.C,
+        solver=args.solver,
+        max_iter=args.max_iter,
+        gap_check_every=args.max_iter,
+        random_state=args.seed,
     )
     parser_time = Stopwatch()
     with parser_time, warnings.catch_warnings():
@@ -92,12 +100,13 @@ def main(argv: list[str] | None = None) -> None:
     # The parser's training state (BCFW's dual blocks, kept for a warm start) is not held
     # while the labeller trains.
     del svm
+    gc.collect()
 
     labeller_time = Stopwatch()
     with labeller_time:
-        labeller = ArcLabeller(C=args.labeller_C, max_iter=args.labeller_max_iter).fit(
-            X_train, heads, [sentence.deprels for sentence in train]
-        )
+        labeller = ArcLabeller(
+            args.labeller_n_features, C=args.labeller_C, max_iter=args.labeller_max_iter
+        ).fit(X_train, heads, [sentence.deprels for sentence in train])
     label_time = Stopwatch()
     with label_time:
         relations = labeller.predict(X_dev, predicted)
