@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import resource
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -15,6 +16,18 @@ def peak_rss_megabytes() -> float:
     """Return this process's peak resident set size in megabytes."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+
+
+class Stopwatch:
+    """Wall-clock and CPU seconds (this process) of a ``with`` block."""
+
+    def __enter__(self) -> Stopwatch:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = time.process_time() - self._cpu
 
 
 def run_in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:

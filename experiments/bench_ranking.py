@@ -29,7 +29,6 @@ are the reduction's time over ours. Run ``python -m experiments.bench_ranking --
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 from collections.abc import Sequence
 
@@ -37,6 +36,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
+from experiments._measure import Stopwatch
 from structsvm import RankingSVM
 from structsvm._utils.pair_counts import count_pairs
 
@@ -78,18 +78,6 @@ def pairwise_primal(w: np.ndarray, differences: np.ndarray, labels: np.ndarray, 
     """Return ½‖w‖² + C Σ max(0, 1 − label · w·d) over the pair rows."""
     hinge = np.maximum(0.0, 1.0 - labels * (differences @ w))
     return float(0.5 * w @ w + C * hinge.sum())
-
-
-class Stopwatch:
-    """Wall-clock and CPU seconds (this process) of a ``with`` block."""
-
-    def __enter__(self) -> Stopwatch:
-        self._wall, self._cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.wall = time.perf_counter() - self._wall
-        self.cpu = time.process_time() - self._cpu
 
 
 def time_reduction(

@@ -18,7 +18,13 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task, array_key, overrides_any
 from structsvm._utils.validation import check_examples, check_weights
-from tasks._dependency_features import ArcFeatures, ParseInput, arc_scores, tree_columns
+from tasks._dependency_features import (
+    ArcFeatures,
+    ParseInput,
+    arc_scores,
+    packed,
+    tree_columns,
+)
 from tasks._dependency_oracle import (
     CHU_LIU_EDMONDS,
     EISNER,
@@ -260,18 +266,14 @@ class DependencyTask(Task):
         """
         if overrides_any(self, DependencyTask, _COMPILED_METHODS):
             return None
-        token_offsets = np.zeros(len(X) + 1, dtype=np.int64)
-        np.cumsum([len(x.words) for x in X], out=token_offsets[1:])
-        word_offsets = token_offsets - np.arange(len(X) + 1)
+        inputs = packed(X)
+        word_offsets = inputs.token_offsets - np.arange(len(X) + 1)
         references = [
             y if isinstance(y, ReferenceTree) else self.reference(x, y)
             for x, y in zip(X, Y, strict=True)
         ]
         data = (
-            np.concatenate([x.words for x in X]),
-            np.concatenate([x.tags for x in X]),
-            np.concatenate([x.prefixes for x in X]),
-            token_offsets,
+            *inputs,
             np.concatenate([y.heads for y in references]),
             np.concatenate([y.weights for y in references]),
             word_offsets,

@@ -9,14 +9,16 @@ into ``n_features`` columns: memory grows with the words of a sentence, not with
 The templates (McDonald et al. 2005, table 1), each once alone and once joined with the arc's
 direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 
-* unigram: head word and tag, head word, head tag, and the same of the dependent, and of the
-  5-letter prefixes of the two words when they are longer than 5 letters;
+* unigram: head word and tag, head word, head tag, and the same of the dependent;
 * bigram: the four of head and dependent word and tag, each three of them, the two words, the
-  two tags (and the two prefixes);
+  two tags;
 * surrounding: the head's and dependent's tags with the tags next to them (before or after
-  each, four templates);
+  each, four templates), and each of these backed off to three tags, one left out (twelve
+  distinct templates);
 * in between: the head's and dependent's tags with each distinct tag between them;
-* the direction and distance alone.
+* the direction and distance alone;
+* the unigram and bigram templates with words again, every word longer than 5 letters cut to
+  its 5-letter prefix, for the arcs with such a word.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ NO_PREFIX = 0
 
 #: The number of templates before the in-between ones (an arc has at most twice that many
 #: features plus two per distinct tag between its words).
-N_FIXED_TEMPLATES = 24
+N_FIXED_TEMPLATES = 40
 
 
 class ParseInput(NamedTuple):
@@ -64,6 +66,28 @@ class ParseInput(NamedTuple):
     def n_words(self) -> int:
         """The number of words (without the root)."""
         return len(self.words) - 1
+
+
+class PackedInputs(NamedTuple):
+    """Inputs concatenated for compiled code: sentence i's codes are
+    ``words[token_offsets[i]:token_offsets[i + 1]]`` (root included), and likewise."""
+
+    words: np.ndarray
+    tags: np.ndarray
+    prefixes: np.ndarray
+    token_offsets: np.ndarray
+
+
+def packed(X: Sequence[ParseInput]) -> PackedInputs:
+    """Return the codes of sentences concatenated, with where each sentence starts."""
+    token_offsets = np.zeros(len(X) + 1, dtype=np.int64)
+    np.cumsum([len(x.words) for x in X], out=token_offsets[1:])
+    return PackedInputs(
+        np.concatenate([x.words for x in X]),
+        np.concatenate([x.tags for x in X]),
+        np.concatenate([x.prefixes for x in X]),
+        token_offsets,
+    )
 
 
 def text_code(text: str) -> int:
@@ -154,8 +178,10 @@ def distance_bucket(h, d):
 
 
 @numba.njit(cache=True)
-def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
+def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, backoffs=True):
     """Write the feature columns of the arc h → d into ``out``; return how many.
+
+    ``backoffs=False`` leaves out the surrounding tags' back-offs to three tags.
 
     ``between[:n_between]`` are the distinct tags of the words strictly between h and d.
     ``out`` must hold ``2 * (N_FIXED_TEMPLATES + n_between)`` entries.
@@ -168,6 +194,9 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
     h_after = tags[h + 1] if h < n else END_CODE
     d_before = tags[d - 1] if d > 0 else START_CODE
     d_after = tags[d + 1] if d < n else END_CODE
+    # a word's 5-letter prefix if it is longer, else the word itself
+    hq = hp if hp != NO_PREFIX else hw
+    dq = dp if dp != NO_PREFIX else dw
     k = 0
     # unigram
     k = _emit(out, k, width, joined, 1, hw, ht, 0, 0)
@@ -184,26 +213,39 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out):
     k = _emit(out, k, width, joined, 11, hw, ht, dw, 0)
     k = _emit(out, k, width, joined, 12, hw, dw, 0, 0)
     k = _emit(out, k, width, joined, 13, ht, dt, 0, 0)
-    # surrounding tags
-    k = _emit(out, k, width, joined, 14, ht, h_after, d_before, dt)
-    k = _emit(out, k, width, joined, 15, h_before, ht, d_before, dt)
-    k = _emit(out, k, width, joined, 16, ht, h_after, dt, d_after)
-    k = _emit(out, k, width, joined, 17, h_before, ht, dt, d_after)
+    # surrounding: a tag next to the head's and one next to the dependent's (before or after
+    # each) with both, and (with ``backoffs``) backed off to three tags, one of the four out
+    h_next = (h_before, h_after)
+    d_next = (d_before, d_after)
+    for side in range(2):
+        if backoffs:
+            k = _emit(out, k, width, joined, 14 + side, h_next[side], ht, dt, 0)
+            k = _emit(out, k, width, joined, 16 + side, ht, d_next[side], dt, 0)
+        for other in range(2):
+            pair = 2 * side + other
+            k = _emit(out, k, width, joined, 18 + pair, h_next[side], ht, d_next[other], dt)
+            if backoffs:
+                k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
+                k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
     # direction and distance alone
-    k = _emit(out, k, width, joined, 18, 0, 0, 0, 0)
-    # prefixes of long words
+    k = _emit(out, k, width, joined, 30, 0, 0, 0, 0)
+    # the templates with words again, long words cut to their prefixes (when one is long)
     if hp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 19, hp, ht, 0, 0)
-        k = _emit(out, k, width, joined, 20, hp, 0, 0, 0)
+        k = _emit(out, k, width, joined, 31, hq, ht, 0, 0)
+        k = _emit(out, k, width, joined, 32, hq, 0, 0, 0)
+        k = _emit(out, k, width, joined, 33, hq, ht, dt, 0)
     if dp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 21, dp, dt, 0, 0)
-        k = _emit(out, k, width, joined, 22, dp, 0, 0, 0)
+        k = _emit(out, k, width, joined, 34, dq, dt, 0, 0)
+        k = _emit(out, k, width, joined, 35, dq, 0, 0, 0)
+        k = _emit(out, k, width, joined, 36, ht, dq, dt, 0)
     if hp != NO_PREFIX or dp != NO_PREFIX:
-        k = _emit(out, k, width, joined, 23, hp, ht, dp, dt)
-        k = _emit(out, k, width, joined, 24, hp, dp, 0, 0)
+        k = _emit(out, k, width, joined, 37, hq, ht, dq, dt)
+        k = _emit(out, k, width, joined, 38, hq, dq, dt, 0)
+        k = _emit(out, k, width, joined, 39, hq, ht, dq, 0)
+        k = _emit(out, k, width, joined, 40, hq, dq, 0, 0)
     # in between
     for b in range(n_between):
-        k = _emit(out, k, width, joined, 25, ht, between[b], dt, 0)
+        k = _emit(out, k, width, joined, 41, ht, between[b], dt, 0)
     return k
 
 
@@ -290,3 +332,41 @@ def tree_columns(words, tags, prefixes, heads, width):
             values[m] = 1.0
             m += 1
     return indices[:m], values[:m]
+
+
+@numba.njit(cache=True)
+def arc_rows(words, tags, prefixes, token_offsets, heads, width, backoffs, indptr, columns, counts):
+    """Write the features of the arcs of trees as CSR rows, one per word: distinct sorted columns.
+
+    Sentence i is ``words[token_offsets[i]:token_offsets[i + 1]]`` (root included), and the
+    heads of its words are ``heads[token_offsets[i] - i:token_offsets[i + 1] - i - 1]``. With
+    empty ``columns`` this sets the row pointers ``indptr`` (one more than the words); given
+    ``columns`` and ``counts`` of ``indptr[-1]`` entries, it fills them (a column's count is
+    how many of the arc's templates hash to it); ``backoffs`` as for :func:`arc_columns`.
+    """
+    fill = len(columns) > 0
+    longest = np.max(np.diff(token_offsets))
+    between = np.empty(longest, dtype=np.int64)
+    out = np.empty(2 * (N_FIXED_TEMPLATES + longest), dtype=np.int64)
+    row = 0
+    for i in range(len(token_offsets) - 1):
+        begin, end = token_offsets[i], token_offsets[i + 1]
+        words_i, tags_i, prefixes_i = words[begin:end], tags[begin:end], prefixes[begin:end]
+        for d in range(1, end - begin):
+            h = heads[row]
+            n_between = tags_between(tags_i, h, d, between)
+            count = arc_columns(
+                words_i, tags_i, prefixes_i, h, d, between, n_between, width, out, backoffs
+            )
+            out[:count] = np.sort(out[:count])
+            p = indptr[row] - 1
+            for k in range(count):
+                if k == 0 or out[k] != out[k - 1]:
+                    p += 1
+                    if fill:
+                        columns[p], counts[p] = out[k], 0.0
+                if fill:
+                    counts[p] += 1.0
+            if not fill:
+                indptr[row + 1] = p + 1
+            row += 1

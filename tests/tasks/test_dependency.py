@@ -1,5 +1,7 @@
 """First-order dependency parsing: both decoders against every tree, the contract, learning."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from tasks import (
     ReferenceTree,
     attachment_scores,
 )
-from tasks._dependency_features import arc_scores
+from tasks._dependency_features import arc_rows, arc_scores, packed
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
 from tests.references import every_tree
 
@@ -182,6 +184,23 @@ def test_training_reaches_the_training_trees_and_survives_a_model_file(
     assert all(
         np.array_equal(a, b) for a, b in zip(loaded.predict(list(X)), predicted, strict=True)
     )
+
+
+def test_the_arc_rows_of_a_tree_sum_to_its_joint_feature(short_sentences):
+    task = DependencyTask(ArcFeatures(2**6))  # a narrow width, for columns shared by templates
+    X, Y = short_sentences
+    heads = np.concatenate(Y)
+    indptr = np.zeros(len(heads) + 1, dtype=np.int64)
+    arc_rows(*packed(X), heads, 2**6, True, indptr, np.zeros(0, dtype=np.int32), np.zeros(0))
+    columns, counts = np.empty(indptr[-1], dtype=np.int32), np.empty(indptr[-1])
+    arc_rows(*packed(X), heads, 2**6, True, indptr, columns, counts)
+    first = 0
+    for x, y in zip(X, Y, strict=True):
+        begin, end = indptr[first], indptr[first + x.n_words]
+        summed = np.bincount(columns[begin:end], counts[begin:end], minlength=2**6)
+        np.testing.assert_array_equal(summed, task.joint_feature(x, y))
+        first += x.n_words
+    assert all(np.all(np.diff(columns[a:b]) > 0) for a, b in itertools.pairwise(indptr))
 
 
 def test_the_labeller_learns_the_relations_of_the_training_arcs():
