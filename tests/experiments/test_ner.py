@@ -45,9 +45,8 @@ def test_token_features_see_the_word_its_shape_and_its_neighbours():
 def test_every_learner_tags_its_own_training_sentences(learner, data_dir):
     pytest.importorskip("pycrfsuite")
     args = ner.parse_args(["--encoding", "latin-1", "--C", "10", "--max-iter", "50"])
-    row = ner.run_learner(
-        learner, data_dir / "esp.train", data_dir / "esp.testa", None, args
-    )
+    sentences = ner.load(data_dir / "esp.train", "latin-1")
+    row = ner.run_learner(learner, sentences, sentences, args)
     assert row["entity F1"] == "100.00" and row["token error"] == "0.00"
 
 
