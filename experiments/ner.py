@@ -14,6 +14,13 @@ and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and 
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
+Each learner's regularisation (C of the structural SVMs, c1 = c2 of CRFsuite) is selected on
+held-out data, as :func:`entity_table` describes: every value of a grid of the same size for
+each learner is trained on the training file but its last whole documents (10% of the
+sentences), the value of the best entity F1 on those is trained again on the whole file, and
+only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and ``--crf-c1``,
+``--crf-c2`` instead). testb is never read.
+
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
 clock and CPU time, feature extraction excluded; the CPU time is the steadier figure on a shared
