@@ -14,6 +14,13 @@ and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and 
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
+Each learner's regularisation (C of the structural SVMs, c1 = c2 of CRFsuite) is selected on
+held-out data, as :func:`entity_table` describes: every value of a grid of the same size for
+each learner is trained on the training file but its last whole documents (10% of the
+sentences), the value of the best entity F1 on those is trained again on the whole file, and
+only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and ``--crf-c1``,
+``--crf-c2`` instead). testb is never read.
+
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
 clock and CPU time, feature extraction excluded; the CPU time is the steadier figure on a shared
@@ -43,15 +50,17 @@ extraction. In *NIPS*, 2004.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from experiments._data import candidate_directories
-from experiments._measure import format_table, peak_rss_megabytes, run_in_fresh_process
+from experiments._measure import format_table, peak_rss_megabytes
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
 from tasks import ChainTask, chunk_scores
@@ -85,10 +94,49 @@ def find_data_dir(data_dir: str | None) -> Path | None:
     raise FileNotFoundError(f"no CoNLL-2002 esp.train in {candidates[0]} or {candidates[1]}")
 
 
+def _triples(sentences: list[tuple[tuple[str, ...], ...]]) -> Sentences:
+    """Return the (words, POS tags, entity tags) of column sentences."""
+    return [(list(s[0]), list(s[1]), list(s[-1])) for s in sentences]
+
+
 def load(path: Path, encoding: str, first: int | None = None) -> Sentences:
     """Return the (words, POS tags, entity tags) of the sentences of a file (the first ones)."""
-    sentences = read_columns(path, encoding=encoding)[:first]
-    return [(list(s[0]), list(s[1]), list(s[-1])) for s in sentences]
+    return _triples(read_columns(path, encoding=encoding)[:first])
+
+
+def load_documents(path: Path, encoding: str, first: int | None = None) -> list[Sentences]:
+    """Return the documents of a file (the first sentences), split at its ``-DOCSTART-`` lines."""
+    chunks: list[list[str]] = [[]]
+    with open(path, encoding=encoding) as lines:
+        for line in lines:
+            if line.startswith("-DOCSTART-"):
+                chunks.append([])
+            else:
+                chunks[-1].append(line)
+    documents, left = [], first
+    for chunk in chunks:
+        if any(map(str.strip, chunk)) and (left is None or left > 0):
+            documents.append(_triples(read_columns(chunk))[:left])
+            left = None if left is None else left - len(documents[-1])
+    return documents
+
+
+def held_out_split(documents: list[Sentences], fraction: float) -> tuple[Sentences, Sentences]:
+    """Return the training sentences of the documents and the held-out slice at their end.
+
+    The slice is the last whole documents holding at least ``fraction`` of the sentences; a
+    single document (the Spanish files have no ``-DOCSTART-`` lines) is cut at that share of
+    its sentences.
+    """
+    total = sum(map(len, documents))
+    if len(documents) == 1:
+        cut = total - max(1, round(fraction * total))
+        return documents[0][:cut], documents[0][cut:]
+    kept = list(documents)
+    held_out: Sentences = []
+    while len(held_out) < fraction * total and len(kept) > 1:
+        held_out[:0] = kept.pop()
+    return [s for document in kept for s in document], held_out
 
 
 def _shape(word: str) -> str:
@@ -235,11 +283,16 @@ def train_perceptron(
     return predict, timer, f"averaged, {args.perceptron_epochs} epochs"
 
 
+def with_regularisation(learner: str, value: float, args: argparse.Namespace) -> argparse.Namespace:
+    """Return ``args`` with the learner's regularisation set: C, or CRFsuite's c1 = c2."""
+    names = ("crf_c1", "crf_c2") if learner == "crfsuite" else ("C",)
+    return argparse.Namespace(**{**vars(args), **dict.fromkeys(names, value)})
+
+
 def run_learner(
-    learner: str, train_path: Path, testa_path: Path, first: int | None, args: argparse.Namespace
+    learner: str, train: Sentences, evaluation: Sentences, args: argparse.Namespace
 ) -> Row:
-    """Train one learner on a training file and score it on testa (in its own process)."""
-    train = load(train_path, args.encoding, first)
+    """Train one learner on sentences and score it on others (in its own process)."""
     X, tags = dicts(train), [t for _, _, t in train]
     del train
     if learner == "crfsuite":
@@ -249,15 +302,14 @@ def run_learner(
     else:
         predict, timer, detail = train_tagger(learner, X, tags, args)
     del X, tags
-    testa = load(testa_path, args.encoding)
-    predicted = predict(dicts(testa))
-    scores = chunk_scores([t for _, _, t in testa], predicted)
+    predicted = predict(dicts(evaluation))
+    scores = chunk_scores([t for _, _, t in evaluation], predicted)
     return {
         "learner": learner,
         "entity F1": f"{100 * scores.f1:.2f}",
         "precision": f"{100 * scores.precision:.2f}",
         "recall": f"{100 * scores.recall:.2f}",
-        "token error": f"{token_error(testa, predicted):.2f}",
+        "token error": f"{token_error(evaluation, predicted):.2f}",
         "train time": f"{timer.wall:.1f} s",
         "train CPU": f"{timer.cpu:.1f} s",
         "peak RSS": f"{peak_rss_megabytes():.0f} MB",
@@ -284,22 +336,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="train the entity table on the first N sentences only")
     parser.add_argument("--encoding", default="utf-8",
                         help="encoding of the files (the original CoNLL-2002 files: latin-1)")
+    parser.add_argument("--regularisation", choices=("held-out", "fixed"), default="held-out",
+                        help="pick each learner's regularisation from its grid by entity F1 on "
+                        "the held-out end of the training file, then train on all of it "
+                        "(held-out, the default), or use --C and --crf-c1/--crf-c2 (fixed)")
+    parser.add_argument("--held-out", type=float, default=0.1,
+                        help="share of the training sentences held out, the last whole "
+                        "documents (default: 0.1)")
+    parser.add_argument("--C-grid", type=float, nargs="+", default=[0.01, 0.1, 1.0],
+                        help="the structural SVMs' values of C to select from "
+                        "(default: 0.01 0.1 1)")
+    parser.add_argument("--crf-grid", type=float, nargs="+", default=[0.01, 0.1, 1.0],
+                        help="CRFsuite's values of c1 = c2 to select from (default: 0.01 0.1 1)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="training runs at a time, each in its own process (default: 1)")
     parser.add_argument("--C", type=float, default=0.1,
-                        help="structural SVM regularisation constant (default: 0.1)")
+                        help="structural SVM regularisation constant with --regularisation "
+                        "fixed and in the ICML 2004 setting (default: 0.1)")
     parser.add_argument("--tol", type=float, default=0.01,
                         help="relative duality gap at which training stops (default: 0.01)")
     parser.add_argument("--solver", default="bcfw",
                         help="the structural SVM's solver (default: bcfw; 'auto' picks 1-slack, "
                         "whose cutting planes are dense vectors of the size of w)")
-    parser.add_argument("--max-iter", type=int, default=10,
-                        help="most solver iterations, passes for bcfw (default: 10)")
+    parser.add_argument("--max-iter", type=int, default=20,
+                        help="most solver iterations, passes for bcfw (default: 20)")
     parser.add_argument("--segment-length", type=int, default=6,
                         help="longest entity segment of the semi-Markov model (default: 6)")
     parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="segments",
                         help="the semi-Markov model's loss: entities missed or wrong (segments, "
                         "the default) or wrong tags (hamming)")
-    parser.add_argument("--crf-c1", type=float, default=0.1, help="CRFsuite's L1 (default 0.1)")
-    parser.add_argument("--crf-c2", type=float, default=0.1, help="CRFsuite's L2 (default 0.1)")
+    parser.add_argument("--crf-c1", type=float, default=0.1,
+                        help="CRFsuite's L1 with --regularisation fixed and in the ICML 2004 "
+                        "setting (default: 0.1)")
+    parser.add_argument("--crf-c2", type=float, default=0.1,
+                        help="CRFsuite's L2, as --crf-c1 (default: 0.1)")
     parser.add_argument("--crf-max-iter", type=int, default=100,
                         help="most L-BFGS iterations of CRFsuite (default: 100)")
     parser.add_argument("--perceptron-epochs", type=int, default=20,
@@ -307,6 +377,65 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--icml-sentences", type=int, default=300,
                         help="training sentences of the ICML 2004 setting (default: 300)")
     return parser.parse_args(argv)
+
+
+def run_learners(runs: list[tuple[str, Sentences, Sentences, argparse.Namespace]], jobs: int
+                 ) -> list[Row]:
+    """Return the rows of :func:`run_learner` on every run, each in a fresh process, ``jobs``
+    processes at a time (a fresh process makes the peak memory it reports its own)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context, max_tasks_per_child=1) as pool:
+        return [future.result() for future in [pool.submit(run_learner, *run) for run in runs]]
+
+
+def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> list[Row]:
+    """Train every learner on a language's train file and score it on testa; print the tables.
+
+    With ``--regularisation held-out``, every learner is first trained on the training file
+    but its held-out end (:func:`held_out_split`) with every value of its grid (``--C-grid``,
+    or ``--crf-grid`` for CRFsuite's c1 = c2), and the value of the best entity F1 on the
+    held-out sentences (the first of the grid on ties) is the one it is trained with on the
+    whole file.
+    """
+    documents = load_documents(data_dir / f"{language}.train", args.encoding, args.first)
+    train = [sentence for document in documents for sentence in document]
+    testa = load(data_dir / f"{language}.testa", args.encoding)
+    subset = "" if args.first is None else f", first {args.first} sentences"
+    print(f"\nCoNLL-2002 {LANGUAGES[language]}: train on {language}.train{subset}, "
+          f"report on {language}.testa", flush=True)
+    chosen = {learner: args for learner in args.learners}
+    if args.regularisation == "held-out":
+        fit, held_out = held_out_split(documents, args.held_out)
+        print(f"regularisation selected by entity F1 on the last {len(held_out)} training "
+              f"sentences, trained on the first {len(fit)} (C of the structural SVMs, "
+              "c1 = c2 of CRFsuite):", flush=True)
+        grid = [
+            (learner, value)
+            for learner in args.learners
+            for value in (args.crf_grid if learner == "crfsuite" else args.C_grid)
+        ]
+        rows = run_learners(
+            [(learner, fit, held_out, with_regularisation(learner, value, args))
+             for learner, value in grid],
+            args.jobs,
+        )
+        selection = [
+            {"learner": learner, "value": f"{value:g}", "held-out F1": row["entity F1"],
+             **{key: row[key] for key in ("train time", "train CPU", "peak RSS", "detail")}}
+            for (learner, value), row in zip(grid, rows, strict=True)
+        ]
+        print(format_table(selection), flush=True)
+        for learner in args.learners:
+            scored = [(float(row["entity F1"]), -k, value)
+                      for k, ((name, value), row) in enumerate(zip(grid, rows, strict=True))
+                      if name == learner]
+            chosen[learner] = with_regularisation(learner, max(scored)[2], args)
+    rows = run_learners(
+        [(learner, train, testa, chosen[learner]) for learner in args.learners], args.jobs
+    )
+    rows = [{"language": language, **row} for row in rows]
+    print(format_table(rows), flush=True)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> dict[str, list[Row]]:
@@ -318,28 +447,16 @@ def main(argv: list[str] | None = None) -> dict[str, list[Row]]:
     tables: dict[str, list[Row]] = {}
     if "entities" in args.settings:
         for language in args.languages:
-            subset = "" if args.first is None else f", first {args.first} sentences"
-            print(f"\nCoNLL-2002 {LANGUAGES[language]}: train on {language}.train{subset}, "
-                  f"report on {language}.testa")
-            rows = [
-                {"language": language, **run_in_fresh_process(
-                    run_learner, learner, data_dir / f"{language}.train",
-                    data_dir / f"{language}.testa", args.first, args,
-                )}
-                for learner in args.learners
-            ]
-            print(format_table(rows), flush=True)
-            tables[language] = rows
+            tables[language] = entity_table(language, data_dir, args)
     if "icml2004" in args.settings:
         print(f"\nICML 2004 setting: the first {args.icml_sentences} Spanish training sentences, "
               "token error (%) on esp.testa, beside the paper's figures")
+        train = load(data_dir / "esp.train", args.encoding, args.icml_sentences)
+        testa = load(data_dir / "esp.testa", args.encoding)
         names = {"chain": "structural SVM", "perceptron": "averaged perceptron", "crfsuite": "CRF"}
         rows = []
-        for learner, name in names.items():
-            row = run_in_fresh_process(
-                run_learner, learner, data_dir / "esp.train", data_dir / "esp.testa",
-                args.icml_sentences, args,
-            )
+        learners = run_learners([(learner, train, testa, args) for learner in names], args.jobs)
+        for name, row in zip(names.values(), learners, strict=True):
             rows.append({
                 "method": name,
                 "token error (ours)": row["token error"],

@@ -45,9 +45,8 @@ def test_token_features_see_the_word_its_shape_and_its_neighbours():
 def test_every_learner_tags_its_own_training_sentences(learner, data_dir):
     pytest.importorskip("pycrfsuite")
     args = ner.parse_args(["--encoding", "latin-1", "--C", "10", "--max-iter", "50"])
-    row = ner.run_learner(
-        learner, data_dir / "esp.train", data_dir / "esp.testa", None, args
-    )
+    sentences = ner.load(data_dir / "esp.train", "latin-1")
+    row = ner.run_learner(learner, sentences, sentences, args)
     assert row["entity F1"] == "100.00" and row["token error"] == "0.00"
 
 
@@ -55,3 +54,53 @@ def test_without_data_the_experiment_says_where_to_point_it(monkeypatch):
     monkeypatch.delenv("STRUCTSVM_DATA", raising=False)
     with pytest.raises(SystemExit, match="--data-dir"):
         ner.main([])
+
+
+def test_the_held_out_slice_is_the_last_whole_documents(tmp_path):
+    documents = [SENTENCES[:2], SENTENCES[2:], SENTENCES[:1]]
+    path = tmp_path / "ned.train"
+    path.write_text(
+        "".join("-DOCSTART- -DOCSTART- O\n\n" + "\n\n".join(d) + "\n\n" for d in documents)
+    )
+    loaded = ner.load_documents(path, "utf-8")
+    assert [len(d) for d in loaded] == [2, 1, 1]
+    assert [len(d) for d in ner.load_documents(path, "utf-8", first=3)] == [2, 1]
+    fit, held_out = ner.held_out_split(loaded, 0.25)
+    assert fit == loaded[0] + loaded[1] and held_out == loaded[2]
+    fit, held_out = ner.held_out_split(loaded, 0.4)
+    assert fit == loaded[0] and held_out == loaded[1] + loaded[2]
+    # One document (no -DOCSTART- lines): cut at the share of its sentences.
+    fit, held_out = ner.held_out_split([loaded[0] + loaded[1]], 0.3)
+    assert fit == loaded[0] and held_out == loaded[1]
+
+
+def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_data(
+    data_dir, monkeypatch
+):
+    held_out_f1 = {("chain", 0.1): 60.0, ("chain", 1.0): 70.0, ("crfsuite", 0.1): 70.0,
+                   ("crfsuite", 1.0): 70.0}
+    runs = []
+
+    def run_learners(batch, jobs):
+        runs.append(batch)
+        return [
+            {"entity F1": f"{held_out_f1[learner, args.C if learner == 'chain' else args.crf_c1]}",
+             "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}",
+             **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-")}
+            for learner, _, _, args in batch
+        ]
+
+    monkeypatch.setattr(ner, "run_learners", run_learners)
+    tables = ner.main([
+        "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
+        "--languages", "esp", "--learners", "chain", "crfsuite", "--C-grid", "0.1", "1",
+        "--crf-grid", "0.1", "1",
+    ])
+    # Selected on the last of the 3 training sentences, trained on all 3, scored on testa.
+    assert [{(len(train), len(scored)) for _, train, scored, _ in batch} for batch in runs] == [
+        {(2, 1)}, {(3, 3)}
+    ]
+    # The best held-out F1 wins; a tie goes to the first value of the grid.
+    assert [row["detail"] for row in tables["esp"]] == [
+        "C=1, c1=0.1, c2=0.1", "C=0.1, c1=0.1, c2=0.1"
+    ]
