@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import tempfile
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -60,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from experiments._data import candidate_directories
-from experiments._measure import format_table, peak_rss_megabytes
+from experiments._measure import Stopwatch, format_table, peak_rss_megabytes
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
 from tasks import ChainTask, chunk_scores
@@ -191,21 +190,9 @@ def token_error(truth: Sentences, predicted: list[list[str]]) -> float:
     return 100.0 * wrong / sum(len(tags) for _, _, tags in truth)
 
 
-class Timer:
-    """Wall-clock and CPU time (all threads of the process) of a ``with`` block."""
-
-    def __enter__(self) -> Timer:
-        self._wall, self._cpu = time.perf_counter(), time.process_time()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wall = time.perf_counter() - self._wall
-        self.cpu = time.process_time() - self._cpu
-
-
 def train_crfsuite(
     X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Timer, str]:
+) -> tuple[Any, Stopwatch, str]:
     """Train a CRFsuite CRF; return a predict function, the training time and a detail."""
     import pycrfsuite
 
@@ -223,7 +210,7 @@ def train_crfsuite(
     tagger = pycrfsuite.Tagger()
     with tempfile.TemporaryDirectory() as directory:
         model_path = str(Path(directory) / "ner.crfsuite")
-        with Timer() as timer:
+        with Stopwatch() as timer:
             trainer.train(model_path)
         tagger.open(model_path)  # CRFsuite reads the whole model into memory
     detail = (
@@ -235,7 +222,7 @@ def train_crfsuite(
 
 def train_tagger(
     learner: str, X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Timer, str]:
+) -> tuple[Any, Stopwatch, str]:
     """Train the chain or the semi-Markov tagger; return predict, the time and a detail."""
     segments = args.segment_length if learner == "semi-markov" else None
     tagger = SequenceTagger(
@@ -247,7 +234,7 @@ def train_tagger(
         segment_loss=args.segment_loss,
         random_state=0,
     )
-    with Timer() as timer:
+    with Stopwatch() as timer:
         tagger.fit(X, tags)
     svm = tagger.svm_
     detail = (
@@ -261,7 +248,7 @@ def train_tagger(
 
 def train_perceptron(
     X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Timer, str]:
+) -> tuple[Any, Stopwatch, str]:
     """Train the averaged structured perceptron on the chain; return predict, time, detail."""
     vectorizer = SequenceVectorizer().fit(X)
     classes = np.array(sorted({tag for sequence in tags for tag in sequence}))
@@ -274,7 +261,7 @@ def train_perceptron(
         random_state=0,
     )
     inputs = vectorizer.transform(X)
-    with Timer() as timer:
+    with Stopwatch() as timer:
         perceptron.fit(inputs, labels)
 
     def predict(sentences: list[list[dict[str, Any]]]) -> list[list[str]]:
