@@ -7,8 +7,8 @@ import multiprocessing
 import resource
 import sys
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 
@@ -39,6 +39,15 @@ def run_in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         return pool.submit(function, *args).result()
+
+
+def run_in_fresh_processes(
+    function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], jobs: int = 1
+) -> list[Any]:
+    """Return ``function(*args)`` for every ``args`` of ``calls``, each call in a fresh process
+    (:func:`run_in_fresh_process`), ``jobs`` of them at a time, in the order of ``calls``."""
+    with ThreadPoolExecutor(jobs) as threads:
+        return list(threads.map(lambda args: run_in_fresh_process(function, *args), calls))
 
 
 def first_record(history: list[dict[str, Any]], key: str, threshold: float) -> dict | None:

@@ -50,16 +50,19 @@ extraction. In *NIPS*, 2004.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from experiments._data import candidate_directories
-from experiments._measure import Stopwatch, format_table, peak_rss_megabytes
+from experiments._measure import (
+    Stopwatch,
+    format_table,
+    peak_rss_megabytes,
+    run_in_fresh_processes,
+)
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
 from tasks import ChainTask, chunk_scores
@@ -366,15 +369,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run_learners(runs: list[tuple[str, Sentences, Sentences, argparse.Namespace]], jobs: int
-                 ) -> list[Row]:
-    """Return the rows of :func:`run_learner` on every run, each in a fresh process, ``jobs``
-    processes at a time (a fresh process makes the peak memory it reports its own)."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context, max_tasks_per_child=1) as pool:
-        return [future.result() for future in [pool.submit(run_learner, *run) for run in runs]]
-
-
 def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> list[Row]:
     """Train every learner on a language's train file and score it on testa; print the tables.
 
@@ -401,7 +395,8 @@ def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> lis
             for learner in args.learners
             for value in (args.crf_grid if learner == "crfsuite" else args.C_grid)
         ]
-        rows = run_learners(
+        rows = run_in_fresh_processes(
+            run_learner,
             [(learner, fit, held_out, with_regularisation(learner, value, args))
              for learner, value in grid],
             args.jobs,
@@ -417,8 +412,9 @@ def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> lis
                       for k, ((name, value), row) in enumerate(zip(grid, rows, strict=True))
                       if name == learner]
             chosen[learner] = with_regularisation(learner, max(scored)[2], args)
-    rows = run_learners(
-        [(learner, train, testa, chosen[learner]) for learner in args.learners], args.jobs
+    rows = run_in_fresh_processes(
+        run_learner, [(learner, train, testa, chosen[learner]) for learner in args.learners],
+        args.jobs,
     )
     rows = [{"language": language, **row} for row in rows]
     print(format_table(rows), flush=True)
@@ -442,7 +438,9 @@ def main(argv: list[str] | None = None) -> dict[str, list[Row]]:
         testa = load(data_dir / "esp.testa", args.encoding)
         names = {"chain": "structural SVM", "perceptron": "averaged perceptron", "crfsuite": "CRF"}
         rows = []
-        learners = run_learners([(learner, train, testa, args) for learner in names], args.jobs)
+        learners = run_in_fresh_processes(
+            run_learner, [(learner, train, testa, args) for learner in names], args.jobs
+        )
         for name, row in zip(names.values(), learners, strict=True):
             rows.append({
                 "method": name,

@@ -318,19 +318,27 @@ def tree_arc_columns(words, tags, prefixes, heads, width):
 
 
 @numba.njit(cache=True)
+def _distinct_counts(sorted_columns, columns, counts, start, fill):
+    """Return how many distinct values ``sorted_columns`` holds; with ``fill``, write them to
+    ``columns[start:]`` and how often each occurs to ``counts[start:]``."""
+    m = 0
+    for k in range(len(sorted_columns)):
+        if k == 0 or sorted_columns[k] != sorted_columns[k - 1]:
+            if fill:
+                columns[start + m], counts[start + m] = sorted_columns[k], 0.0
+            m += 1
+        if fill:
+            counts[start + m - 1] += 1.0
+    return m
+
+
+@numba.njit(cache=True)
 def tree_columns(words, tags, prefixes, heads, width):
     """Return φ of a tree, the summed features of its arcs, as sorted columns and counts."""
     columns = np.sort(tree_arc_columns(words, tags, prefixes, heads, width)[0])
     indices = np.empty(len(columns), dtype=np.int64)
     values = np.empty(len(columns))
-    m = 0
-    for k in range(len(columns)):
-        if m > 0 and indices[m - 1] == columns[k]:
-            values[m - 1] += 1.0
-        else:
-            indices[m] = columns[k]
-            values[m] = 1.0
-            m += 1
+    m = _distinct_counts(columns, indices, values, 0, True)
     return indices[:m], values[:m]
 
 
@@ -358,15 +366,7 @@ def arc_rows(words, tags, prefixes, token_offsets, heads, width, backoffs, indpt
             count = arc_columns(
                 words_i, tags_i, prefixes_i, h, d, between, n_between, width, out, backoffs
             )
-            out[:count] = np.sort(out[:count])
-            p = indptr[row] - 1
-            for k in range(count):
-                if k == 0 or out[k] != out[k - 1]:
-                    p += 1
-                    if fill:
-                        columns[p], counts[p] = out[k], 0.0
-                if fill:
-                    counts[p] += 1.0
+            m = _distinct_counts(np.sort(out[:count]), columns, counts, indptr[row], fill)
             if not fill:
-                indptr[row + 1] = p + 1
+                indptr[row + 1] = indptr[row] + m
             row += 1

@@ -81,7 +81,8 @@ def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_da
                    ("crfsuite", 1.0): 70.0}
     runs = []
 
-    def run_learners(batch, jobs):
+    def run_in_fresh_processes(function, batch, jobs):
+        assert function is ner.run_learner
         runs.append(batch)
         return [
             {"entity F1": f"{held_out_f1[learner, args.C if learner == 'chain' else args.crf_c1]}",
@@ -90,7 +91,7 @@ def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_da
             for learner, _, _, args in batch
         ]
 
-    monkeypatch.setattr(ner, "run_learners", run_learners)
+    monkeypatch.setattr(ner, "run_in_fresh_processes", run_in_fresh_processes)
     tables = ner.main([
         "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
         "--languages", "esp", "--learners", "chain", "crfsuite", "--C-grid", "0.1", "1",
