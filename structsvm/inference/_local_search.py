@@ -73,12 +73,21 @@ def icm(
     ends: np.ndarray,
     labels: np.ndarray,
 ) -> None:
-    """Improve ``labels`` in place by iterated conditional modes; a node moves only to gain."""
+    """Improve ``labels`` in place by iterated conditional modes; a node moves only to gain.
+
+    The sweeps visit the nodes in order but skip a node none of whose neighbours moved since
+    its last visit (it would stay), so a sweep costs little once few nodes move; the result is
+    that of full sweeps.
+    """
     n_nodes, n_states = unary.shape
     local = np.empty(n_states)
+    pending = np.ones(n_nodes, dtype=np.bool_)
     for _ in range(MAX_ICM_SWEEPS):
         changed = False
         for node in range(n_nodes):
+            if not pending[node]:
+                continue
+            pending[node] = False
             local[:] = unary[node]
             for p in range(starts[node], starts[node + 1]):
                 e, k = ends[p] // 2, ends[p] % 2
@@ -90,5 +99,7 @@ def icm(
             if local[best] > local[labels[node]]:
                 labels[node] = best
                 changed = True
+                for p in range(starts[node], starts[node + 1]):
+                    pending[edges[ends[p] // 2, 1 - ends[p] % 2]] = True
         if not changed:
             break
