@@ -23,12 +23,13 @@ grids of 50×50 and 100×100 nodes with 2 and 10 states, under three pairwise mo
 - ``random``: standard normal unary and per-edge pairwise scores (no graph cut applies but
   QPBO on two states).
 
-Every row gives the time of one call, the energy (minus the score) and the method's lower
-bound on the energy (minus its upper bound on the score), on costs that are integers for the
-first two models so that gco, which rounds costs to integers, sees the same energy. gco's time
-includes building its graph from arrays; thinqpbo is timed from its solve on (its graph is built
-by one Python call per term, left out). ``--snakes`` adds the potentials of a model trained on
-the snakes images (a few BCFW passes on training images, evaluated on other training images).
+Every row gives the wall and CPU time of one call, the energy (minus the score) and the
+method's lower bound on the energy (minus its upper bound on the score), on costs that are
+integers for the first two models so that gco, which rounds costs to integers, sees the same
+energy. gco's time includes building its graph from arrays; thinqpbo is timed from its solve on
+(its graph is built by one Python call per term, left out). ``--snakes`` adds the potentials of
+a model trained on the snakes images (a few BCFW passes on training images, evaluated on other
+training images).
 
 Run ``python -m experiments.bench_inference --help`` for the options.
 """
@@ -45,7 +46,7 @@ from collections.abc import Callable
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments._measure import format_table
+from experiments._measure import Stopwatch, format_table
 from structsvm import StructuredSVM
 from structsvm.inference import INFERENCE_METHODS, infer
 
@@ -165,10 +166,15 @@ def comparison_model(
 
 def run_gco(
     unary: np.ndarray, edges: np.ndarray, pairwise: np.ndarray, algorithm: str
-) -> tuple[np.ndarray, float, float]:
-    """Return gco's labelling, its time and no bound (nan) on a shared integer cost table."""
+) -> tuple[np.ndarray, Stopwatch, float]:
+    """Return gco's labelling, its timing and no bound (nan) on a shared integer cost table."""
     gco = importlib.import_module("gco")
-    start = time.perf_counter()
+    with Stopwatch() as timing:
+        labels = _gco_labels(gco, unary, edges, pairwise, algorithm)
+    return labels, timing, float("nan")
+
+
+def _gco_labels(gco, unary, edges, pairwise, algorithm: str) -> np.ndarray:
     cutter = gco.GCO()
     cutter.create_general_graph(len(unary), unary.shape[1], False)
     cutter.set_data_cost(np.ascontiguousarray(-unary, dtype=np.int32))
@@ -180,12 +186,12 @@ def run_gco(
         cutter.swap(-1)
     labels = cutter.get_labels().astype(np.int64)
     cutter.destroy_graph()
-    return labels, time.perf_counter() - start, float("nan")
+    return labels
 
 
 def run_thinqpbo(
     unary: np.ndarray, edges: np.ndarray, pairwise: np.ndarray
-) -> tuple[np.ndarray, float, float]:
+) -> tuple[np.ndarray, Stopwatch, float]:
     """Return thinqpbo's labelling (open nodes at 0), the time of its solve and its bound."""
     thinqpbo = importlib.import_module("thinqpbo")
     tables = np.broadcast_to(pairwise, (len(edges), 2, 2)) if pairwise.ndim == 2 else pairwise
@@ -195,15 +201,14 @@ def run_thinqpbo(
         graph.add_unary_term(node, -score_0, -score_1)
     for (first, second), table in zip(edges, tables, strict=True):
         graph.add_pairwise_term(int(first), int(second), *(-table.ravel()))
-    start = time.perf_counter()
-    graph.solve()
-    graph.compute_weak_persistencies()
-    seconds = time.perf_counter() - start
+    with Stopwatch() as timing:
+        graph.solve()
+        graph.compute_weak_persistencies()
     labels = np.array([max(graph.get_label(node), 0) for node in range(len(unary))])
-    return labels, seconds, graph.compute_twice_lower_bound() / 2.0
+    return labels, timing, graph.compute_twice_lower_bound() / 2.0
 
 
-EXTERNAL: dict[str, Callable[..., tuple[np.ndarray, float, float]]] = {
+EXTERNAL: dict[str, Callable[..., tuple[np.ndarray, Stopwatch, float]]] = {
     "gco-expansion": lambda *model: run_gco(*model, "expansion"),
     "gco-swap": lambda *model: run_gco(*model, "swap"),
     "thinqpbo": run_thinqpbo,
@@ -244,12 +249,11 @@ def side_by_side(
             for n_states in state_counts:
                 model = comparison_model(kind, height, width, n_states, unaries, seed)
                 for method in methods:
-                    start = time.perf_counter()
                     try:
-                        result = infer(*model, method)
+                        with Stopwatch() as timing:
+                            result = infer(*model, method)
                     except ValueError:
                         continue  # the method does not take these pairwise scores
-                    seconds = time.perf_counter() - start
                     rows.append(
                         _row(
                             kind,
@@ -257,7 +261,7 @@ def side_by_side(
                             width,
                             n_states,
                             method,
-                            seconds,
+                            timing,
                             -result.score,
                             -result.bound,
                             result.certified,
@@ -267,7 +271,7 @@ def side_by_side(
                 for name, run in EXTERNAL.items():
                     if not _external_applies(name, kind, n_states):
                         continue
-                    labels, seconds, bound = run(*model)
+                    labels, timing, bound = run(*model)
                     energy = _energy(*model, labels)
                     rows.append(
                         _row(
@@ -276,7 +280,7 @@ def side_by_side(
                             width,
                             n_states,
                             name,
-                            seconds,
+                            timing,
                             energy,
                             bound,
                             bool(bound >= energy - 1e-9),
@@ -287,13 +291,14 @@ def side_by_side(
     return rows
 
 
-def _row(kind, height, width, n_states, method, seconds, energy, bound, certified):
+def _row(kind, height, width, n_states, method, timing, energy, bound, certified):
     return {
         "model": kind,
         "grid": f"{height}x{width}",
         "states": n_states,
         "method": method,
-        "seconds": seconds,
+        "seconds": timing.wall,
+        "cpu seconds": timing.cpu,
         "energy": energy,
         "lower bound": bound,
         "certified": certified,
@@ -310,8 +315,8 @@ def snakes(
 
     Both fits use BCFW (C = 0.1) on the first ``n_train`` training images and are scored on
     the next ``n_held_out`` training images (the test images stay untouched). The share of
-    inference in a fit is estimated as the passes made times the time of one compiled
-    decoding of every training image at the final weights, over the fit's time. The
+    inference in a fit is estimated as the passes made times the CPU time of one compiled
+    decoding of every training image at the final weights, over the fit's CPU time. The
     inference methods then run on the held-out images' potentials under the TRW-S model.
     """
     from experiments.snakes import MAX_PRODUCT_OPTIONS, make_task, model_data
@@ -330,26 +335,24 @@ def snakes(
     for method, options in (("max-product", MAX_PRODUCT_OPTIONS), ("trws", {})):
         task = make_task("edge features", method, options)
         learner = StructuredSVM(task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter)
-        start = time.perf_counter()
-        with warnings.catch_warnings():
+        with Stopwatch() as fit, warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             learner.fit(X, Y)
-        seconds = time.perf_counter() - start
         predictions = learner.predict(X_held)
         correct = sum(int(np.sum(p == y)) for p, y in zip(predictions, Y_held, strict=True))
         oracle = task.compiled_oracle(X, Y)
         scores, decode = oracle.functions()[:2]
-        start = time.perf_counter()
-        for i in range(oracle.n_examples):
-            decode(oracle.data, i, learner.w_, scores(oracle.data, i, learner.w_), True)
-        sweep = time.perf_counter() - start
+        with Stopwatch() as sweep:
+            for i in range(oracle.n_examples):
+                decode(oracle.data, i, learner.w_, scores(oracle.data, i, learner.w_), True)
         rows.append(
             {
                 "training with": method,
                 "held-out accuracy": correct / sum(len(y) for y in Y_held),
-                "fit seconds": seconds,
+                "fit seconds": fit.wall,
+                "fit cpu seconds": fit.cpu,
                 "passes": learner.n_iter_,
-                "inference share": min(1.0, sweep * learner.n_iter_ / seconds),
+                "inference share": min(1.0, sweep.cpu * learner.n_iter_ / fit.cpu),
             }
         )
         learned = (task, learner.w_)
@@ -358,12 +361,13 @@ def snakes(
     potentials = [task.potentials(x, w) for x in X_held]
     inference_rows = []
     for method in SNAKE_METHODS:
-        start = time.perf_counter()
-        results = [infer(*model, method) for model in potentials]
+        with Stopwatch() as timing:
+            results = [infer(*model, method) for model in potentials]
         inference_rows.append(
             {
                 "method (held-out snakes)": method,
-                "seconds": time.perf_counter() - start,
+                "seconds": timing.wall,
+                "cpu seconds": timing.cpu,
                 "energy": -sum(result.score for result in results),
                 "lower bound": -sum(result.bound for result in results),
                 "certified": sum(result.certified for result in results),

@@ -78,8 +78,9 @@ def infer(
           with exact active-set edge subproblems, rounded by local search, with its dual
           bound; options ``max_iter``, ``eta``, ``tol``.
         - ``"trws"``: sequential tree-reweighted message passing, exact on forests; on graphs
-          with cycles the best labelling its passes decode, with the TRW bound; options
-          ``max_iter``, ``tol``.
+          with cycles the best labelling its passes decode, improved by local search and,
+          unless certified, by a cycle of expansion moves when the costs are metric, with the
+          TRW bound; options ``max_iter``, ``tol``.
         - ``"expansion"``: α-expansion by graph cuts, for pairwise scores whose costs are a
           metric (Potts, truncated linear); exact with two states; option ``max_cycles``.
         - ``"swap"``: αβ-swap by graph cuts, for semi-metric costs (also truncated

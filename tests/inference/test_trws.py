@@ -1,4 +1,5 @@
-"""TRW-S: its bound against the LP and over iterations, certificates, Potts messages."""
+"""TRW-S: its bound against the LP and over iterations, certificates, Potts messages, the
+expansion moves that polish its labelling under metric costs."""
 
 import itertools
 
@@ -9,6 +10,7 @@ from structsvm.inference import infer
 from structsvm.inference._local_search import potts_tables
 from structsvm.inference._trws import _send, _send_potts
 from tests.inference.test_inference import CASE_IDS, CASES, grid, make_model
+from tests.references import brute_force_map, pairwise_model_score
 
 LOOPY = [(case, name) for case, name in zip(CASES, CASE_IDS, strict=True) if case[1] != "tree"]
 
@@ -46,3 +48,29 @@ def test_potts_messages_equal_the_general_ones(from_first):
     top = _send(cavity, tables, 0, from_first, general, 0, 1)
     assert _send_potts(cavity, diagonal, off_diagonal, 0, fast, 0, 1) == pytest.approx(top)
     np.testing.assert_allclose(fast, general)
+
+
+def metric_grid(seed, kind):
+    """A 3×4 grid with 3 states, uniform integer unary costs and Potts or truncated costs."""
+    rng = np.random.default_rng(seed)
+    edges = grid(rng, 3, 4)
+    unary = -rng.integers(0, 10, size=(12, 3)).astype(float)
+    distance = np.abs(np.subtract.outer(np.arange(3), np.arange(3)))
+    costs = 6.0 * (distance > 0) if kind == "potts" else 4.0 * np.minimum(distance, 1.5)
+    return unary, edges, -costs
+
+
+@pytest.mark.parametrize("kind", ["potts", "truncated"])
+@pytest.mark.parametrize("seed", [0, 7, 9])
+def test_an_uncertified_labelling_under_metric_costs_ends_with_an_expansion_move(seed, kind):
+    # One round trip leaves the bound loose, so the labelling is polished by a cycle of
+    # expansion moves; its last move, on the last state, cannot then be improved upon.
+    unary, edges, pairwise = metric_grid(seed, kind)
+    result = infer(unary, edges, pairwise, "trws", max_iter=1)
+    maximum = brute_force_map(unary, edges, pairwise)[0]
+    assert result.score <= maximum + 1e-9 <= result.bound + 2e-9
+    assert not result.certified
+    last = pairwise.shape[0] - 1
+    for expanded in itertools.product([False, True], repeat=len(unary)):
+        moved = np.where(expanded, last, result.labels)
+        assert pairwise_model_score(unary, edges, pairwise, moved) <= result.score + 1e-9
