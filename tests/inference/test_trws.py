@@ -51,17 +51,18 @@ def test_potts_messages_equal_the_general_ones(from_first):
 
 
 def metric_grid(seed, kind):
-    """A 3×4 grid with 3 states, uniform integer unary costs and Potts or truncated costs."""
+    """A 3×3 grid with 3 states, uniform integer unary costs and Potts or truncated costs."""
     rng = np.random.default_rng(seed)
-    edges = grid(rng, 3, 4)
-    unary = -rng.integers(0, 10, size=(12, 3)).astype(float)
+    edges = grid(rng, 3, 3)
+    unary = -rng.integers(0, 10, size=(9, 3)).astype(float)
     distance = np.abs(np.subtract.outer(np.arange(3), np.arange(3)))
     costs = 6.0 * (distance > 0) if kind == "potts" else 4.0 * np.minimum(distance, 1.5)
     return unary, edges, -costs
 
 
-@pytest.mark.parametrize("kind", ["potts", "truncated"])
-@pytest.mark.parametrize("seed", [0, 7, 9])
+@pytest.mark.parametrize(
+    ("seed", "kind"), [(2, "potts"), (13, "potts"), (2, "truncated"), (6, "truncated")]
+)
 def test_an_uncertified_labelling_under_metric_costs_ends_with_an_expansion_move(seed, kind):
     # One round trip leaves the bound loose, so the labelling is polished by a cycle of
     # expansion moves; its last move, on the last state, cannot then be improved upon.
