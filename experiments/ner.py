@@ -235,6 +235,10 @@ def train_tagger(
         max_iter=args.max_iter,
         segments=segments,
         segment_loss=args.segment_loss,
+        step=args.step,
+        order=args.order,
+        averaging=args.averaging,
+        gap_check_every=args.gap_check_every,
         random_state=0,
     )
     with Stopwatch() as timer:
@@ -348,8 +352,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--solver", default="bcfw",
                         help="the structural SVM's solver (default: bcfw; 'auto' picks 1-slack, "
                         "whose cutting planes are dense vectors of the size of w)")
-    parser.add_argument("--max-iter", type=int, default=20,
-                        help="most solver iterations, passes for bcfw (default: 20)")
+    parser.add_argument("--max-iter", type=int, default=50,
+                        help="most solver iterations, passes for bcfw (default: 50)")
+    parser.add_argument("--step", choices=("fw", "pairwise"), default="fw",
+                        help="bcfw's steps (default: fw)")
+    parser.add_argument("--order", choices=("random", "cyclic", "gap"), default="random",
+                        help="bcfw's order of the sentences (default: random)")
+    parser.add_argument("--averaging", action=argparse.BooleanOptionalAction, default=True,
+                        help="bcfw: the average of the iterates rather than the last one "
+                        "(default: the average)")
+    parser.add_argument("--gap-check-every", type=int, default=10,
+                        help="bcfw: passes between evaluations of the duality gap (default: 10)")
     parser.add_argument("--segment-length", type=int, default=6,
                         help="longest entity segment of the semi-Markov model (default: 6)")
     parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="segments",

@@ -16,7 +16,7 @@ from sklearn.utils.validation import validate_data
 
 from structsvm._task import Task
 from structsvm._utils.validation import ParameterConstraints, errors_naming
-from structsvm.learners._ssvm import StructuredSVM
+from structsvm.learners._ssvm import _SOLVER_SPECIFIC, StructuredSVM
 
 FLAT_PARAMETERS = (
     "C",
@@ -28,25 +28,30 @@ FLAT_PARAMETERS = (
     "progress",
     "verbose",
 )
-"""The parameters that flat estimators may declare and pass on to their StructuredSVM."""
+"""The parameters that flat estimators declare by default and pass on to their StructuredSVM."""
+
+PASSED_ON = FLAT_PARAMETERS + tuple(sorted(_SOLVER_SPECIFIC - set(FLAT_PARAMETERS)))
+"""Every parameter a flat estimator may declare and pass on: FLAT_PARAMETERS and the options
+that only some solvers take (bcfw's steps, order and averaging, the cutting planes' window)."""
 
 
 def flat_parameter_constraints(names: Sequence[str] = FLAT_PARAMETERS) -> ParameterConstraints:
-    """Return StructuredSVM's validation rules for ``names``, a subset of FLAT_PARAMETERS."""
-    unknown = set(names) - set(FLAT_PARAMETERS)
+    """Return StructuredSVM's validation rules for ``names``, a subset of PASSED_ON."""
+    unknown = set(names) - set(PASSED_ON)
     if unknown:
         raise ValueError(f"not parameters passed on to StructuredSVM: {sorted(unknown)}")
     return {name: StructuredSVM._parameter_constraints[name] for name in names}
 
 
 def structural_svm_for(estimator: Any, task: Task) -> StructuredSVM:
-    """Return a StructuredSVM on ``task`` with the values of the FLAT_PARAMETERS ``estimator`` has.
+    """Return a StructuredSVM on ``task`` with the values of the PASSED_ON ``estimator`` has.
 
-    The parameters the estimator does not declare keep StructuredSVM's defaults.
+    The parameters the estimator does not declare keep StructuredSVM's defaults; those it
+    declares are validated by StructuredSVM's own rules when it fits.
     """
     declared = type(estimator)._parameter_constraints
     return StructuredSVM(
-        task, **{name: getattr(estimator, name) for name in FLAT_PARAMETERS if name in declared}
+        task, **{name: getattr(estimator, name) for name in PASSED_ON if name in declared}
     )
 
 

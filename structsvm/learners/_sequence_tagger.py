@@ -20,7 +20,8 @@ from structsvm._utils.validation import (
     validate_parameters,
 )
 from structsvm.learners._feature_dicts import SequenceVectorizer, check_sentences
-from structsvm.learners._flat import flat_parameter_constraints, structural_svm_for
+from structsvm.learners._flat import PASSED_ON, flat_parameter_constraints, structural_svm_for
+from structsvm.solvers import SOLVER_DEFAULTS
 
 
 def check_tag_sequences(y: Any, X: Any) -> list[list[str]]:
@@ -98,6 +99,12 @@ class SequenceTagger(BaseEstimator):
     segment_loss : {"hamming", "segments"}, default="hamming"
         The semi-Markov model's loss: wrong BIO tags, or entities in one tagging but not the
         other (see :class:`tasks.SemiMarkovTask`).
+    step, order, averaging, gap_check_every, keep_best, gap_sweep_every, gap_mixing, \
+cache_size, cache_timeout
+        bcfw's options, passed on to :class:`~structsvm.StructuredSVM` (which validates them
+        and documents them), with its defaults.
+    inactive_window : int, optional
+        The cutting-plane solvers' option, as in :class:`~structsvm.StructuredSVM`.
     random_state : int, RandomState or None, default=None
         Seed of the solvers' random order.
     n_jobs : int or None, default=None
@@ -116,7 +123,8 @@ class SequenceTagger(BaseEstimator):
     vectorizer_ : SequenceVectorizer
         The fitted feature names (or hashing).
     svm_ : StructuredSVM
-        The fitted structural SVM on the chain.
+        The fitted structural SVM on the chain or the segments; its ``history_`` holds the
+        certified duality gaps.
 
     Examples
     --------
@@ -127,7 +135,7 @@ class SequenceTagger(BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[ParameterConstraints] = {
-        **flat_parameter_constraints(),
+        **flat_parameter_constraints(PASSED_ON),
         "hash_features": [Interval(Integral, 1, None, closed="left"), None],
         "bio": [BOOLEAN],
         "segments": [Interval(Integral, 1, None, closed="left"), None],
@@ -145,6 +153,16 @@ class SequenceTagger(BaseEstimator):
         bio: bool = False,
         segments: int | None = None,
         segment_loss: str = "hamming",
+        step: str = SOLVER_DEFAULTS["bcfw"]["step"],
+        order: str = SOLVER_DEFAULTS["bcfw"]["order"],
+        averaging: bool = SOLVER_DEFAULTS["bcfw"]["averaging"],
+        gap_check_every: int = SOLVER_DEFAULTS["bcfw"]["gap_check_every"],
+        keep_best: bool = SOLVER_DEFAULTS["bcfw"]["keep_best"],
+        gap_sweep_every: int = SOLVER_DEFAULTS["bcfw"]["gap_sweep_every"],
+        gap_mixing: float = SOLVER_DEFAULTS["bcfw"]["gap_mixing"],
+        cache_size: int = SOLVER_DEFAULTS["bcfw"]["cache_size"],
+        cache_timeout: int = SOLVER_DEFAULTS["bcfw"]["cache_timeout"],
+        inactive_window: int | None = None,
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
@@ -158,6 +176,16 @@ class SequenceTagger(BaseEstimator):
         self.bio = bio
         self.segments = segments
         self.segment_loss = segment_loss
+        self.step = step
+        self.order = order
+        self.averaging = averaging
+        self.gap_check_every = gap_check_every
+        self.keep_best = keep_best
+        self.gap_sweep_every = gap_sweep_every
+        self.gap_mixing = gap_mixing
+        self.cache_size = cache_size
+        self.cache_timeout = cache_timeout
+        self.inactive_window = inactive_window
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress

@@ -158,3 +158,18 @@ def test_a_segment_tagger_returns_bio_tags(loss):
     assert tagger.segment_types_.tolist() == ["LOC", "O", "PER"]
     assert tagger.predict(X_pairs) == tags
     assert tagger.svm_.task.max_lengths.tolist() == [3, 1, 3]
+
+
+def test_solver_options_reach_the_structural_svm():
+    options = {"step": "fw", "order": "cyclic", "averaging": False, "gap_check_every": 2}
+    tagger = SequenceTagger(solver="bcfw", max_iter=4, random_state=0, **options)
+    params = tagger.fit(X, TAGS).svm_.get_params()
+    assert {name: params[name] for name in options} == options
+    assert tagger.svm_.n_iter_ == 4
+
+
+def test_a_bad_solver_option_is_refused_by_the_structural_svm_rule():
+    with pytest.raises(ValueError, match="step"):
+        SequenceTagger(solver="bcfw", step="newton").fit(X, TAGS)
+    with pytest.raises(ValueError, match="order"):
+        SequenceTagger(solver="bcfw", order="sorted").fit(X, TAGS)
