@@ -340,8 +340,6 @@ def sparse_unary_scores(
     on Numba's number of threads (:func:`numba.get_num_threads`); every row is summed by the
     same serial code, so the result does not depend on the number of threads.
     """
-    # Column-major emissions keep the labels of one feature together for the loop.
-    emissions = np.asfortranarray(emissions, dtype=np.float64)
     unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
 
     def run(first: int, stop: int) -> None:
