@@ -13,26 +13,19 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
+from structsvm._utils.parallel import run_in_parts
+
 if TYPE_CHECKING:
     from tasks._chain_oracle import ChainData
 
 
-@numba.njit(cache=True)
 def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, data)`` of the non-zero entries of a dense (N, d) array."""
-    n_rows, n_columns = X.shape
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    indices = np.empty(n_rows * n_columns, dtype=np.int64)
-    data = np.empty(n_rows * n_columns, dtype=np.float64)
-    nnz = 0
-    for t in range(n_rows):
-        for j in range(n_columns):
-            if X[t, j] != 0.0:
-                indices[nnz] = j
-                data[nnz] = X[t, j]
-                nnz += 1
-        indptr[t + 1] = nnz
-    return indptr, indices[:nnz], data[:nnz]
+    """Return ``(indptr, indices, data)`` (int64, int64, float64) of the non-zero entries of a
+    dense (N, d) array, row by row."""
+    rows, columns = np.nonzero(X)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return indptr, columns.astype(np.int64, copy=False), X[rows, columns].astype(np.float64)
 
 
 @numba.njit(cache=True)
@@ -85,7 +78,7 @@ def parallel_chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray
     return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def entries_bound(data: ChainData, first: int, stop: int) -> int:
     """Return a bound on the entries of the joint feature of the sequence in rows ``first:stop``.
 
@@ -115,7 +108,7 @@ def sequence_features(
     return nnz + _chain_part_features(data, labels, label_counts, indices[nnz:], values[nnz:])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _accumulated_emissions(
     data: ChainData, first: int, labels: np.ndarray, label_counts: np.ndarray,
     indices: np.ndarray, values: np.ndarray,
@@ -161,7 +154,7 @@ def _accumulated_emissions(
     return nnz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _copy_increasing_row(
     X_indices: np.ndarray, X_data: np.ndarray, begin: int, end: int, offset: int,
     indices: np.ndarray, data: np.ndarray,
@@ -184,7 +177,7 @@ def _copy_increasing_row(
     return nnz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sorted_emissions(
     data: ChainData, first: int, stop: int, labels: np.ndarray, indices: np.ndarray,
     values: np.ndarray,
@@ -228,7 +221,7 @@ def _sorted_emissions(
     return nnz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _chain_part_features(
     data: ChainData, labels: np.ndarray, label_counts: np.ndarray, indices: np.ndarray,
     values: np.ndarray,
@@ -263,7 +256,7 @@ def _chain_part_features(
     return nnz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -> int:
     """Turn ``codes[:n_codes]`` into the distinct columns ``at + code``, increasing, in place.
 
@@ -292,7 +285,7 @@ def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -
     return n_distinct
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_position_scores(
     X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray,
     t: int, row: np.ndarray,
@@ -320,33 +313,41 @@ def add_position_scores(
             row[label] += value * emissions[label, j]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
+def add_unary_scores(
+    X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray,
+    first: int, stop: int, unary: np.ndarray,
+) -> None:
+    """Add ``x_t · emissions[l]`` to ``unary[t, l]`` for the CSR rows ``first:stop``.
+
+    Releases the GIL, so that runs of rows are scored on threads.
+    """
+    for t in range(first, stop):
+        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
+
+
+#: The fewest rows that :func:`sparse_unary_scores` gives a thread of their own.
+ROWS_PER_THREAD = 256
+
+
 def sparse_unary_scores(
     X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray
 ) -> np.ndarray:
     """Return ``X_all @ emissions.T`` for CSR rows ``X_all``, shape (N, n_labels).
 
     Reads only the columns of ``emissions`` (L, d) that the rows store, so a batch of short
-    sparse sequences costs its stored entries times L, not ``L * d``.
+    sparse sequences costs its stored entries times L, not ``L * d``. Runs of rows are scored
+    on Numba's number of threads (:func:`numba.get_num_threads`); every row is summed by the
+    same serial code, so the result does not depend on the number of threads.
     """
     unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
-    for t in range(unary.shape[0]):
-        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
-    return unary
 
+    def run(first: int, stop: int) -> None:
+        add_unary_scores(X_indptr, X_indices, X_data, emissions, first, stop, unary)
 
-@numba.njit(cache=True, parallel=True)
-def parallel_sparse_unary_scores(
-    X_indptr: np.ndarray, X_indices: np.ndarray, X_data: np.ndarray, emissions: np.ndarray
-) -> np.ndarray:
-    """Return :func:`sparse_unary_scores`'s result, the positions scored on Numba's threads.
-
-    Every row is summed by the same serial code, so the result does not depend on the number
-    of threads.
-    """
-    unary = np.zeros((len(X_indptr) - 1, emissions.shape[0]))
-    for t in numba.prange(unary.shape[0]):
-        # A parallel loop counts in uint64: as int64, the row is the serial loop's type and
-        # add_position_scores is compiled once for both.
-        add_position_scores(X_indptr, X_indices, X_data, emissions, np.int64(t), unary[t])
+    n_runs = min(numba.get_num_threads(), -(-len(unary) // ROWS_PER_THREAD))
+    if n_runs > 1:
+        run_in_parts(run, len(unary), n_runs)
+    else:
+        run(0, len(unary))
     return unary

@@ -16,8 +16,8 @@ from structsvm._compiled_oracle import ScoreTable
 from tasks._chain_features import (
     add_position_scores,
     entries_bound,
-    parallel_sparse_unary_scores,
     sequence_features,
+    sparse_unary_scores,
 )
 from tasks._threads import row_blocks_product
 from tasks._viterbi import add_hamming_loss, decode_sequence, hamming_loss
@@ -72,7 +72,7 @@ class ChainData(NamedTuple):
     dense: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _add_bias(data, w, scores):
     """Add the per-label bias to every row of ``scores`` (when the task has one)."""
     if data.use_bias:
@@ -101,12 +101,10 @@ def _fill_chain_weights(data, w, transitions, start, end):
     Blocks that are off are zeros; what the constraints forbid is ``-inf``.
     """
     n_labels = data.n_labels
-    if data.use_start_end:
-        start[:] = w[data.start_at : data.end_at]
-        end[:] = w[data.end_at : data.bias_at]
-    else:
-        start[:] = 0.0
-        end[:] = 0.0
+    # Element by element: an array assigned to a slice would compile the shape-mismatch error.
+    for a in range(n_labels):
+        start[a] = w[data.start_at + a] if data.use_start_end else 0.0
+        end[a] = w[data.end_at + a] if data.use_start_end else 0.0
     if data.use_transitions:
         for b in range(n_labels):
             for a in range(n_labels):
@@ -289,8 +287,9 @@ def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
         scores = row_blocks_product(data.dense, emissions.T)
     else:
         # Column-major emissions keep the labels of one feature together for the loop.
-        scores = parallel_sparse_unary_scores(
+        scores = sparse_unary_scores(
             data.indptr, data.indices, data.values, np.asfortranarray(emissions)
         )
-    _add_bias(data, w, scores)
+    if data.use_bias:
+        scores += w[data.bias_at : data.bias_at + data.n_labels]
     return ScoreTable(scores, data.offsets)

@@ -9,15 +9,12 @@ shared among the same threads, each block on one BLAS thread.
 
 from __future__ import annotations
 
-import functools
-import itertools
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 
 import numba
 import numpy as np
 
-from structsvm._utils.parallel import blas_threads
+from structsvm._utils.parallel import blas_threads, run_in_parts
 
 #: The smallest batch that runs on more than one thread.
 PARALLEL_FROM = 64
@@ -29,20 +26,6 @@ ROWS_PER_BLOCK = 1024
 def use_threads(n_examples: int) -> bool:
     """Tell whether a batch of ``n_examples`` runs on Numba's threads (more than one)."""
     return n_examples >= PARALLEL_FROM and numba.get_num_threads() > 1
-
-
-@functools.cache
-def _numpy_threads() -> ThreadPoolExecutor:
-    """Return the pool of threads that runs the NumPy products and copies (made on first use)."""
-    return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm-numpy")
-
-
-def _run_in_parts(run: Callable[[int, int], object], n_items: int, n_parts: int) -> None:
-    """Call ``run(begin, stop)`` on ``n_parts`` contiguous runs of ``range(n_items)`` at once."""
-    bounds = np.linspace(0, n_items, n_parts + 1).astype(np.int64).tolist()
-    parts = [_numpy_threads().submit(run, *bound) for bound in itertools.pairwise(bounds)]
-    for part in parts:
-        part.result()
 
 
 def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -65,7 +48,7 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         if n_runs <= 1:
             multiply(0, len(starts))
         else:
-            _run_in_parts(multiply, len(starts), n_runs)
+            run_in_parts(multiply, len(starts), n_runs)
     return product
 
 
@@ -82,5 +65,5 @@ def stacked_rows(X: Sequence[np.ndarray], offsets: np.ndarray) -> np.ndarray:
     def copy(begin: int, stop: int) -> None:
         np.concatenate(X[begin:stop], out=stack[offsets[begin] : offsets[stop]], casting="unsafe")
 
-    _run_in_parts(copy, len(X), numba.get_num_threads())
+    run_in_parts(copy, len(X), numba.get_num_threads())
     return stack

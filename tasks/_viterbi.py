@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def suffix_scores(
     unary: np.ndarray, begin: int, stop: int, transitions_by_next: np.ndarray, end: np.ndarray,
     best_from: np.ndarray,
@@ -63,7 +63,7 @@ def decode_sequence(
         labels[t] = best_label(transitions[labels[t - 1]], best_from[t])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def best_label(into: np.ndarray, following: np.ndarray) -> int:
     """Return the smallest label c maximising ``into[c] + following[c]``."""
     label = 0
@@ -124,7 +124,7 @@ def parallel_batch_viterbi(
     return labels
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_hamming_loss(unary: np.ndarray, y_true: np.ndarray, label_weights: np.ndarray) -> None:
     """Add ``label_weights[y_true[t]]`` to every label but ``y_true[t]`` at each t, in place."""
     n_positions, n_labels = unary.shape
@@ -136,7 +136,7 @@ def add_hamming_loss(unary: np.ndarray, y_true: np.ndarray, label_weights: np.nd
                 unary[t, y] += cost
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def hamming_loss(y_true: np.ndarray, y: np.ndarray, label_weights: np.ndarray) -> float:
     """Return the weighted Hamming loss ``Σ_t [y_t != y_true[t]] label_weights[y_true[t]]``."""
     loss = 0.0

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar
 
@@ -126,6 +127,22 @@ def n_threads(n_jobs: int | None) -> int:
     context says otherwise; -1: all CPUs; -2: all but one).
     """
     return max(1, min(effective_n_jobs(check_n_jobs(n_jobs)), numba.config.NUMBA_NUM_THREADS))
+
+
+@functools.cache
+def worker_threads() -> ThreadPoolExecutor:
+    """Return the pool of threads (as many as Numba's at most) that runs NumPy work and compiled
+    kernels that release the GIL, made on first use."""
+    return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm")
+
+
+def run_in_parts(run: Callable[[int, int], object], n_items: int, n_parts: int) -> None:
+    """Call ``run(begin, stop)`` on ``n_parts`` contiguous runs of ``range(n_items)`` at once,
+    on :func:`worker_threads`; return when all are done (raising the first error)."""
+    bounds = np.linspace(0, n_items, n_parts + 1).astype(np.int64).tolist()
+    parts = [worker_threads().submit(run, *bound) for bound in itertools.pairwise(bounds)]
+    for part in parts:
+        part.result()
 
 
 @contextmanager

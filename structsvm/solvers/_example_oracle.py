@@ -28,7 +28,7 @@ def stacked_labels(oracle: CompiledOracle, Y: Sequence[Any]) -> tuple[np.ndarray
     return np.concatenate(labels), offsets_of([len(part) for part in labels])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def decode_keeping_scores(fns, data, i, w, table, offsets, augmented, keep):
     """Return the labels of the output maximising ``w · φ(x_i, y)`` (plus Δ if ``augmented``)
     and example i's part scores as scored.
@@ -62,7 +62,7 @@ def labelling_value(fns, data, i, w, scores, labels, indices, values):
     return sparse_dot(w, indices, values) if np.isnan(score) else score
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def sparse_dot(w, indices, values):
     """Return ``w · v`` of a sparse vector v given by its indices and values."""
     total = 0.0

@@ -97,13 +97,16 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
     + 1]]``, Δ(y_i, ŷ_i) is ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))``
     is ``slacks[i]``, and φ(x_i, ŷ_i) is the CSR row ``indptr[i]:indptr[i + 1]``. The first
     loop decodes and counts the entries of each φ, the second writes them (the arrays are made
-    by serial helpers: an array expression here would be a parallel loop of its own).
+    by serial helpers: an array expression here would be a parallel loop of its own; arrays are
+    copied element by element: an array assigned to a slice would compile the shape-mismatch
+    error).
     """
     n = len(true_scores)
     labels, losses, slacks, entries = _example_arrays(label_offsets[-1], n)
     for i in numba.prange(n):
         found = decode_example(fns, data, i, w, table, offsets, True)
-        labels[label_offsets[i] : label_offsets[i + 1]] = found
+        for k in range(len(found)):
+            labels[label_offsets[i] + k] = found[k]
         row_indices, row_values = fns[2](data, i, found)
         loss = fns[3](data, i, found)
         losses[i] = loss
@@ -112,8 +115,9 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
     indptr, indices, values = _feature_rows(entries)
     for i in numba.prange(n):
         row_indices, row_values = fns[2](data, i, labels[label_offsets[i] : label_offsets[i + 1]])
-        indices[indptr[i] : indptr[i + 1]] = row_indices
-        values[indptr[i] : indptr[i + 1]] = row_values
+        for k in range(len(row_indices)):
+            indices[indptr[i] + k] = row_indices[k]
+            values[indptr[i] + k] = row_values[k]
     return labels, losses, slacks, indptr, indices, values
 
 

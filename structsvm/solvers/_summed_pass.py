@@ -2,7 +2,7 @@
 
 The 1-slack solver needs from a pass only its sums
 (:class:`~structsvm.solvers._oracle.PassSummary`); on a task with a compiled oracle each pass is
-one call of :func:`summed_pass` on ``n_jobs`` of Numba's threads. Float additions in another
+one call of :func:`summed_pass` on ``n_jobs`` threads. Float additions in another
 order round differently, so the examples are cut into consecutive blocks fixed by the data alone
 (:func:`example_blocks`), each summed in example order into its own accumulator, and the blocks
 added in their order: the sums are the same bits on any number of threads.
@@ -15,6 +15,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from structsvm._utils.parallel import run_in_parts
 from structsvm.solvers._example_oracle import decode_keeping_scores, sparse_dot
 from structsvm.solvers._example_pass import CompiledTrainingSet
 from structsvm.solvers._oracle import PassSummary
@@ -43,69 +44,70 @@ def example_blocks(n_examples: int, size_joint_feature: int) -> np.ndarray:
     return np.linspace(0, n_examples, n_blocks + 1).astype(np.int64)
 
 
-@numba.njit(cache=True)
-def _block_accumulators(n_blocks, size):
-    """Return zeroed per-block accumulators (n_blocks, size), losses and slacks (n_blocks,)."""
-    return np.zeros((n_blocks, size)), np.zeros(n_blocks), np.zeros(n_blocks)
+@numba.njit(cache=True, nogil=True)
+def block_sums(
+    fns, data, w, true_scores, bounds, first, stop, keep, table, offsets, features, losses, slacks
+):
+    """Sum blocks ``first:stop`` of the pass at ``w``, each into its own row of the arrays.
 
-
-@numba.njit(cache=True)
-def _block_totals(accumulators, losses, slacks):
-    """Return the sums of the blocks' accumulators (rows), losses and slacks, in block order."""
-    feature_sum = accumulators[0].copy()
-    loss_sum, slack_sum = losses[0], slacks[0]
-    for block in range(1, accumulators.shape[0]):
-        feature_sum += accumulators[block]
-        loss_sum += losses[block]
-        slack_sum += slacks[block]
-    return feature_sum, loss_sum, slack_sum
-
-
-@numba.njit(cache=True)
-def _block_sums(fns, data, w, true_scores, begin, stop, table, offsets, keep, accumulator):
-    """Add φ(x_i, ŷ_i) of examples ``begin:stop`` into ``accumulator``; return Σ Δ and Σ ξ.
-
-    φ is added by the oracle's ``add_features`` and ``w · φ`` taken by its
-    ``labelling_score`` where the task offers them, from φ's sparse entries otherwise.
+    Block b adds φ(x_i, ŷ_i) of its examples ``bounds[b]:bounds[b + 1]``, in example order,
+    into ``features[b]``, and writes Σ Δ(y_i, ŷ_i) into ``losses[b]`` and Σ ξ_i into
+    ``slacks[b]``. ``ŷ_i`` is the compiled oracle's loss-augmented output and ``true_scores[i]
+    = w · φ(x_i, y_i)``; φ is added by the oracle's ``add_features`` and ``w · φ`` taken by its
+    ``labelling_score`` where the task offers them (``keep``:
+    :attr:`structsvm.CompiledOracle.offers_labelling_score`), from φ's sparse entries
+    otherwise. Releases the GIL, so that blocks run on threads.
     """
-    loss_sum = slack_sum = 0.0
-    for i in range(begin, stop):
-        labels, scores = decode_keeping_scores(fns, data, i, w, table, offsets, True, keep)
-        loss = fns[3](data, i, labels)
-        hat_score = fns[4](data, i, w, scores, labels)
-        added = fns[5](data, i, labels, 1.0, accumulator)
-        if not added or np.isnan(hat_score):
-            indices, values = fns[2](data, i, labels)
-            if not added:
-                for p in range(len(indices)):
-                    accumulator[indices[p]] += values[p]
-            if np.isnan(hat_score):
-                hat_score = sparse_dot(w, indices, values)
-        loss_sum += loss
-        slack_sum += max(loss - true_scores[i] + hat_score, 0.0)
-    return loss_sum, slack_sum
+    for block in range(first, stop):
+        accumulator = features[block]
+        loss_sum = slack_sum = 0.0
+        for i in range(bounds[block], bounds[block + 1]):
+            labels, scores = decode_keeping_scores(fns, data, i, w, table, offsets, True, keep)
+            loss = fns[3](data, i, labels)
+            hat_score = fns[4](data, i, w, scores, labels)
+            added = fns[5](data, i, labels, 1.0, accumulator)
+            if not added or np.isnan(hat_score):
+                indices, values = fns[2](data, i, labels)
+                if not added:
+                    for p in range(len(indices)):
+                        accumulator[indices[p]] += values[p]
+                if np.isnan(hat_score):
+                    hat_score = sparse_dot(w, indices, values)
+            loss_sum += loss
+            slack_sum += max(loss - true_scores[i] + hat_score, 0.0)
+        losses[block] = loss_sum
+        slacks[block] = slack_sum
 
 
-@numba.njit(cache=True, parallel=True)
-def summed_pass(fns, data, w, true_scores, bounds, keep, table, offsets):
+def summed_pass(
+    fns: tuple, data: tuple, w: np.ndarray, true_scores: np.ndarray, bounds: np.ndarray,
+    keep: bool, table: np.ndarray, offsets: np.ndarray,
+) -> tuple[np.ndarray, float, float]:
     """Return ``(Σ φ(x_i, ŷ_i), Σ Δ(y_i, ŷ_i), Σ ξ_i(w))`` over the examples at ``w``.
 
-    ``ŷ_i`` is the compiled oracle's loss-augmented output, ``true_scores[i] = w · φ(x_i,
-    y_i)`` and ``bounds`` the blocks of :func:`example_blocks`, each summed by one of Numba's
-    threads (the arrays are made by serial helpers: an array expression here would be a
-    parallel loop of its own). ``keep`` says whether the oracle offers ``labelling_score``
-    (:attr:`structsvm.CompiledOracle.offers_labelling_score`).
+    ``bounds`` are the blocks of :func:`example_blocks`, summed by :func:`block_sums` in runs
+    of consecutive blocks on Numba's number of threads (:func:`numba.get_num_threads`), then
+    added in block order.
     """
     n_blocks = len(bounds) - 1
-    accumulators, losses, slacks = _block_accumulators(n_blocks, len(w))
-    for block in numba.prange(n_blocks):
-        loss, slack = _block_sums(
-            fns, data, w, true_scores, bounds[block], bounds[block + 1], table, offsets, keep,
-            accumulators[block],
+    features = np.zeros((n_blocks, len(w)))
+    losses, slacks = np.zeros(n_blocks), np.zeros(n_blocks)
+
+    def run(first: int, stop: int) -> None:
+        block_sums(
+            fns, data, w, true_scores, bounds, first, stop, keep, table, offsets, features,
+            losses, slacks,
         )
-        losses[block] = loss
-        slacks[block] = slack
-    return _block_totals(accumulators, losses, slacks)
+
+    n_runs = min(numba.get_num_threads(), n_blocks)
+    if n_runs > 1:
+        run_in_parts(run, n_blocks, n_runs)
+    else:
+        run(0, n_blocks)
+    for block in range(1, n_blocks):
+        features[0] += features[block]
+    # Running sums add the blocks' sums one after the other, in block order.
+    return features[0], float(np.add.accumulate(losses)[-1]), float(np.add.accumulate(slacks)[-1])
 
 
 class CompiledSummedPasses(CompiledTrainingSet):

@@ -121,10 +121,10 @@ def test_a_pass_cache_that_cannot_be_written_is_emptied_and_keeps_the_new_entry(
 
 
 def test_every_compiled_pass_of_the_solvers_is_guarded():
-    from structsvm.solvers._summed_pass import summed_pass
+    from structsvm.solvers._summed_pass import block_sums
 
     guard_pass_caches()
-    assert getattr(summed_pass._cache.save_overload, "guarded", False)
+    assert getattr(block_sums._cache.save_overload, "guarded", False)
 
 
 def test_the_oracle_makes_the_true_joint_features_as_sparse_rows():
