@@ -74,18 +74,21 @@ def data_directory(given: str | None) -> Path:
     )
 
 
-def parsing_task(order: str, decoder: str, n_features: int) -> DependencyTask:
-    """Return the parsing task of an order: first (``decoder``) or second (projective)."""
+def parsing_task(
+    order: str, decoder: str, n_features: int, punctuation_weight: float
+) -> DependencyTask:
+    """Return the parsing task of an order: first (``decoder``) or second (projective), whose
+    loss counts a wrong head on a punctuation word ``punctuation_weight``."""
     features = ArcFeatures(n_features)
     if order == "2":
-        return SiblingDependencyTask(features)
-    return DependencyTask(features, decoder=decoder)
+        return SiblingDependencyTask(features, punctuation_weight=punctuation_weight)
+    return DependencyTask(features, decoder=decoder, punctuation_weight=punctuation_weight)
 
 
 def train_parser(directory: Path, order: str, args: argparse.Namespace) -> ParserRun:
     """Train a parser of an order on the training split and parse the dev split with it."""
     train = read_conllu(directory / TRAIN)[: args.max_train]
-    task = parsing_task(order, args.decoder, args.n_features)
+    task = parsing_task(order, args.decoder, args.n_features, args.punctuation_weight)
     X_train, X_dev = task.inputs(train), task.inputs(read_conllu(directory / DEV))
     # The duality gap is evaluated after the last pass only: it costs a pass of oracle calls.
     svm = StructuredSVM(
@@ -136,6 +139,12 @@ def main(argv: list[str] | None = None) -> None:
         "--solver", default="auto", help="StructuredSVM's solver (auto: BCFW for this task)"
     )
     parser.add_argument("--C", type=float, default=0.1, help="StructuredSVM's C (0.1)")
+    parser.add_argument(
+        "--punctuation-weight",
+        type=float,
+        default=1.0,
+        help="the training loss of a wrong head on a punctuation word (1.0)",
+    )
     parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
     parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")
     parser.add_argument("--seed", type=int, default=0, help="BCFW's random order's seed (0)")
@@ -180,7 +189,8 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"order {order}: {args.decoder if order == '1' else 'second-order eisner'}, "
             f"{run.solver}, C = {args.C:g}, {run.n_iter} iterations (max {args.max_iter}), "
-            f"relative duality gap {run.relative_gap:.3g}, {args.n_features} hashed features"
+            f"relative duality gap {run.relative_gap:.3g}, {args.n_features} hashed features, "
+            f"punctuation weight {args.punctuation_weight:g}"
         )
         rows.append(
             {

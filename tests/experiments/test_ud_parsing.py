@@ -19,7 +19,8 @@ TREEBANK = (
 def test_the_experiment_prints_the_attachment_scores(tmp_path, capsys):
     (tmp_path / TRAIN).write_text(TREEBANK, encoding="utf-8")
     (tmp_path / DEV).write_text(TREEBANK, encoding="utf-8")
-    main(["--data-dir", str(tmp_path), "--n-features", str(2**12), "--C", "10", "--max-iter", "5"])
+    main(["--data-dir", str(tmp_path), "--n-features", str(2**12), "--C", "10", "--max-iter", "5",
+          "--punctuation-weight", "0.5"])
     out = capsys.readouterr().out
     assert "EWT train: 2 sentences, 8 words; dev: 2 sentences, 8 words" in out
     lines = out.splitlines()
