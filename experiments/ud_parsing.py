@@ -1,17 +1,20 @@
-"""First-order dependency parsing of Universal Dependencies' English Web Treebank (EWT).
+"""Dependency parsing of Universal Dependencies' English Web Treebank (EWT), first and second order.
 
-A :class:`tasks.DependencyTask` (McDonald, Crammer & Pereira 2005: hashed arc features,
-Eisner's projective decoder by default) is trained as a structural SVM on
-``en_ewt-ud-train.conllu`` with the gold UPOS tags, and an :class:`tasks.ArcLabeller` on the
-true arcs; the dev split ``en_ewt-ud-dev.conllu`` is parsed and scored by unlabelled and
-labelled attachment (UAS, LAS), over all words and without punctuation (UPOS ``PUNCT``). The
-table also gives the training times (wall-clock and CPU seconds, with the load average, as the
-machine may be shared), the sentences parsed (and labelled) per second and the process's peak
-memory. The test split is never read.
+Parsers are trained as structural SVMs on ``en_ewt-ud-train.conllu`` with the gold UPOS tags:
+a first-order :class:`tasks.DependencyTask` (McDonald, Crammer & Pereira 2005: hashed arc
+features, Eisner's projective decoder by default) and a second-order
+:class:`tasks.SiblingDependencyTask` (McDonald & Pereira 2006: arcs and adjacent siblings,
+second-order Eisner), each in a fresh process of its own, side by side; an
+:class:`tasks.ArcLabeller` is trained once on the true arcs and labels the arcs of each. The
+dev split ``en_ewt-ud-dev.conllu`` is parsed and scored by unlabelled and labelled attachment
+(UAS, LAS), over all words and without punctuation (UPOS ``PUNCT``). The table also gives the
+training times (wall-clock and CPU seconds, with the load average, as the machine may be
+shared), the sentences parsed (and labelled) per second and per CPU second, and the peak memory
+of each parser's process (training and parsing) and of the labeller's. The test split is never
+read.
 
 The solver is StructuredSVM's "auto", which picks BCFW for a joint feature this long, with a
-seeded random order; the parser is trained and parses the dev split before the labeller trains,
-so that its training state is not held meanwhile.
+seeded random order.
 
 The data are not part of the project: give ``--data-dir`` or the environment variable
 ``STRUCTSVM_DATA`` (a directory holding the two files, or ``ud_english_ewt/`` holding them).
@@ -21,19 +24,41 @@ Run ``python -m experiments.ud_parsing --help`` for the options.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import warnings
 from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
 
 from experiments._data import candidate_directories
-from experiments._measure import Stopwatch, format_table, peak_rss_megabytes
+from experiments._measure import (
+    Stopwatch,
+    format_table,
+    peak_rss_megabytes,
+    run_in_fresh_processes,
+)
 from structsvm import StructuredSVM
 from structsvm.io import read_conllu
-from tasks import ArcFeatures, ArcLabeller, DependencyTask, attachment_scores
+from tasks import ArcFeatures, ArcLabeller, DependencyTask, SiblingDependencyTask, attachment_scores
 
 TRAIN = "en_ewt-ud-train.conllu"
 DEV = "en_ewt-ud-dev.conllu"
+
+#: The parsers by their order: first order (arcs) and second order (arcs and siblings).
+ORDERS = ("1", "2")
+
+
+class ParserRun(NamedTuple):
+    """What training one parser and parsing the dev split with it gave."""
+
+    heads: list[np.ndarray]
+    solver: str
+    n_iter: int
+    relative_gap: float
+    train: Stopwatch
+    parse: Stopwatch
+    peak_megabytes: float
 
 
 def data_directory(given: str | None) -> Path:
@@ -49,6 +74,49 @@ def data_directory(given: str | None) -> Path:
     )
 
 
+def parsing_task(
+    order: str, decoder: str, n_features: int, punctuation_weight: float
+) -> DependencyTask:
+    """Return the parsing task of an order: first (``decoder``) or second (projective), whose
+    loss counts a wrong head on a punctuation word ``punctuation_weight``."""
+    features = ArcFeatures(n_features)
+    if order == "2":
+        return SiblingDependencyTask(features, punctuation_weight=punctuation_weight)
+    return DependencyTask(features, decoder=decoder, punctuation_weight=punctuation_weight)
+
+
+def train_parser(directory: Path, order: str, args: argparse.Namespace) -> ParserRun:
+    """Train a parser of an order on the training split and parse the dev split with it."""
+    train = read_conllu(directory / TRAIN)[: args.max_train]
+    task = parsing_task(order, args.decoder, args.n_features, args.punctuation_weight)
+    X_train, X_dev = task.inputs(train), task.inputs(read_conllu(directory / DEV))
+    # The duality gap is evaluated after the last pass only: it costs a pass of oracle calls.
+    svm = StructuredSVM(
+        task,
+        C=args.C,
+        solver=args.solver,
+        max_iter=args.max_iter,
+        gap_check_every=args.max_iter,
+        random_state=args.seed,
+    )
+    train_time = Stopwatch()
+    with train_time, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a capped fit warns that it did not converge
+        svm.fit(X_train, [sentence.heads for sentence in train])
+    parse_time = Stopwatch()
+    with parse_time:
+        heads = svm.predict(X_dev)
+    return ParserRun(
+        heads,
+        svm.solver_,
+        svm.n_iter_,
+        svm.history_[-1]["relative_gap"],
+        train_time,
+        parse_time,
+        peak_rss_megabytes(),
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Train on EWT's training split, parse its dev split and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -56,11 +124,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--max-train", type=int, default=None, help="train on the first N sentences only"
     )
-    parser.add_argument("--decoder", choices=["eisner", "chu-liu-edmonds"], default="eisner")
+    parser.add_argument(
+        "--orders",
+        default="1,2",
+        help="the parsers' orders, comma-separated: 1 (arcs), 2 (arcs and siblings); 1,2",
+    )
+    parser.add_argument(
+        "--decoder",
+        choices=["eisner", "chu-liu-edmonds"],
+        default="eisner",
+        help="the first-order decoder (eisner); the second order's is projective",
+    )
     parser.add_argument(
         "--solver", default="auto", help="StructuredSVM's solver (auto: BCFW for this task)"
     )
     parser.add_argument("--C", type=float, default=0.1, help="StructuredSVM's C (0.1)")
+    parser.add_argument(
+        "--punctuation-weight",
+        type=float,
+        default=1.0,
+        help="the training loss of a wrong head on a punctuation word (1.0)",
+    )
     parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
     parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")
     parser.add_argument("--seed", type=int, default=0, help="BCFW's random order's seed (0)")
@@ -72,74 +156,61 @@ def main(argv: list[str] | None = None) -> None:
         "--labeller-max-iter", type=int, default=20, help="the labeller's most iterations (20)"
     )
     args = parser.parse_args(argv)
+    orders = args.orders.split(",")
+    if not orders or any(order not in ORDERS for order in orders):
+        raise SystemExit(f"--orders must be some of {', '.join(ORDERS)}, got {args.orders!r}")
 
     directory = data_directory(args.data_dir)
+    # Each parser trains in a fresh process, so that its peak memory is its own.
+    runs = run_in_fresh_processes(train_parser, [(directory, order, args) for order in orders])
+
     train = read_conllu(directory / TRAIN)[: args.max_train]
     dev = read_conllu(directory / DEV)
-    task = DependencyTask(ArcFeatures(args.n_features), decoder=args.decoder)
-    X_train, X_dev = task.inputs(train), task.inputs(dev)
-    heads = [sentence.heads for sentence in train]
-
-    # The duality gap is evaluated after the last pass only: it costs a pass of oracle calls.
-    svm = StructuredSVM(
-        task,
-        C=args.C,
-        solver=args.solver,
-        max_iter=args.max_iter,
-        gap_check_every=args.max_iter,
-        random_state=args.seed,
-    )
-    parser_time = Stopwatch()
-    with parser_time, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a capped fit warns that it did not converge
-        svm.fit(X_train, heads)
-    parse_time = Stopwatch()
-    with parse_time:
-        predicted = svm.predict(X_dev)
-    solver, n_iter, gap = svm.solver_, svm.n_iter_, svm.history_[-1]["relative_gap"]
-    # The parser's training state (BCFW's dual blocks, kept for a warm start) is not held
-    # while the labeller trains.
-    del svm
-    gc.collect()
-
+    features = ArcFeatures(args.n_features)
+    X_train, X_dev = features.transform(train), features.transform(dev)
     labeller_time = Stopwatch()
     with labeller_time:
         labeller = ArcLabeller(
             args.labeller_n_features, C=args.labeller_C, max_iter=args.labeller_max_iter
-        ).fit(X_train, heads, [sentence.deprels for sentence in train])
-    label_time = Stopwatch()
-    with label_time:
-        relations = labeller.predict(X_dev, predicted)
-    scores = attachment_scores(dev, predicted, relations)
+        ).fit(X_train, [sentence.heads for sentence in train], [s.deprels for s in train])
+    labeller_peak = peak_rss_megabytes()
 
     n_words = sum(len(sentence) for sentence in train)
     print(
         f"EWT train: {len(train)} sentences, {n_words} words; dev: {len(dev)} sentences, "
-        f"{scores.n_words} words ({scores.n_words_without_punctuation} without punctuation)"
+        f"{sum(len(sentence) for sentence in dev)} words"
     )
-    print(
-        f"parser: {args.decoder}, {solver}, C = {args.C:g}, {n_iter} iterations "
-        f"(max {args.max_iter}), relative duality gap {gap:.3g}, "
-        f"{args.n_features} hashed features"
-    )
-    print(
-        format_table(
-            [
-                {
-                    "UAS": 100 * scores.uas,
-                    "LAS": 100 * scores.las,
-                    "UAS no punct": 100 * scores.uas_without_punctuation,
-                    "LAS no punct": 100 * scores.las_without_punctuation,
-                    "parser train s": parser_time.wall,
-                    "parser CPU s": parser_time.cpu,
-                    "labeller train s": labeller_time.wall,
-                    "labeller CPU s": labeller_time.cpu,
-                    "parsed sent/s": len(dev) / parse_time.wall,
-                    "parsed+labelled sent/s": len(dev) / (parse_time.wall + label_time.wall),
-                    "peak MB": peak_rss_megabytes(),
-                }
-            ]
+    rows = []
+    for order, run in zip(orders, runs, strict=True):
+        label_time = Stopwatch()
+        with label_time:
+            relations = labeller.predict(X_dev, run.heads)
+        scores = attachment_scores(dev, run.heads, relations)
+        print(
+            f"order {order}: {args.decoder if order == '1' else 'second-order eisner'}, "
+            f"{run.solver}, C = {args.C:g}, {run.n_iter} iterations (max {args.max_iter}), "
+            f"relative duality gap {run.relative_gap:.3g}, {args.n_features} hashed features, "
+            f"punctuation weight {args.punctuation_weight:g}"
         )
+        rows.append(
+            {
+                "order": order,
+                "UAS": 100 * scores.uas,
+                "LAS": 100 * scores.las,
+                "UAS no punct": 100 * scores.uas_without_punctuation,
+                "LAS no punct": 100 * scores.las_without_punctuation,
+                "parser train s": run.train.wall,
+                "parser CPU s": run.train.cpu,
+                "parsed sent/s": len(dev) / run.parse.wall,
+                "parsed sent/CPU s": len(dev) / run.parse.cpu,
+                "parsed+labelled sent/s": len(dev) / (run.parse.wall + label_time.wall),
+                "parser peak MB": run.peak_megabytes,
+            }
+        )
+    print(format_table(rows))
+    print(
+        f"labeller: trained in {labeller_time.wall:.1f} s ({labeller_time.cpu:.1f} s of CPU), "
+        f"peak {labeller_peak:.0f} MB"
     )
     print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 

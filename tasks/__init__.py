@@ -25,6 +25,7 @@ from tasks._multivariate import MultivariateTask
 from tasks._ranking import RankingTask
 from tasks._relaxed import RelaxedLabelling, WeightedLabels
 from tasks._semi_markov import SemiMarkovTask
+from tasks._sibling_dependency import SiblingDependencyTask
 from tasks._taxonomy import Taxonomy, TaxonomyTask, taxonomy_from_paths
 from tasks.chunking import (
     ChunkingFeatures,
@@ -43,9 +44,10 @@ __all__ = [
     "ChainTask", "ChunkScores", "ChunkingFeatures", "DependencyTask", "EdgeFeatureGraphTask",
     "GrammarInput", "GraphTask", "LatentChainTask", "LatentMulticlassTask", "MultiLabelTask",
     "MulticlassTask", "MultivariateTask", "ParseInput", "RankingTask", "ReferenceTree",
-    "RelaxedLabelling", "SemiMarkovTask", "Sentence", "SequencePair", "TagEncoder", "Taxonomy",
-    "TaxonomyTask", "TypeScores", "WeightedCFGTask", "WeightedLabels", "attachment_scores",
-    "bio_constraints", "blosum62", "chow_liu_tree", "chunk_scores", "edge_features_from_nodes",
-    "extract_chunks", "grid_direction_features", "grid_edges", "label_mutual_information",
-    "read_conll", "split_sequences", "taxonomy_from_paths", "word_signature",
+    "RelaxedLabelling", "SemiMarkovTask", "Sentence", "SequencePair", "SiblingDependencyTask",
+    "TagEncoder", "Taxonomy", "TaxonomyTask", "TypeScores", "WeightedCFGTask", "WeightedLabels",
+    "attachment_scores", "bio_constraints", "blosum62", "chow_liu_tree", "chunk_scores",
+    "edge_features_from_nodes", "extract_chunks", "grid_direction_features", "grid_edges",
+    "label_mutual_information", "read_conll", "split_sequences", "taxonomy_from_paths",
+    "word_signature",
 ]

@@ -264,7 +264,16 @@ class DependencyTask(Task):
         Example i's part scores are its (n + 1, n + 1) arc scores; an output's labels are its
         heads. None for a subclass that overrides an oracle, the loss or the joint feature.
         """
-        if overrides_any(self, DependencyTask, _COMPILED_METHODS):
+        functions = (dependency_scores, dependency_decode, dependency_features, dependency_loss)
+        return self._compiled_oracle(DependencyTask, functions, X, Y)
+
+    def _compiled_oracle(
+        self, owner: type, functions: tuple, X: Sequence[ParseInput], Y: Sequence[Any]
+    ) -> CompiledOracle | None:
+        """Return the compiled oracle of ``functions`` (scores, decode, features, loss) over
+        the data laid out in :mod:`tasks._dependency_oracle`; None if the class of self
+        overrides, below ``owner``, a method whose answers they reproduce."""
+        if overrides_any(self, owner, _COMPILED_METHODS):
             return None
         inputs = packed(X)
         word_offsets = inputs.token_offsets - np.arange(len(X) + 1)
@@ -280,15 +289,7 @@ class DependencyTask(Task):
             self.size_joint_feature,
             DECODERS[self.decoder],
         )
-        return CompiledOracle(
-            data,
-            dependency_scores,
-            dependency_decode,
-            dependency_features,
-            dependency_loss,
-            n_examples=len(X),
-            to_labels=heads_of,
-        )
+        return CompiledOracle(data, *functions, n_examples=len(X), to_labels=heads_of)
 
 
 def is_tree(heads: np.ndarray) -> bool:

@@ -37,33 +37,12 @@ def eisner(scores):
     for length in range(1, n):
         for s in range(1, n - length + 1):
             t = s + length
-            best, split = -np.inf, s
-            for r in range(s, t):
-                value = complete[s, r, 1] + complete[r + 1, t, 0]
-                if value > best:
-                    best, split = value, r
+            best, split = adjacent_spans(complete, s, t)
             incomplete[s, t, 0] = best + scores[t, s]
             incomplete[s, t, 1] = best + scores[s, t]
             incomplete_split[s, t] = split
-            best, split = -np.inf, s
-            for r in range(s, t):
-                value = complete[s, r, 0] + incomplete[r, t, 0]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 0] = best
-            complete_split[s, t, 0] = split
-            best, split = -np.inf, t
-            for r in range(s + 1, t + 1):
-                value = incomplete[s, r, 1] + complete[r, t, 1]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 1] = best
-            complete_split[s, t, 1] = split
-    best, root = -np.inf, 1
-    for r in range(1, n + 1):
-        value = scores[0, r] + complete[1, r, 0] + complete[r, n, 1]
-        if value > best:
-            best, root = value, r
+            complete_spans(complete, incomplete, complete_split, s, t)
+    root = best_root(scores[0], complete)
     heads = np.zeros(n, dtype=np.int64)
     # A stack of spans to read back, rows (s, t, direction, complete).
     stack = np.empty((4 * n + 4, 4), dtype=np.int64)
@@ -92,6 +71,51 @@ def eisner(scores):
             top = _push(stack, top, r + 1, t, 0, 1)
     heads[root - 1] = 0
     return heads
+
+
+@numba.njit(cache=True)
+def adjacent_spans(complete, s, t):
+    """Return the best ``complete[s, r, 1] + complete[r + 1, t, 0]`` over s ≤ r < t, and its r
+    (the first of ties): a span headed at s next to one headed at t."""
+    best, split = -np.inf, s
+    for r in range(s, t):
+        value = complete[s, r, 1] + complete[r + 1, t, 0]
+        if value > best:
+            best, split = value, r
+    return best, split
+
+
+@numba.njit(cache=True)
+def complete_spans(complete, incomplete, complete_split, s, t):
+    """Fill Eisner's complete spans s..t, headed at t and at s, and their split points (the
+    first of ties), from the shorter complete spans and the incomplete ones up to s..t."""
+    best, split = -np.inf, s
+    for r in range(s, t):
+        value = complete[s, r, 0] + incomplete[r, t, 0]
+        if value > best:
+            best, split = value, r
+    complete[s, t, 0] = best
+    complete_split[s, t, 0] = split
+    best, split = -np.inf, t
+    for r in range(s + 1, t + 1):
+        value = incomplete[s, r, 1] + complete[r, t, 1]
+        if value > best:
+            best, split = value, r
+    complete[s, t, 1] = best
+    complete_split[s, t, 1] = split
+
+
+@numba.njit(cache=True)
+def best_root(root_scores, complete):
+    """Return the root word r maximising ``root_scores[r] + complete[1, r, 0] +
+    complete[r, n, 1]`` (the first of ties)."""
+    n = complete.shape[0] - 1
+    best, root = -np.inf, 1
+    for r in range(1, n + 1):
+        value = root_scores[r] + complete[1, r, 0] + complete[r, n, 1]
+        if value > best:
+            best, root = value, r
+    return root
 
 
 @numba.njit(cache=True)
@@ -247,6 +271,16 @@ def chu_liu_edmonds(scores):
 
 
 @numba.njit(cache=True)
+def add_loss(scores, gold, weights):
+    """Add to every arc's score into word d the weight of d if the arc is not d's true one."""
+    n1 = scores.shape[0]
+    for d in range(1, n1):
+        for h in range(n1):
+            if h != gold[d - 1]:
+                scores[h, d] += weights[d - 1]
+
+
+@numba.njit(cache=True)
 def decode_tree(scores, decoder, gold, weights, augmented):
     """Return the best tree under ``scores`` (plus the weighted wrong heads if ``augmented``).
 
@@ -254,11 +288,7 @@ def decode_tree(scores, decoder, gold, weights, augmented):
     added to ``scores``, which this overwrites.
     """
     if augmented:
-        n1 = scores.shape[0]
-        for d in range(1, n1):
-            for h in range(n1):
-                if h != gold[d - 1]:
-                    scores[h, d] += weights[d - 1]
+        add_loss(scores, gold, weights)
     if decoder == EISNER:
         return eisner(scores)
     return chu_liu_edmonds(scores)
@@ -281,11 +311,17 @@ def wrong_heads(gold, heads, weights):
 
 
 @numba.njit(cache=True)
+def sentence_codes(data, i):
+    """Return example i's word, tag and prefix codes (root included) and the feature width."""
+    begin, end = data[3][i], data[3][i + 1]
+    return data[0][begin:end], data[1][begin:end], data[2][begin:end], data[7]
+
+
+@numba.njit(cache=True)
 def dependency_scores(data, i, w):
     """Return example i's (n + 1, n + 1) arc scores."""
-    words, tags, prefixes, offsets, width = data[0], data[1], data[2], data[3], data[7]
-    begin, end = offsets[i], offsets[i + 1]
-    return arc_scores(words[begin:end], tags[begin:end], prefixes[begin:end], w, width)
+    words, tags, prefixes, width = sentence_codes(data, i)
+    return arc_scores(words, tags, prefixes, w, width)
 
 
 @numba.njit(cache=True)
@@ -299,9 +335,8 @@ def dependency_decode(data, i, w, scores, augmented):
 @numba.njit(cache=True)
 def dependency_features(data, i, labels):
     """Return φ(x_i, y) of the tree whose heads are ``labels``."""
-    words, tags, prefixes, offsets, width = data[0], data[1], data[2], data[3], data[7]
-    begin, end = offsets[i], offsets[i + 1]
-    return tree_columns(words[begin:end], tags[begin:end], prefixes[begin:end], labels, width)
+    words, tags, prefixes, width = sentence_codes(data, i)
+    return tree_columns(words, tags, prefixes, labels, width)
 
 
 @numba.njit(cache=True)

@@ -32,6 +32,7 @@ from tasks import (
     RankingTask,
     SemiMarkovTask,
     SequencePair,
+    SiblingDependencyTask,
     TaxonomyTask,
     WeightedCFGTask,
 )
@@ -88,10 +89,10 @@ def _parses():
     return task, list(X), list(Y)
 
 
-def _dependency_trees(rng, n):
+def _dependency_trees(rng, n, task_class=DependencyTask):
     """Sentences of random words and tags, with the trees a random weight vector gives them."""
     words, tags = ["the", "dog", "barks", "at", "cats"], ["DET", "NOUN", "VERB", "ADP", "NOUN"]
-    task = DependencyTask(ArcFeatures(2**10))
+    task = task_class(ArcFeatures(2**10))
     X = []
     for _ in range(n):
         picks = rng.integers(0, len(words), rng.integers(2, 5))
@@ -103,6 +104,7 @@ def _dependency_trees(rng, n):
 PROBLEMS = {
     "WeightedCFGTask": lambda rng: _parses(),
     "DependencyTask": lambda rng: _dependency_trees(rng, 6),
+    "SiblingDependencyTask": lambda rng: _dependency_trees(rng, 6, SiblingDependencyTask),
     "AlignmentTask": lambda rng: (AlignmentTask("ACGT"), *_pairs(rng, 6)),
     "TaxonomyTask": lambda rng: (
         TaxonomyTask([-1, 0, 0, 1, 1, 2], 2),

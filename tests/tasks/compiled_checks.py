@@ -79,3 +79,24 @@ def assert_same_one_slack_fit(task, X, Y, C, tol=1e-6):
     compiled = one_slack_weights(task, X, Y, C, tol)
     python = one_slack_weights(without_compiled_oracle(task), X, Y, C, tol)
     np.testing.assert_allclose(compiled, python, rtol=0, atol=1e-8)
+
+
+def assert_compiled_oracle_answers_as_python(task, X, Y, draws=3):
+    """Assert that the compiled oracle's best and most violating outputs, the latter's φ and
+    loss, are the task's Python methods', at ``draws`` random weight vectors."""
+    X, Y = task.check_data(X, Y)
+    oracle = task.compiled_oracle(X, Y)
+    scores, decode, features, loss = oracle.functions()[:4]
+    rng = np.random.default_rng(4)
+    for _ in range(draws):
+        w = rng.normal(size=task.size_joint_feature)
+        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
+            best = decode(oracle.data, i, w, scores(oracle.data, i, w), False)
+            violating = decode(oracle.data, i, w, scores(oracle.data, i, w), True)
+            np.testing.assert_array_equal(best, task.argmax(x, w))
+            np.testing.assert_array_equal(violating, task.loss_augmented_argmax(x, y, w))
+            indices, values = features(oracle.data, i, violating)
+            expected = task.sparse_joint_feature(x, violating)
+            np.testing.assert_array_equal(indices, expected[0])
+            np.testing.assert_array_equal(values, expected[1])
+            assert loss(oracle.data, i, violating) == task.loss(y, violating)

@@ -7,6 +7,7 @@ import pytest
 
 from structsvm import StructuredSVM, check_task
 from tasks import PROTEIN_ALPHABET, AlignmentTask, SequencePair, blosum62
+from tests.tasks.compiled_checks import assert_compiled_oracle_answers_as_python
 
 MODES = ("global", "local")
 
@@ -194,22 +195,7 @@ def test_check_task_passes(mode, short_pairs):
 @pytest.mark.parametrize("mode", MODES)
 def test_the_compiled_oracle_answers_as_the_python_methods(mode, short_pairs):
     task = AlignmentTask("ACGT", mode=mode)
-    X, Y = task.check_data(*short_pairs)
-    oracle = task.compiled_oracle(X, Y)
-    scores, decode, features, loss = oracle.functions()[:4]
-    rng = np.random.default_rng(4)
-    for _ in range(5):
-        w = rng.normal(size=task.size_joint_feature)
-        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
-            best = decode(oracle.data, i, w, scores(oracle.data, i, w), False)
-            violating = decode(oracle.data, i, w, scores(oracle.data, i, w), True)
-            np.testing.assert_array_equal(best, task.argmax(x, w))
-            np.testing.assert_array_equal(violating, task.loss_augmented_argmax(x, y, w))
-            indices, values = features(oracle.data, i, violating)
-            expected_indices, expected_values = task.sparse_joint_feature(x, violating)
-            np.testing.assert_array_equal(indices, expected_indices)
-            np.testing.assert_array_equal(values, expected_values)
-            assert loss(oracle.data, i, violating) == task.loss(y, violating)
+    assert_compiled_oracle_answers_as_python(task, *short_pairs, draws=5)
 
 
 def test_a_subclass_that_changes_the_loss_gets_no_compiled_oracle(short_pairs):

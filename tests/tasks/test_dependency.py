@@ -17,26 +17,14 @@ from tasks import (
 from tasks._dependency_features import arc_rows, arc_scores, packed
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
 from tests.references import every_tree
+from tests.tasks.compiled_checks import assert_compiled_oracle_answers_as_python
+from tests.tasks.dependency_checks import (
+    TAGS,
+    random_sentences,
+    tree_score,
+)
 
 DECODERS = ("eisner", "chu-liu-edmonds")
-VOCABULARY = ["the", "dog", "barks", "loudly", "at", "cats", "extraordinarily", "."]
-TAGS = ["DET", "NOUN", "VERB", "ADV", "ADP", "NOUN", "ADV", "PUNCT"]
-
-
-def tree_score(scores, heads):
-    return sum(scores[h, d] for d, h in enumerate(heads, start=1))
-
-
-def random_sentences(count, rng, lengths=(1, 5)):
-    """Return sentences of random words (with their tags) of the given lengths."""
-    features = ArcFeatures(2**12)
-    sentences = []
-    for _ in range(count):
-        picks = rng.integers(0, len(VOCABULARY), rng.integers(lengths[0], lengths[1] + 1))
-        sentences.append(
-            features.sentence([VOCABULARY[k] for k in picks], [TAGS[k] for k in picks])
-        )
-    return sentences
 
 
 @pytest.fixture
@@ -128,22 +116,7 @@ def _projective(heads):
 @pytest.mark.parametrize("decoder", DECODERS)
 def test_the_compiled_oracle_answers_as_the_python_methods(decoder, short_sentences):
     task = DependencyTask(ArcFeatures(2**12), decoder=decoder, punctuation_weight=0.5)
-    X, Y = task.check_data(*short_sentences)
-    oracle = task.compiled_oracle(X, Y)
-    scores, decode, features, loss = oracle.functions()[:4]
-    rng = np.random.default_rng(4)
-    for _ in range(3):
-        w = rng.normal(size=task.size_joint_feature)
-        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
-            best = decode(oracle.data, i, w, scores(oracle.data, i, w), False)
-            violating = decode(oracle.data, i, w, scores(oracle.data, i, w), True)
-            np.testing.assert_array_equal(best, task.argmax(x, w))
-            np.testing.assert_array_equal(violating, task.loss_augmented_argmax(x, y, w))
-            indices, values = features(oracle.data, i, violating)
-            expected = task.sparse_joint_feature(x, violating)
-            np.testing.assert_array_equal(indices, expected[0])
-            np.testing.assert_array_equal(values, expected[1])
-            assert loss(oracle.data, i, violating) == task.loss(y, violating)
+    assert_compiled_oracle_answers_as_python(task, *short_sentences)
 
 
 def test_a_subclass_that_changes_the_loss_gets_no_compiled_oracle(short_sentences):
