@@ -345,9 +345,5 @@ def sparse_unary_scores(
     def run(first: int, stop: int) -> None:
         add_unary_scores(X_indptr, X_indices, X_data, emissions, first, stop, unary)
 
-    n_runs = min(numba.get_num_threads(), -(-len(unary) // ROWS_PER_THREAD))
-    if n_runs > 1:
-        run_in_parts(run, len(unary), n_runs)
-    else:
-        run(0, len(unary))
+    run_in_parts(run, len(unary), -(-len(unary) // ROWS_PER_THREAD))
     return unary

@@ -290,6 +290,5 @@ def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
         scores = sparse_unary_scores(
             data.indptr, data.indices, data.values, np.asfortranarray(emissions)
         )
-    if data.use_bias:
-        scores += w[data.bias_at : data.bias_at + data.n_labels]
+    _add_bias(data, w, scores)
     return ScoreTable(scores, data.offsets)

@@ -46,8 +46,8 @@ def eisner(scores):
     heads = np.zeros(n, dtype=np.int64)
     # A stack of spans to read back, rows (s, t, direction, complete).
     stack = np.empty((4 * n + 4, 4), dtype=np.int64)
-    top = _push(stack, 0, 1, root, 0, 1)
-    top = _push(stack, top, root, n, 1, 1)
+    top = push_span(stack, 0, 1, root, 0, 1)
+    top = push_span(stack, top, root, n, 1, 1)
     while top > 0:
         top -= 1
         s, t, direction, whole = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -56,19 +56,19 @@ def eisner(scores):
         if whole:
             r = complete_split[s, t, direction]
             if direction == 0:
-                top = _push(stack, top, s, r, 0, 1)
-                top = _push(stack, top, r, t, 0, 0)
+                top = push_span(stack, top, s, r, 0, 1)
+                top = push_span(stack, top, r, t, 0, 0)
             else:
-                top = _push(stack, top, s, r, 1, 0)
-                top = _push(stack, top, r, t, 1, 1)
+                top = push_span(stack, top, s, r, 1, 0)
+                top = push_span(stack, top, r, t, 1, 1)
         else:
             if direction == 0:
                 heads[s - 1] = t
             else:
                 heads[t - 1] = s
             r = incomplete_split[s, t]
-            top = _push(stack, top, s, r, 1, 1)
-            top = _push(stack, top, r + 1, t, 0, 1)
+            top = push_span(stack, top, s, r, 1, 1)
+            top = push_span(stack, top, r + 1, t, 0, 1)
     heads[root - 1] = 0
     return heads
 
@@ -119,7 +119,7 @@ def best_root(root_scores, complete):
 
 
 @numba.njit(cache=True)
-def _push(stack, top, s, t, direction, whole):
+def push_span(stack, top, s, t, direction, whole):
     """Put the span (s, t, direction, whole) on the stack; return the new top."""
     stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, whole
     return top + 1

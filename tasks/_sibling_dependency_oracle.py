@@ -17,11 +17,11 @@ import numpy as np
 
 from tasks._dependency_features import arc_scores, tree_arc_columns
 from tasks._dependency_oracle import (
-    _push,
     add_loss,
     adjacent_spans,
     best_root,
     complete_spans,
+    push_span,
     sentence_codes,
 )
 from tasks._sibling_features import second_order_tree_columns, sibling_scores
@@ -81,8 +81,8 @@ def _read_back(n, root, complete_split, incomplete_split, sibling_split):
     heads = np.zeros(n, dtype=np.int64)
     # A stack of spans to read back, rows (s, t, direction, kind).
     stack = np.empty((4 * n + 4, 4), dtype=np.int64)
-    top = _push(stack, 0, 1, root, 0, _COMPLETE)
-    top = _push(stack, top, root, n, 1, _COMPLETE)
+    top = push_span(stack, 0, 1, root, 0, _COMPLETE)
+    top = push_span(stack, top, root, n, 1, _COMPLETE)
     while top > 0:
         top -= 1
         s, t, direction, kind = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -91,31 +91,31 @@ def _read_back(n, root, complete_split, incomplete_split, sibling_split):
         if kind == _COMPLETE:
             r = complete_split[s, t, direction]
             if direction == 0:
-                top = _push(stack, top, s, r, 0, _COMPLETE)
-                top = _push(stack, top, r, t, 0, _INCOMPLETE)
+                top = push_span(stack, top, s, r, 0, _COMPLETE)
+                top = push_span(stack, top, r, t, 0, _INCOMPLETE)
             else:
-                top = _push(stack, top, s, r, 1, _INCOMPLETE)
-                top = _push(stack, top, r, t, 1, _COMPLETE)
+                top = push_span(stack, top, s, r, 1, _INCOMPLETE)
+                top = push_span(stack, top, r, t, 1, _COMPLETE)
         elif kind == _SIBLING:
             r = sibling_split[s, t]
-            top = _push(stack, top, s, r, 1, _COMPLETE)
-            top = _push(stack, top, r + 1, t, 0, _COMPLETE)
+            top = push_span(stack, top, s, r, 1, _COMPLETE)
+            top = push_span(stack, top, r + 1, t, 0, _COMPLETE)
         else:
             r = incomplete_split[s, t, direction]
             if direction == 0:
                 heads[s - 1] = t
                 if r == t:
-                    top = _push(stack, top, s, t - 1, 1, _COMPLETE)
+                    top = push_span(stack, top, s, t - 1, 1, _COMPLETE)
                 else:
-                    top = _push(stack, top, s, r, 0, _SIBLING)
-                    top = _push(stack, top, r, t, 0, _INCOMPLETE)
+                    top = push_span(stack, top, s, r, 0, _SIBLING)
+                    top = push_span(stack, top, r, t, 0, _INCOMPLETE)
             else:
                 heads[t - 1] = s
                 if r == s:
-                    top = _push(stack, top, s + 1, t, 0, _COMPLETE)
+                    top = push_span(stack, top, s + 1, t, 0, _COMPLETE)
                 else:
-                    top = _push(stack, top, s, r, 1, _INCOMPLETE)
-                    top = _push(stack, top, r, t, 0, _SIBLING)
+                    top = push_span(stack, top, s, r, 1, _INCOMPLETE)
+                    top = push_span(stack, top, r, t, 0, _SIBLING)
     heads[root - 1] = 0
     return heads
 

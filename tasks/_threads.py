@@ -43,12 +43,8 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
             end = begin + ROWS_PER_BLOCK
             np.matmul(A[begin:end], B, out=product[begin:end])
 
-    n_runs = min(numba.get_num_threads(), len(starts))
     with blas_threads().limit(limits=1, user_api="blas"):
-        if n_runs <= 1:
-            multiply(0, len(starts))
-        else:
-            run_in_parts(multiply, len(starts), n_runs)
+        run_in_parts(multiply, len(starts))
     return product
 
 
@@ -65,5 +61,5 @@ def stacked_rows(X: Sequence[np.ndarray], offsets: np.ndarray) -> np.ndarray:
     def copy(begin: int, stop: int) -> None:
         np.concatenate(X[begin:stop], out=stack[offsets[begin] : offsets[stop]], casting="unsafe")
 
-    run_in_parts(copy, len(X), numba.get_num_threads())
+    run_in_parts(copy, len(X))
     return stack

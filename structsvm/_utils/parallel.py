@@ -136,9 +136,19 @@ def worker_threads() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm")
 
 
-def run_in_parts(run: Callable[[int, int], object], n_items: int, n_parts: int) -> None:
-    """Call ``run(begin, stop)`` on ``n_parts`` contiguous runs of ``range(n_items)`` at once,
-    on :func:`worker_threads`; return when all are done (raising the first error)."""
+def run_in_parts(
+    run: Callable[[int, int], object], n_items: int, most_parts: int | None = None
+) -> None:
+    """Call ``run(begin, stop)`` on contiguous runs of ``range(n_items)`` that together cover it.
+
+    The runs are as many as Numba's number of threads (:func:`numba.get_num_threads`), at most
+    ``most_parts`` and at most ``n_items``, and run at once on :func:`worker_threads`; a single
+    run is called directly. Returns when all are done (raising the first error).
+    """
+    n_parts = min(numba.get_num_threads(), n_items, most_parts or n_items)
+    if n_parts <= 1:
+        run(0, n_items)
+        return
     bounds = np.linspace(0, n_items, n_parts + 1).astype(np.int64).tolist()
     parts = [worker_threads().submit(run, *bound) for bound in itertools.pairwise(bounds)]
     for part in parts:

@@ -99,11 +99,7 @@ def summed_pass(
             losses, slacks,
         )
 
-    n_runs = min(numba.get_num_threads(), n_blocks)
-    if n_runs > 1:
-        run_in_parts(run, n_blocks, n_runs)
-    else:
-        run(0, n_blocks)
+    run_in_parts(run, n_blocks)
     for block in range(1, n_blocks):
         features[0] += features[block]
     # Running sums add the blocks' sums one after the other, in block order.
