@@ -29,7 +29,9 @@ costs such as Potts or truncated linear), a cycle of expansion moves from that l
 cent above the optimum, which expansion moves repair.
 
 Tables of the form "one score on the diagonal of each state, one score off it" (Potts and its
-generalisations) send their messages in O(n_states) instead of O(n_states²).
+generalisations) send their messages in O(n_states) instead of O(n_states²); when no diagonal
+score is below the one off it (attractive Potts), the maximum off the diagonal may run over
+every state, which needs only the cavity's maximum, found as the cavity is formed.
 
 References: V. Kolmogorov. Convergent tree-reweighted message passing for energy
 minimization. IEEE TPAMI 28(10), 2006. Y. Boykov, O. Veksler and R. Zabih. Fast approximate
@@ -109,21 +111,15 @@ def trws(
     condition (metric costs).
     """
     n_nodes, n_states = unary.shape
-    n_edges = edges.shape[0]
     starts, ends = node_adjacency(n_nodes, edges)
+    neighbours = _neighbours(n_nodes, edges, starts, ends)
     potts, diagonal, off_diagonal = potts_tables(tables)
-    n_earlier = np.zeros(n_nodes, dtype=np.int64)
-    n_later = np.zeros(n_nodes, dtype=np.int64)
-    for e in range(n_edges):
-        low, high = min(edges[e, 0], edges[e, 1]), max(edges[e, 0], edges[e, 1])
-        n_later[low] += 1
-        n_earlier[high] += 1
-    gamma = np.empty(n_nodes)
-    for node in range(n_nodes):
-        gamma[node] = 1.0 / max(1, n_earlier[node], n_later[node])
+    attractive = np.empty(potts.size, dtype=np.bool_)
+    for t in range(potts.size):
+        attractive[t] = potts[t] and np.all(diagonal[t] >= off_diagonal[t])
     # messages[e, 0]: the message from the earlier end of edge e into the later one;
     # messages[e, 1] the other way. Both indexed by the receiving node's state.
-    messages = np.zeros((n_edges, 2, n_states))
+    messages = np.zeros((edges.shape[0], 2, n_states))
     belief = np.empty(n_states)
     cavity = np.empty(n_states)
     labels = np.zeros(n_nodes, dtype=np.int64)
@@ -137,44 +133,61 @@ def trws(
             bound = 0.0
             for step in range(n_nodes):
                 node = n_nodes - 1 - step if backward else step
-                # The belief, and the decoding given the neighbours labelled in this pass.
+                start, stop = starts[node], starts[node + 1]
+                # belief: the unary scores and every message received; cavity: the decoding,
+                # with the edges to the neighbours labelled in this pass (the earlier ones
+                # going forward, the later ones back) at their labels instead of messages.
                 for a in range(n_states):
                     belief[a] = unary[node, a]
                     cavity[a] = unary[node, a]
-                for p in range(starts[node], starts[node + 1]):
-                    e, k = ends[p] // 2, ends[p] % 2
-                    other = edges[e, 1 - k]
-                    into = 0 if other < node else 1
-                    t = e if per_edge else 0
-                    labelled = (other < node) != backward
+                for p in range(start, stop):
+                    e, into = neighbours.edge[p], neighbours.into[p]
                     for a in range(n_states):
-                        received = messages[e, into, a]
-                        belief[a] += received
-                        if not labelled:
-                            cavity[a] += received
-                        elif k == 1:
-                            cavity[a] += tables[t, labels[other], a]
-                        else:
-                            cavity[a] += tables[t, a, labels[other]]
+                        belief[a] += messages[e, into, a]
+                    t = e if per_edge else 0
+                    label = labels[neighbours.other[p]]
+                    if (into == 1) != backward:
+                        for a in range(n_states):
+                            cavity[a] += messages[e, into, a]
+                    elif neighbours.is_first[p]:
+                        for a in range(n_states):
+                            cavity[a] += tables[t, a, label]
+                    else:
+                        for a in range(n_states):
+                            cavity[a] += tables[t, label, a]
                 labels[node] = np.argmax(cavity)
-                scale = gamma[node]
+                # Messages to the neighbours not yet visited in this pass.
+                scale = neighbours.gamma[node]
                 sending = 0
-                for p in range(starts[node], starts[node + 1]):
-                    e, k = ends[p] // 2, ends[p] % 2
-                    other = edges[e, 1 - k]
-                    if (other > node) == backward:
+                for p in range(start, stop):
+                    e, into = neighbours.edge[p], neighbours.into[p]
+                    if (into == 1) == backward:
                         continue
                     sending += 1
-                    into = 0 if other < node else 1
-                    for a in range(n_states):
-                        cavity[a] = scale * belief[a] - messages[e, into, a]
                     t = e if per_edge else 0
-                    if potts[t]:
-                        top = _send_potts(cavity, diagonal, off_diagonal, t, messages, e, 1 - into)
+                    if attractive[t]:
+                        top = _send_attractive_potts(
+                            scale,
+                            belief,
+                            diagonal[t],
+                            off_diagonal[t],
+                            messages[e, into],
+                            messages[e, 1 - into],
+                            cavity,
+                        )
                     else:
-                        top = _send(cavity, tables, t, k == 0, messages, e, 1 - into)
+                        for a in range(n_states):
+                            cavity[a] = scale * belief[a] - messages[e, into, a]
+                        if potts[t]:
+                            top = _send_potts(
+                                cavity, diagonal, off_diagonal, t, messages, e, 1 - into
+                            )
+                        else:
+                            top = _send(
+                                cavity, tables, t, neighbours.is_first[p], messages, e, 1 - into
+                            )
                     bound += top
-                ending = max(1, n_earlier[node], n_later[node]) - sending
+                ending = neighbours.n_chains[node] - sending
                 bound += ending * scale * np.max(belief)
             best_bound = min(best_bound, bound)
             score = labelling_score(unary, tables, per_edge, edges, labels)
@@ -191,6 +204,79 @@ def trws(
     if not certified and _expansion_violation(tables, CONDITION_TOLERANCE)[0] < 0:
         _expansion(unary, tables, per_edge, edges, best_labels, EXPANSION_CYCLES)
     return best_labels, best_bound, n_iter
+
+
+class _Neighbours(NamedTuple):
+    """The edge ends at every node, in the order of ``node_adjacency``, and its chain weight.
+
+    Entry p in ``starts[u] .. starts[u + 1] − 1`` of the first four arrays is a neighbour of u:
+    ``edge[p]`` joins them, ``other[p]`` is the neighbour, ``into[p]`` indexes the message it
+    sends to u (0 if it comes earlier in the node order, 1 if later) and ``is_first[p]`` tells
+    whether u is the edge's first node (the rows of its table). u lies on ``n_chains[u]`` =
+    max(n_earlier, n_later, 1) monotonic chains; ``gamma[u]`` is 1 / n_chains[u].
+    """
+
+    edge: np.ndarray
+    other: np.ndarray
+    into: np.ndarray
+    is_first: np.ndarray
+    n_chains: np.ndarray
+    gamma: np.ndarray
+
+
+@numba.njit(cache=True)
+def _neighbours(
+    n_nodes: int, edges: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> _Neighbours:
+    """Return the :class:`_Neighbours` of the nodes, laid out as ``starts`` says."""
+    n_ends = ends.size
+    edge = np.empty(n_ends, dtype=np.int64)
+    other = np.empty(n_ends, dtype=np.int64)
+    into = np.empty(n_ends, dtype=np.int64)
+    is_first = np.empty(n_ends, dtype=np.bool_)
+    n_chains = np.empty(n_nodes, dtype=np.int64)
+    gamma = np.empty(n_nodes)
+    for node in range(n_nodes):
+        n_earlier = 0
+        for p in range(starts[node], starts[node + 1]):
+            e, k = ends[p] // 2, ends[p] % 2
+            edge[p], other[p], is_first[p] = e, edges[e, 1 - k], k == 0
+            into[p] = 0 if other[p] < node else 1
+            n_earlier += 1 - into[p]
+        n_later = starts[node + 1] - starts[node] - n_earlier
+        n_chains[node] = max(1, n_earlier, n_later)
+        gamma[node] = 1.0 / n_chains[node]
+    return _Neighbours(edge, other, into, is_first, n_chains, gamma)
+
+
+@numba.njit(cache=True)
+def _send_attractive_potts(
+    scale: float,
+    belief: np.ndarray,
+    diagonal: np.ndarray,
+    off_diagonal: float,
+    received: np.ndarray,
+    sent: np.ndarray,
+    cavity: np.ndarray,
+) -> float:
+    """Send along an edge whose table has ``diagonal`` ≥ ``off_diagonal`` off it; return c.
+
+    The cavity ``scale · belief − received`` lands in ``cavity``, the message in ``sent``:
+    max(cavity[b] + diagonal[b], max_a cavity[a] + off_diagonal) − c, the maximum over a ≠ b
+    of :func:`_send_potts` taken over every a, which is the same when the diagonal is no lower.
+    """
+    first = -np.inf
+    for a in range(cavity.size):
+        cavity[a] = scale * belief[a] - received[a]
+        first = max(first, cavity[a])
+    elsewhere = first + off_diagonal
+    top = elsewhere
+    for b in range(cavity.size):
+        sent[b] = max(cavity[b] + diagonal[b], elsewhere)
+        top = max(top, sent[b])
+    for b in range(cavity.size):
+        sent[b] -= top
+    return top
 
 
 @numba.njit(cache=True)

@@ -8,7 +8,7 @@ import pytest
 
 from structsvm.inference import infer
 from structsvm.inference._local_search import potts_tables
-from structsvm.inference._trws import _send, _send_potts
+from structsvm.inference._trws import _send, _send_attractive_potts, _send_potts
 from tests.inference.test_inference import CASE_IDS, CASES, grid, make_model
 from tests.references import brute_force_map, pairwise_model_score
 
@@ -48,6 +48,24 @@ def test_potts_messages_equal_the_general_ones(from_first):
     top = _send(cavity, tables, 0, from_first, general, 0, 1)
     assert _send_potts(cavity, diagonal, off_diagonal, 0, fast, 0, 1) == pytest.approx(top)
     np.testing.assert_allclose(fast, general)
+
+
+@pytest.mark.parametrize("from_first", [True, False])
+def test_attractive_potts_messages_equal_the_general_ones(from_first):
+    rng = np.random.default_rng(2)
+    diagonal = 0.7 + rng.random(5)
+    diagonal[2] = 0.7  # a diagonal entry equal to the one off it
+    table = np.diag(diagonal) + 0.7 * (1 - np.eye(5))
+    scale, belief, received = 0.5, rng.normal(size=5), rng.normal(size=5)
+    belief[4] = belief[0]  # a tie at the top of the cavity
+    received[4] = received[0]
+    general = np.zeros((1, 2, 5))
+    top = _send(scale * belief - received, table[None], 0, from_first, general, 0, 1)
+    sent, cavity = np.zeros(5), np.zeros(5)
+    fast_top = _send_attractive_potts(scale, belief, diagonal, 0.7, received, sent, cavity)
+    assert fast_top == top
+    np.testing.assert_array_equal(sent, general[0, 1])
+    np.testing.assert_array_equal(cavity, scale * belief - received)
 
 
 def metric_grid(seed, kind):
