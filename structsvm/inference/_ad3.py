@@ -272,7 +272,7 @@ def _scratch(n_states: int) -> tuple:
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _edge_qp(
     support: np.ndarray,
     weight: np.ndarray,
@@ -336,7 +336,7 @@ def _edge_qp(
     return size
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _potts_entering(
     rows: np.ndarray, columns: np.ndarray, table: np.ndarray, eta: float
 ) -> tuple[float, int]:
@@ -363,7 +363,7 @@ def _potts_entering(
     return lowest, entering
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _two_smallest(values: np.ndarray) -> tuple[int, int]:
     """Return the indices of the smallest and the second smallest entry (at least two)."""
     first, second = (0, 1) if values[0] <= values[1] else (1, 0)
@@ -375,7 +375,7 @@ def _two_smallest(values: np.ndarray) -> tuple[int, int]:
     return first, second
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _solve_on_support(
     support: np.ndarray,
     size: int,
