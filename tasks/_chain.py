@@ -346,7 +346,9 @@ class ChainTask(Task):
             raise ValueError("X is empty: expected at least one sequence")
         X = [_check_sequence(x, f"X[{k}]", self.n_features) for k, x in enumerate(X)]
         if any(scipy.sparse.issparse(x) for x in X):
-            X = [scipy.sparse.csr_matrix(x) for x in X]
+            # The sparse ones are CSR already, and kept as they are: a new matrix would copy a
+            # view of a larger array (see _stacked_csr).
+            X = [x if scipy.sparse.issparse(x) else scipy.sparse.csr_matrix(x) for x in X]
         if Y is None:
             return X, None
         check_consistent_length(X, Y, "Y")
@@ -706,7 +708,51 @@ def _concatenate(
         return stacked_rows(X, offsets), offsets
     if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
-    return scipy.sparse.vstack(X, format="csr"), offsets
+    return _stacked_csr(X), offsets
+
+
+def _stacked_csr(X: Sequence[np.ndarray | scipy.sparse.spmatrix]) -> scipy.sparse.csr_matrix:
+    """Return the sequences stacked into one CSR matrix.
+
+    Sequences that are consecutive runs of one pair of stored arrays, as the matrices of
+    :class:`tasks.ChunkingFeatures` are, give a matrix on views of those arrays: no copy of
+    the data, whose stored entries are the largest arrays of a sparse training set.
+    """
+    data = indices = None
+    if all(scipy.sparse.isspmatrix_csr(x) and x.indptr[0] == 0 for x in X):
+        lengths = [int(x.indptr[-1]) for x in X]
+        data = _consecutive_runs([x.data for x in X], lengths)
+        indices = _consecutive_runs([x.indices for x in X], lengths)
+    if data is None or indices is None:
+        return scipy.sparse.vstack(X, format="csr")
+    starts = np.cumsum([0, *lengths[:-1]], dtype=np.int64)
+    indptr = np.concatenate(
+        [np.zeros(1, dtype=np.int64)]
+        + [x.indptr[1:] + start for x, start in zip(X, starts, strict=True)]
+    )
+    return scipy.sparse.csr_matrix(
+        (data, indices, indptr), shape=(len(indptr) - 1, X[0].shape[1])
+    )
+
+
+def _consecutive_runs(parts: Sequence[np.ndarray], lengths: Sequence[int]) -> np.ndarray | None:
+    """Return one view of the 1-D arrays ``parts`` if they are views, of ``lengths`` entries,
+    that lie one right after another in the same array; else None."""
+    base = parts[0].base
+    if not isinstance(base, np.ndarray) or base.ndim != 1 or not base.flags.c_contiguous:
+        return None
+    itemsize, origin = base.itemsize, base.__array_interface__["data"][0]
+    first = expected = parts[0].__array_interface__["data"][0]
+    for part, length in zip(parts, lengths, strict=True):
+        if (
+            part.base is not base or part.dtype != base.dtype or part.ndim != 1
+            or len(part) != length or (length > 1 and part.strides[0] != itemsize)
+            or part.__array_interface__["data"][0] != expected
+        ):
+            return None
+        expected += length * itemsize
+    begin = (first - origin) // itemsize
+    return base[begin : begin + (expected - first) // itemsize]
 
 
 def _stacked_runs(X: Sequence[Any], n_features: int) -> list[tuple[int, int]]:

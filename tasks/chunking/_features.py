@@ -227,6 +227,7 @@ class ChunkingFeatures(BaseEstimator):
         with _gc_paused():
             ids, names, row_lengths, sentence_lengths = self._first_seen_ids(sentences)
             columns = self._fit_columns(ids, names)
+            del ids, names  # not held while the matrices are built
             return self._assemble(columns, row_lengths, sentence_lengths)
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
@@ -269,7 +270,9 @@ class ChunkingFeatures(BaseEstimator):
             )
         kept_names = [names[i] for i in kept]
         order = sorted(range(len(kept)), key=kept_names.__getitem__)
-        column_of_id = np.full(len(names), -1, dtype=np.int64)
+        # The columns of all occurrences take int32 where they fit, as the matrices keep them.
+        index_type = np.int32 if len(kept) < np.iinfo(np.int32).max else np.int64
+        column_of_id = np.full(len(names), -1, dtype=index_type)
         column_of_id[kept[order]] = np.arange(len(kept))
         sorted_names = [kept_names[i] for i in order]
         self.vocabulary_ = dict(zip(sorted_names, range(len(sorted_names)), strict=True))
@@ -280,13 +283,29 @@ class ChunkingFeatures(BaseEstimator):
     def _assemble(
         self, columns: np.ndarray, row_lengths: np.ndarray, sentence_lengths: np.ndarray
     ) -> list[scipy.sparse.csr_matrix]:
-        """Cut the columns of all feature occurrences (-1: unknown) into per-sentence CSRs."""
-        rows = np.repeat(np.arange(len(row_lengths)), row_lengths)
+        """Cut the columns of all feature occurrences (-1: unknown) into per-sentence CSRs.
+
+        No array of one entry per occurrence is made beyond the matrices' own (the known
+        occurrences are counted token by token, and the columns are used as they are when all
+        are known): on a corpus such arrays are the largest temporaries.
+        """
         known = columns >= 0
         indptr = np.zeros(len(row_lengths) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows[known], minlength=len(row_lengths)), out=indptr[1:])
+        if known.all():
+            np.cumsum(row_lengths, out=indptr[1:])
+        else:
+            known_per_row = np.zeros(len(row_lengths), dtype=np.int64)
+            nonempty = row_lengths > 0
+            if nonempty.any():
+                starts = np.cumsum(row_lengths) - row_lengths
+                known_per_row[nonempty] = np.add.reduceat(
+                    known, starts[nonempty], dtype=np.int64
+                )
+            np.cumsum(known_per_row, out=indptr[1:])
+            columns = columns[known]
+        del known
         all_rows = scipy.sparse.csr_matrix(
-            (np.ones(int(known.sum())), columns[known], indptr),
+            (np.ones(len(columns)), columns, indptr),
             shape=(len(row_lengths), self.n_features_),
         )
         all_rows.sort_indices()
@@ -295,16 +314,16 @@ class ChunkingFeatures(BaseEstimator):
         np.cumsum(sentence_lengths, out=bounds[1:])
         for start, stop in itertools.pairwise(bounds.tolist()):
             begin, end = indptr[start], indptr[stop]
-            matrices.append(
-                scipy.sparse.csr_matrix(
-                    (
-                        all_rows.data[begin:end],
-                        all_rows.indices[begin:end],
-                        indptr[start : stop + 1] - begin,
-                    ),
-                    shape=(stop - start, self.n_features_),
-                )
+            data, indices = all_rows.data[begin:end], all_rows.indices[begin:end]
+            matrix = scipy.sparse.csr_matrix(
+                (data, indices, indptr[start : stop + 1] - begin),
+                shape=(stop - start, self.n_features_),
             )
+            # SciPy copies a small view of a large array into a matrix of its own; the matrices
+            # keep views of the corpus's two arrays instead, which ChainTask stacks without a
+            # copy (one copy of the stored entries, not two, while a model trains on them).
+            matrix.data, matrix.indices = data, indices
+            matrices.append(matrix)
         return matrices
 
 

@@ -22,6 +22,7 @@ from tasks import (
     extract_chunks,
     read_conll,
 )
+from tasks._chain import _concatenate
 
 SAMPLE = """\
 Confidence NN B-NP
@@ -206,6 +207,22 @@ def test_matrices_and_labels_feed_a_chain_task():
     X, Y = task.check_data(X, Y)
     predictions = task.batch_argmax(X, np.zeros(task.size_joint_feature))
     assert [len(y) for y in encoder.inverse_transform(predictions)] == [4, 3]
+
+
+def test_a_chain_trains_on_the_matrices_of_a_corpus_without_copying_them():
+    # The matrices are views of one pair of arrays, which the chain task checks and stacks as
+    # they are; a batch whose matrices are not consecutive is stacked by copying, the same.
+    sentences = sample_sentences() * 3
+    vectorizer = ChunkingFeatures()
+    X = vectorizer.fit_transform(sentences)
+    task = ChainTask(n_labels=2, n_features=vectorizer.n_features_)
+    checked, _ = task.check_data(X, [np.zeros(len(s), dtype=int) for s in sentences])
+    for batch, shared in ((checked, True), (checked[::2], False)):
+        stacked, offsets = _concatenate(batch)
+        assert np.shares_memory(stacked.data, batch[-1].data) is shared
+        assert np.shares_memory(stacked.indices, batch[-1].indices) is shared
+        assert (stacked != scipy.sparse.vstack(batch)).nnz == 0
+        assert offsets.tolist() == np.cumsum([0] + [x.shape[0] for x in batch]).tolist()
 
 
 def test_crfsuite_sees_exactly_the_same_features(tmp_path):
