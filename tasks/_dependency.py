@@ -133,7 +133,7 @@ class DependencyTask(Task):
 
     def sparse_joint_feature(self, x: ParseInput, y: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return the non-zero entries of φ(x, y) as sorted columns and counts."""
-        return tree_columns(x.words, x.tags, x.spellings, heads_of(y), self.size_joint_feature)
+        return tree_columns(x.words, x.tags, x.prefixes, heads_of(y), self.size_joint_feature)
 
     def batch_joint_feature(self, X: Sequence[ParseInput], Y: Sequence[Any]) -> sp.csr_matrix:
         """Return the rows φ(x_i, y_i) as a CSR matrix (a dense one would be n × 2**20)."""
@@ -191,7 +191,7 @@ class DependencyTask(Task):
 
     def _decode(self, x: ParseInput, y_true: Any, w: np.ndarray) -> np.ndarray:
         """Score the arcs of x and decode them (loss-augmented against ``y_true`` if given)."""
-        scores = arc_scores(x.words, x.tags, x.spellings, w, self.size_joint_feature)
+        scores = arc_scores(x.words, x.tags, x.prefixes, w, self.size_joint_feature)
         if y_true is None:
             gold, weights = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:

@@ -2,11 +2,9 @@
 
 :class:`ArcFeatures` turns sentences (words and part-of-speech tags) into the inputs of
 :class:`tasks.DependencyTask`: every word and tag as a 62-bit code (a BLAKE2 digest of its
-text, so the same in every process), with the root as position 0, and the codes of each word's
-spelling: its 5-letter prefix, its last 3 and last 2 letters and its shape (capitals, digits).
-The features of an arc from head h to dependent d are then hashed from these codes in compiled
-code, where they are used, into ``n_features`` columns: memory grows with the words of a
-sentence, not with its arcs.
+text, so the same in every process), with the root as position 0. The features of an arc from
+head h to dependent d are then hashed from these codes in compiled code, where they are used,
+into ``n_features`` columns: memory grows with the words of a sentence, not with its arcs.
 
 The templates (McDonald et al. 2005, table 1), each once alone and once joined with the arc's
 direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
@@ -20,13 +18,7 @@ direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 * in between: the head's and dependent's tags with each distinct tag between them;
 * the direction and distance alone;
 * the unigram and bigram templates with words again, every word longer than 5 letters cut to
-  its 5-letter prefix, for the arcs with such a word;
-* suffixes, which carry much of what the finer tags of a treebank such as the Penn Treebank's
-  tell apart (-ed, -ing, -s, -ly): the last 3 letters of a word longer than 3 letters, and the
-  last 2 of one longer than 2, with its tag, with both tags, and (the last 3, the word itself
-  when shorter) with both tags and the other word's;
-* the shapes of both words (capitalised, all capitals, with a digit, without letters or
-  digits, else lower-case) with both tags.
+  its 5-letter prefix, for the arcs with such a word.
 """
 
 from __future__ import annotations
@@ -41,26 +33,16 @@ import numpy as np
 #: The 5-letter prefixes of words longer than that are features of their own.
 PREFIX_LENGTH = 5
 
-#: The lengths of the suffixes of words longer than them, which are features of their own.
-SUFFIX_LENGTHS = (3, 2)
-
-#: The columns of :attr:`ParseInput.spellings`: prefix, last 3 letters, last 2, shape.
-PREFIX, SUFFIX3, SUFFIX2, SHAPE = range(4)
-
-#: The shapes of words, by the code :func:`word_shape` gives them.
-SHAPES = ("lower-case", "capitalised", "all capitals", "with a digit", "no letter or digit")
-
 #: The codes of the root's word and tag, and of the tags before the first and after the last
 #: word (outside the range of text codes, which are below 2**62).
 ROOT_CODE = 2**62 + 1
 START_CODE = 2**62 + 2
 END_CODE = 2**62 + 3
-#: The code of a prefix or suffix a word is too short to have.
-NO_AFFIX = 0
+NO_PREFIX = 0
 
 #: The number of templates before the in-between ones (an arc has at most twice that many
 #: features plus two per distinct tag between its words).
-N_FIXED_TEMPLATES = 50
+N_FIXED_TEMPLATES = 40
 
 
 class ParseInput(NamedTuple):
@@ -68,19 +50,16 @@ class ParseInput(NamedTuple):
 
     Attributes
     ----------
-    words, tags : ndarray of int64, shape (n + 1,)
-        The codes of the words (lower-cased) and of their tags.
-    spellings : ndarray of int64, shape (n + 1, 4)
-        Per word, the codes of its 5-letter prefix and of its last 3 and last 2 letters
-        (:data:`NO_AFFIX` for a word not longer than that) and its shape (:func:`word_shape`),
-        in the columns :data:`PREFIX`, :data:`SUFFIX3`, :data:`SUFFIX2` and :data:`SHAPE`.
+    words, tags, prefixes : ndarray of int64, shape (n + 1,)
+        The codes of the words (lower-cased), of their tags and of their 5-letter prefixes
+        (:data:`NO_PREFIX` for words of at most 5 letters).
     punctuation : ndarray of bool, shape (n,)
         Which words are punctuation (their tag is one of :attr:`ArcFeatures.punctuation_tags`).
     """
 
     words: np.ndarray
     tags: np.ndarray
-    spellings: np.ndarray
+    prefixes: np.ndarray
     punctuation: np.ndarray
 
     @property
@@ -95,7 +74,7 @@ class PackedInputs(NamedTuple):
 
     words: np.ndarray
     tags: np.ndarray
-    spellings: np.ndarray
+    prefixes: np.ndarray
     token_offsets: np.ndarray
 
 
@@ -106,7 +85,7 @@ def packed(X: Sequence[ParseInput]) -> PackedInputs:
     return PackedInputs(
         np.concatenate([x.words for x in X]),
         np.concatenate([x.tags for x in X]),
-        np.concatenate([x.spellings for x in X]),
+        np.concatenate([x.prefixes for x in X]),
         token_offsets,
     )
 
@@ -115,32 +94,6 @@ def text_code(text: str) -> int:
     """Return the 62-bit code of a word or tag: the first bytes of its BLAKE2 digest."""
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 2
-
-
-def word_shape(word: str) -> int:
-    """Return the index in :data:`SHAPES` of a word's shape, read before lower-casing."""
-    if any(character.isdigit() for character in word):
-        return 3
-    if not any(character.isalpha() for character in word):
-        return 4
-    if word.isupper():
-        return 2 if len(word) > 1 else 1
-    return 1 if word[0].isupper() else 0
-
-
-def _affix_code(affix: str, word: str) -> int:
-    """Return the code of a prefix or suffix of a word, :data:`NO_AFFIX` if it is the word."""
-    return NO_AFFIX if len(affix) == len(word) else text_code(affix)
-
-
-def spelling_codes(word: str) -> list[int]:
-    """Return a word's row of :attr:`ParseInput.spellings`."""
-    lowered = word.lower()
-    return [
-        _affix_code(lowered[:PREFIX_LENGTH], lowered),
-        *(_affix_code(lowered[-length:], lowered) for length in SUFFIX_LENGTHS),
-        word_shape(word),
-    ]
 
 
 class ArcFeatures:
@@ -172,11 +125,20 @@ class ArcFeatures:
                 f"a sentence needs at least one word and one tag per word, got {len(words)} "
                 f"words and {len(tags)} tags"
             )
-        root = [NO_AFFIX, NO_AFFIX, NO_AFFIX, ROOT_CODE]
+        lowered = [word.lower() for word in words]
         return ParseInput(
-            words=np.array([ROOT_CODE, *(text_code(word.lower()) for word in words)], np.int64),
+            words=np.array([ROOT_CODE, *map(text_code, lowered)], dtype=np.int64),
             tags=np.array([ROOT_CODE, *map(text_code, tags)], dtype=np.int64),
-            spellings=np.array([root, *map(spelling_codes, words)], dtype=np.int64),
+            prefixes=np.array(
+                [
+                    NO_PREFIX,
+                    *(
+                        text_code(word[:PREFIX_LENGTH]) if len(word) > PREFIX_LENGTH else NO_PREFIX
+                        for word in lowered
+                    ),
+                ],
+                dtype=np.int64,
+            ),
             punctuation=np.array([tag in self.punctuation_tags for tag in tags], dtype=bool),
         )
 
@@ -216,7 +178,7 @@ def distance_bucket(h, d):
 
 
 @numba.njit(cache=True)
-def arc_columns(words, tags, spellings, h, d, between, n_between, width, out, backoffs=True):
+def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, backoffs=True):
     """Write the feature columns of the arc h → d into ``out``; return how many.
 
     ``backoffs=False`` leaves out the surrounding tags' back-offs to three tags.
@@ -226,15 +188,15 @@ def arc_columns(words, tags, spellings, h, d, between, n_between, width, out, ba
     """
     n = len(words) - 1
     joined = distance_bucket(h, d)
-    hw, ht, hp = words[h], tags[h], spellings[h, PREFIX]
-    dw, dt, dp = words[d], tags[d], spellings[d, PREFIX]
+    hw, ht, hp = words[h], tags[h], prefixes[h]
+    dw, dt, dp = words[d], tags[d], prefixes[d]
     h_before = tags[h - 1] if h > 0 else START_CODE
     h_after = tags[h + 1] if h < n else END_CODE
     d_before = tags[d - 1] if d > 0 else START_CODE
     d_after = tags[d + 1] if d < n else END_CODE
     # a word's 5-letter prefix if it is longer, else the word itself
-    hq = hp if hp != NO_AFFIX else hw
-    dq = dp if dp != NO_AFFIX else dw
+    hq = hp if hp != NO_PREFIX else hw
+    dq = dp if dp != NO_PREFIX else dw
     k = 0
     # unigram
     k = _emit(out, k, width, joined, 1, hw, ht, 0, 0)
@@ -268,44 +230,19 @@ def arc_columns(words, tags, spellings, h, d, between, n_between, width, out, ba
     # direction and distance alone
     k = _emit(out, k, width, joined, 30, 0, 0, 0, 0)
     # the templates with words again, long words cut to their prefixes (when one is long)
-    if hp != NO_AFFIX:
+    if hp != NO_PREFIX:
         k = _emit(out, k, width, joined, 31, hq, ht, 0, 0)
         k = _emit(out, k, width, joined, 32, hq, 0, 0, 0)
         k = _emit(out, k, width, joined, 33, hq, ht, dt, 0)
-    if dp != NO_AFFIX:
+    if dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 34, dq, dt, 0, 0)
         k = _emit(out, k, width, joined, 35, dq, 0, 0, 0)
         k = _emit(out, k, width, joined, 36, ht, dq, dt, 0)
-    if hp != NO_AFFIX or dp != NO_AFFIX:
+    if hp != NO_PREFIX or dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 37, hq, ht, dq, dt)
         k = _emit(out, k, width, joined, 38, hq, dq, dt, 0)
         k = _emit(out, k, width, joined, 39, hq, ht, dq, 0)
         k = _emit(out, k, width, joined, 40, hq, dq, 0, 0)
-    # suffixes: with the word's tag and with both tags; the last 3 letters (the word itself
-    # when it is shorter) also with the other word and both tags
-    for column in (SUFFIX3, SUFFIX2):
-        hs, ds = spellings[h, column], spellings[d, column]
-        if hs != NO_AFFIX:
-            k = _emit(out, k, width, joined, 38 + 4 * column, hs, ht, 0, 0)
-            k = _emit(out, k, width, joined, 39 + 4 * column, hs, ht, dt, 0)
-        if ds != NO_AFFIX:
-            k = _emit(out, k, width, joined, 40 + 4 * column, ds, dt, 0, 0)
-            k = _emit(out, k, width, joined, 41 + 4 * column, ht, ds, dt, 0)
-    hs, ds = spellings[h, SUFFIX3], spellings[d, SUFFIX3]
-    if hs != NO_AFFIX or ds != NO_AFFIX:
-        k = _emit(
-            out,
-            k,
-            width,
-            joined,
-            50,
-            hs if hs != NO_AFFIX else hw,
-            ht,
-            ds if ds != NO_AFFIX else dw,
-            dt,
-        )
-    # shapes
-    k = _emit(out, k, width, joined, 51, spellings[h, SHAPE], ht, spellings[d, SHAPE], dt)
     # in between
     for b in range(n_between):
         k = _emit(out, k, width, joined, 41, ht, between[b], dt, 0)
@@ -332,7 +269,7 @@ def _add_distinct(between, count, tag):
 
 
 @numba.njit(cache=True)
-def arc_scores(words, tags, spellings, w, width):
+def arc_scores(words, tags, prefixes, w, width):
     """Return the (n + 1, n + 1) arc scores ``scores[h, d] = w · f(h, d)`` of a sentence.
 
     Arcs into the root and from a word to itself are not scored (0).
@@ -344,14 +281,14 @@ def arc_scores(words, tags, spellings, w, width):
     for low in range(n1):
         n_between = 0
         for high in range(low + 1, n1):
-            count = arc_columns(words, tags, spellings, low, high, between, n_between, width, out)
+            count = arc_columns(words, tags, prefixes, low, high, between, n_between, width, out)
             total = 0.0
             for k in range(count):
                 total += w[out[k]]
             scores[low, high] = total
             if low > 0:
                 count = arc_columns(
-                    words, tags, spellings, high, low, between, n_between, width, out
+                    words, tags, prefixes, high, low, between, n_between, width, out
                 )
                 total = 0.0
                 for k in range(count):
@@ -362,7 +299,7 @@ def arc_scores(words, tags, spellings, w, width):
 
 
 @numba.njit(cache=True)
-def tree_arc_columns(words, tags, spellings, heads, width):
+def tree_arc_columns(words, tags, prefixes, heads, width):
     """Return the feature columns of every arc of a tree, as CSR ``(columns, indptr)``.
 
     Row d - 1 holds the columns of the arc into word d (duplicates kept, in template order).
@@ -375,9 +312,7 @@ def tree_arc_columns(words, tags, spellings, heads, width):
         h = heads[d - 1]
         n_between = tags_between(tags, h, d, between)
         begin = indptr[d - 1]
-        count = arc_columns(
-            words, tags, spellings, h, d, between, n_between, width, columns[begin:]
-        )
+        count = arc_columns(words, tags, prefixes, h, d, between, n_between, width, columns[begin:])
         indptr[d] = begin + count
     return columns[: indptr[n1 - 1]], indptr
 
@@ -398,9 +333,9 @@ def _distinct_counts(sorted_columns, columns, counts, start, fill):
 
 
 @numba.njit(cache=True)
-def tree_columns(words, tags, spellings, heads, width):
+def tree_columns(words, tags, prefixes, heads, width):
     """Return φ of a tree, the summed features of its arcs, as sorted columns and counts."""
-    columns = np.sort(tree_arc_columns(words, tags, spellings, heads, width)[0])
+    columns = np.sort(tree_arc_columns(words, tags, prefixes, heads, width)[0])
     indices = np.empty(len(columns), dtype=np.int64)
     values = np.empty(len(columns))
     m = _distinct_counts(columns, indices, values, 0, True)
@@ -408,9 +343,7 @@ def tree_columns(words, tags, spellings, heads, width):
 
 
 @numba.njit(cache=True)
-def arc_rows(
-    words, tags, spellings, token_offsets, heads, width, backoffs, indptr, columns, counts
-):
+def arc_rows(words, tags, prefixes, token_offsets, heads, width, backoffs, indptr, columns, counts):
     """Write the features of the arcs of trees as CSR rows, one per word: distinct sorted columns.
 
     Sentence i is ``words[token_offsets[i]:token_offsets[i + 1]]`` (root included), and the
@@ -426,12 +359,12 @@ def arc_rows(
     row = 0
     for i in range(len(token_offsets) - 1):
         begin, end = token_offsets[i], token_offsets[i + 1]
-        words_i, tags_i, spellings_i = words[begin:end], tags[begin:end], spellings[begin:end]
+        words_i, tags_i, prefixes_i = words[begin:end], tags[begin:end], prefixes[begin:end]
         for d in range(1, end - begin):
             h = heads[row]
             n_between = tags_between(tags_i, h, d, between)
             count = arc_columns(
-                words_i, tags_i, spellings_i, h, d, between, n_between, width, out, backoffs
+                words_i, tags_i, prefixes_i, h, d, between, n_between, width, out, backoffs
             )
             m = _distinct_counts(np.sort(out[:count]), columns, counts, indptr[row], fill)
             if not fill:

@@ -305,14 +305,14 @@ def wrong_heads(gold, heads, weights):
 
 
 # ------------------------------------------------------------------------------- the protocol
-# data = (words, tags, spellings, token_offsets, gold, weights, word_offsets, width, decoder):
+# data = (words, tags, prefixes, token_offsets, gold, weights, word_offsets, width, decoder):
 # the codes of every sentence concatenated (root included, token_offsets), the reference heads
 # and the loss weights (word_offsets), the feature width and the decoder's code.
 
 
 @numba.njit(cache=True)
 def sentence_codes(data, i):
-    """Return example i's word, tag and spelling codes (root included) and the feature width."""
+    """Return example i's word, tag and prefix codes (root included) and the feature width."""
     begin, end = data[3][i], data[3][i + 1]
     return data[0][begin:end], data[1][begin:end], data[2][begin:end], data[7]
 
@@ -320,8 +320,8 @@ def sentence_codes(data, i):
 @numba.njit(cache=True)
 def dependency_scores(data, i, w):
     """Return example i's (n + 1, n + 1) arc scores."""
-    words, tags, spellings, width = sentence_codes(data, i)
-    return arc_scores(words, tags, spellings, w, width)
+    words, tags, prefixes, width = sentence_codes(data, i)
+    return arc_scores(words, tags, prefixes, w, width)
 
 
 @numba.njit(cache=True)
@@ -335,8 +335,8 @@ def dependency_decode(data, i, w, scores, augmented):
 @numba.njit(cache=True)
 def dependency_features(data, i, labels):
     """Return φ(x_i, y) of the tree whose heads are ``labels``."""
-    words, tags, spellings, width = sentence_codes(data, i)
-    return tree_columns(words, tags, spellings, labels, width)
+    words, tags, prefixes, width = sentence_codes(data, i)
+    return tree_columns(words, tags, prefixes, labels, width)
 
 
 @numba.njit(cache=True)

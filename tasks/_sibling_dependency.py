@@ -60,12 +60,12 @@ class SiblingDependencyTask(DependencyTask):
         """Return the non-zero entries of φ(x, y), arcs' and sibling parts', as sorted columns
         and counts."""
         return sibling_tree_columns(
-            x.words, x.tags, x.spellings, heads_of(y), self.size_joint_feature
+            x.words, x.tags, x.prefixes, heads_of(y), self.size_joint_feature
         )
 
     def _decode(self, x: ParseInput, y_true: Any, w: np.ndarray) -> np.ndarray:
         """Score the arcs and sibling parts of x and decode them (loss-augmented if y_true)."""
-        arcs = arc_scores(x.words, x.tags, x.spellings, w, self.size_joint_feature)
+        arcs = arc_scores(x.words, x.tags, x.prefixes, w, self.size_joint_feature)
         siblings = sibling_scores(x.words, x.tags, w, self.size_joint_feature)
         if y_true is None:
             gold, weights = np.zeros(0, dtype=np.int64), np.zeros(0)

@@ -130,25 +130,25 @@ def decode_sibling_tree(arcs, siblings, gold, weights, augmented):
 
 
 @numba.njit(cache=True)
-def sibling_tree_columns(words, tags, spellings, heads, width):
+def sibling_tree_columns(words, tags, prefixes, heads, width):
     """Return φ of a tree, its arc and sibling features summed, as sorted columns and counts."""
-    arc_columns = tree_arc_columns(words, tags, spellings, heads, width)[0]
+    arc_columns = tree_arc_columns(words, tags, prefixes, heads, width)[0]
     return second_order_tree_columns(words, tags, arc_columns, heads, width)
 
 
 # ------------------------------------------------------------------------------- the protocol
 # data as for first-order parsing (tasks._dependency_oracle), whose loss function it shares:
-# (words, tags, spellings, token_offsets, gold, weights, word_offsets, width, decoder).
+# (words, tags, prefixes, token_offsets, gold, weights, word_offsets, width, decoder).
 
 
 @numba.njit(cache=True)
 def sibling_dependency_scores(data, i, w):
     """Return example i's part scores: the (n + 1, n + 1) arc scores on top of the sibling
     scores, ``(n + 1) * (n + 1)`` rows ``h * (n + 1) + s`` of n + 1 columns ``d``."""
-    words, tags, spellings, width = sentence_codes(data, i)
+    words, tags, prefixes, width = sentence_codes(data, i)
     n1 = len(words)
     scores = np.empty((n1 * (n1 + 1), n1))
-    scores[:n1] = arc_scores(words, tags, spellings, w, width)
+    scores[:n1] = arc_scores(words, tags, prefixes, w, width)
     scores[n1:] = sibling_scores(words, tags, w, width).reshape((n1 * n1, n1))
     return scores
 
@@ -168,5 +168,5 @@ def sibling_dependency_decode(data, i, w, scores, augmented):
 @numba.njit(cache=True)
 def sibling_dependency_features(data, i, labels):
     """Return φ(x_i, y) of the tree whose heads are ``labels``."""
-    words, tags, spellings, width = sentence_codes(data, i)
-    return sibling_tree_columns(words, tags, spellings, labels, width)
+    words, tags, prefixes, width = sentence_codes(data, i)
+    return sibling_tree_columns(words, tags, prefixes, labels, width)

@@ -2,7 +2,7 @@
 
 from tasks import ArcFeatures
 
-VOCABULARY = ["The", "dog", "barks", "loudly", "at", "cats", "extraordinarily", "."]
+VOCABULARY = ["the", "dog", "barks", "loudly", "at", "cats", "extraordinarily", "."]
 TAGS = ["DET", "NOUN", "VERB", "ADV", "ADP", "NOUN", "ADV", "PUNCT"]
 
 

@@ -14,18 +14,7 @@ from tasks import (
     ReferenceTree,
     attachment_scores,
 )
-from tasks._dependency_features import (
-    NO_AFFIX,
-    PREFIX,
-    SHAPE,
-    SHAPES,
-    SUFFIX2,
-    SUFFIX3,
-    arc_rows,
-    arc_scores,
-    packed,
-    text_code,
-)
+from tasks._dependency_features import arc_rows, arc_scores, packed
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
 from tests.references import every_tree
 from tests.tasks.compiled_checks import assert_compiled_oracle_answers_as_python
@@ -95,47 +84,8 @@ def test_a_tree_scores_the_sum_of_its_arc_scores(short_sentences):
     task = DependencyTask(ArcFeatures(2**12))
     w = np.random.default_rng(1).normal(size=task.size_joint_feature)
     for x, y in zip(*short_sentences, strict=True):
-        scores = arc_scores(x.words, x.tags, x.spellings, w, task.size_joint_feature)
+        scores = arc_scores(x.words, x.tags, x.prefixes, w, task.size_joint_feature)
         assert task.joint_feature(x, y) @ w == pytest.approx(tree_score(scores, y))
-
-
-def test_a_word_is_spelled_by_its_prefix_suffixes_and_shape():
-    words = ["Walked", "NASA", "x2", "...", "the", "at", "a"]
-    x = ArcFeatures(2**10).sentence(words, ["VERB", "PROPN", "X", "PUNCT", "DET", "ADP", "DET"])
-    spelled = x.spellings[1:]
-    assert spelled[0, PREFIX] == text_code("walke")
-    assert spelled[0, SUFFIX3] == text_code("ked") and spelled[0, SUFFIX2] == text_code("ed")
-    assert spelled[4, SUFFIX3] == NO_AFFIX and spelled[4, SUFFIX2] == text_code("he")
-    assert np.all(spelled[5:, [PREFIX, SUFFIX3, SUFFIX2]] == NO_AFFIX)
-    assert [SHAPES[code] for code in spelled[:4, SHAPE]] == [
-        "capitalised",
-        "all capitals",
-        "with a digit",
-        "no letter or digit",
-    ]
-    assert np.all(spelled[4:, SHAPE] == SHAPES.index("lower-case"))
-
-
-def _tree_columns(task, words, tags, heads):
-    return set(np.flatnonzero(task.joint_feature(task.features.sentence(words, tags), heads)))
-
-
-def test_words_that_end_alike_share_the_suffix_features():
-    task = DependencyTask(ArcFeatures(2**24))  # wide: no two templates share a column
-    tags, heads = ["PRON", "VERB", "ADV"], [2, 0, 2]
-    walked = _tree_columns(task, ["she", "walked", "home"], tags, heads)
-    talked = _tree_columns(task, ["she", "talked", "home"], tags, heads)
-    spoke = _tree_columns(task, ["she", "spoke", "home"], tags, heads)
-    assert len(walked & talked) > len(walked & spoke)
-
-
-def test_capitals_change_only_the_shape_features():
-    task = DependencyTask(ArcFeatures(2**24))
-    tags, heads = ["NOUN", "VERB"], [2, 0]
-    capitalised = _tree_columns(task, ["Dogs", "bark"], tags, heads)
-    lower = _tree_columns(task, ["dogs", "bark"], tags, heads)
-    # one arc holds "dogs": its shape template, alone and with direction and distance
-    assert len(capitalised - lower) == len(lower - capitalised) == 2
 
 
 def test_the_loss_counts_wrong_heads_with_punctuation_weighted():

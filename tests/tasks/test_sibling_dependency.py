@@ -81,7 +81,7 @@ def test_a_tree_scores_its_arcs_and_its_sibling_parts(projective_sentences):
     task = SiblingDependencyTask(ArcFeatures(2**12))
     w = np.random.default_rng(1).normal(size=task.size_joint_feature)
     for x in projective_sentences[0]:
-        arcs = arc_scores(x.words, x.tags, x.spellings, w, task.size_joint_feature)
+        arcs = arc_scores(x.words, x.tags, x.prefixes, w, task.size_joint_feature)
         siblings = sibling_scores(x.words, x.tags, w, task.size_joint_feature)
         for tree in every_tree(x.n_words, True):
             assert task.joint_feature(x, tree) @ w == pytest.approx(
