@@ -11,7 +11,8 @@ dev split ``en_ewt-ud-dev.conllu`` is parsed and scored by unlabelled and labell
 training times (wall-clock and CPU seconds, with the load average, as the machine may be
 shared), the sentences parsed (and labelled) per second and per CPU second, and the peak memory
 of each parser's process (training and parsing) and of the labeller's. The test split is never
-read.
+read. With ``--held-out N`` the last N training sentences take the dev split's place (trained on
+the others, the dev split not read), for choosing settings without looking at dev.
 
 The solver is StructuredSVM's "auto", which picks BCFW for a joint feature this long, with a
 seeded random order.
@@ -85,11 +86,30 @@ def parsing_task(
     return DependencyTask(features, decoder=decoder, punctuation_weight=punctuation_weight)
 
 
+class Splits(NamedTuple):
+    """The sentences trained on and those scored, with the name of the scored ones."""
+
+    train: list
+    evaluation: list
+    name: str
+
+
+def splits(directory: Path, max_train: int | None, held_out: int) -> Splits:
+    """Return the training sentences (the first ``max_train``) and the dev split, or, with
+    ``held_out`` > 0, the training split without its last ``held_out`` sentences and those."""
+    train = read_conllu(directory / TRAIN)
+    if held_out > 0:
+        if held_out >= len(train):
+            raise SystemExit(f"--held-out must be below {len(train)}, got {held_out}")
+        return Splits(train[:-held_out][:max_train], train[-held_out:], "held out")
+    return Splits(train[:max_train], read_conllu(directory / DEV), "dev")
+
+
 def train_parser(directory: Path, order: str, args: argparse.Namespace) -> ParserRun:
-    """Train a parser of an order on the training split and parse the dev split with it."""
-    train = read_conllu(directory / TRAIN)[: args.max_train]
+    """Train a parser of an order on the training sentences and parse the scored ones."""
+    train, evaluation, _ = splits(directory, args.max_train, args.held_out)
     task = parsing_task(order, args.decoder, args.n_features, args.punctuation_weight)
-    X_train, X_dev = task.inputs(train), task.inputs(read_conllu(directory / DEV))
+    X_train, X_dev = task.inputs(train), task.inputs(evaluation)
     # The duality gap is evaluated after the last pass only: it costs a pass of oracle calls.
     svm = StructuredSVM(
         task,
@@ -123,6 +143,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument(
         "--max-train", type=int, default=None, help="train on the first N sentences only"
+    )
+    parser.add_argument(
+        "--held-out",
+        type=int,
+        default=0,
+        help="score on the last N training sentences, trained on the others; dev not read (0)",
     )
     parser.add_argument(
         "--orders",
@@ -164,8 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     # Each parser trains in a fresh process, so that its peak memory is its own.
     runs = run_in_fresh_processes(train_parser, [(directory, order, args) for order in orders])
 
-    train = read_conllu(directory / TRAIN)[: args.max_train]
-    dev = read_conllu(directory / DEV)
+    train, dev, scored = splits(directory, args.max_train, args.held_out)
     features = ArcFeatures(args.n_features)
     X_train, X_dev = features.transform(train), features.transform(dev)
     labeller_time = Stopwatch()
@@ -177,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
 
     n_words = sum(len(sentence) for sentence in train)
     print(
-        f"EWT train: {len(train)} sentences, {n_words} words; dev: {len(dev)} sentences, "
+        f"EWT train: {len(train)} sentences, {n_words} words; {scored}: {len(dev)} sentences, "
         f"{sum(len(sentence) for sentence in dev)} words"
     )
     rows = []

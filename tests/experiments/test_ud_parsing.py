@@ -1,5 +1,7 @@
 """The UD parsing experiment runs both orders end to end on a tiny treebank in EWT's file names."""
 
+import pytest
+
 from experiments.ud_parsing import DEV, TRAIN, main
 
 TREEBANK = (
@@ -28,3 +30,14 @@ def test_the_experiment_prints_the_attachment_scores(tmp_path, capsys):
     for order, row in zip(("1", "2"), lines[header + 1 : header + 3], strict=True):
         assert row.split()[:2] == [order, "100.000"]  # learnt by heart
     assert "load average" in out
+
+
+def test_held_out_training_sentences_take_the_place_of_the_dev_split(tmp_path, capsys):
+    (tmp_path / TRAIN).write_text(TREEBANK, encoding="utf-8")
+    (tmp_path / DEV).write_text("not CoNLL-U\n", encoding="utf-8")  # never read
+    main(["--data-dir", str(tmp_path), "--n-features", str(2**12), "--orders", "1",
+          "--held-out", "1"])
+    out = capsys.readouterr().out
+    assert "EWT train: 1 sentences, 4 words; held out: 1 sentences, 4 words" in out
+    with pytest.raises(SystemExit, match="--held-out must be below 2"):
+        main(["--data-dir", str(tmp_path), "--held-out", "2"])
