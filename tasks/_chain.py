@@ -45,11 +45,8 @@ from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
 from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
-from tasks._viterbi import add_hamming_loss, batch_viterbi, parallel_batch_viterbi
-from tasks._viterbi_second_order import (
-    batch_viterbi_second_order,
-    parallel_batch_viterbi_second_order,
-)
+from tasks._viterbi import add_hamming_loss, batch_viterbi
+from tasks._viterbi_second_order import batch_viterbi_second_order
 
 #: Batches of at least this many stored entries build their joint features on Numba's threads:
 #: smaller ones take less time on one thread than compiling the threaded build.
@@ -589,13 +586,10 @@ class ChainTask(Task):
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray
     ) -> list[np.ndarray]:
         transitions, triples, start, end = self._decoding_weights(w)
-        threaded = use_threads(len(offsets) - 1)
         if self.order == 1:
-            decode = parallel_batch_viterbi if threaded else batch_viterbi
-            labels = decode(unary, offsets, transitions, start, end)
+            labels = batch_viterbi(unary, offsets, transitions, start, end)
         else:
-            decode = parallel_batch_viterbi_second_order if threaded else batch_viterbi_second_order
-            labels = decode(unary, offsets, transitions, triples, start, end)
+            labels = batch_viterbi_second_order(unary, offsets, transitions, triples, start, end)
         if self._constrained:
             # A decoder returns a forbidden labelling only when every labelling is forbidden.
             violation = self._violation(labels, offsets)

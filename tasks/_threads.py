@@ -1,15 +1,16 @@
 """When a batch is worth Numba's threads: the rule the compiled tasks share.
 
-A batch of fewer than :data:`PARALLEL_FROM` examples runs the serial kernels on the calling
-thread; larger batches run their parallel twins on Numba's number of threads
-(:func:`numba.get_num_threads`, which learners set from their ``n_jobs``). Dense products
+A batch of fewer than :data:`PARALLEL_FROM` examples runs on the calling thread; larger batches
+run in runs of examples on Numba's number of threads (:func:`numba.get_num_threads`, which
+learners set from their ``n_jobs``; :func:`run_sequences`), or with the parallel twins of
+their compiled loops. Dense products
 (:func:`row_blocks_product`) and the stacking of a large batch (:func:`stacked_rows`) are
 shared among the same threads, each block on one BLAS thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -26,6 +27,16 @@ ROWS_PER_BLOCK = 1024
 def use_threads(n_examples: int) -> bool:
     """Tell whether a batch of ``n_examples`` runs on Numba's threads (more than one)."""
     return n_examples >= PARALLEL_FROM and numba.get_num_threads() > 1
+
+
+def run_sequences(run: Callable[[int, int], None], n_examples: int) -> None:
+    """Call ``run(first, stop)`` on runs of a batch's ``n_examples`` that together cover it: on
+    Numba's number of threads (:func:`~structsvm._utils.parallel.run_in_parts`) if
+    :func:`use_threads`, else once on the calling thread."""
+    if use_threads(n_examples):
+        run_in_parts(run, n_examples)
+    else:
+        run(0, n_examples)
 
 
 def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:

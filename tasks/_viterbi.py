@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tasks._threads import run_sequences
+
 
 @numba.njit(cache=True, inline="always")
 def suffix_scores(
@@ -76,12 +78,15 @@ def best_label(into: np.ndarray, following: np.ndarray) -> int:
     return label
 
 
-@numba.njit(cache=True)
 def batch_viterbi(
     unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray, start: np.ndarray,
     end: np.ndarray,
 ) -> np.ndarray:
     """Return the best labelling of every chain in a batch, concatenated (int64, shape (N,)).
+
+    Runs of sequences are decoded by :func:`viterbi_run`, on Numba's number of threads for a
+    batch that :func:`tasks._threads.use_threads` shares; each sequence is decoded alone, so
+    the labels are the same whatever the runs.
 
     Parameters
     ----------
@@ -94,34 +99,33 @@ def batch_viterbi(
     start, end : ndarray of shape (L,)
         Scores of the first and of the last label of a sequence.
     """
-    n_positions, n_labels = unary.shape
     transitions_by_next = np.ascontiguousarray(transitions.T)
-    best_from = np.empty((n_positions, n_labels))
-    labels = np.empty(n_positions, dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
+    best_from = np.empty(unary.shape)
+    labels = np.empty(unary.shape[0], dtype=np.int64)
+
+    def run(first: int, stop: int) -> None:
+        viterbi_run(
+            unary, offsets, transitions, transitions_by_next, start, end, first, stop,
+            best_from, labels,
+        )
+
+    run_sequences(run, len(offsets) - 1)
+    return labels
+
+
+@numba.njit(cache=True, nogil=True)
+def viterbi_run(
+    unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray,
+    transitions_by_next: np.ndarray, start: np.ndarray, end: np.ndarray, first: int, stop: int,
+    best_from: np.ndarray, labels: np.ndarray,
+) -> None:
+    """Decode sequences ``first:stop`` of :func:`batch_viterbi` into their ``labels``, with
+    their rows of the workspace ``best_from`` (N, L). Releases the GIL."""
+    for k in range(first, stop):
         decode_sequence(
             unary, offsets[k], offsets[k + 1], transitions, transitions_by_next, start, end,
             best_from, labels,
         )
-    return labels
-
-
-@numba.njit(cache=True, parallel=True)
-def parallel_batch_viterbi(
-    unary: np.ndarray, offsets: np.ndarray, transitions: np.ndarray, start: np.ndarray,
-    end: np.ndarray,
-) -> np.ndarray:
-    """Return :func:`batch_viterbi`'s labels, the sequences decoded on Numba's threads."""
-    n_positions, n_labels = unary.shape
-    transitions_by_next = np.ascontiguousarray(transitions.T)
-    best_from = np.empty((n_positions, n_labels))
-    labels = np.empty(n_positions, dtype=np.int64)
-    for k in numba.prange(offsets.shape[0] - 1):
-        decode_sequence(
-            unary, offsets[k], offsets[k + 1], transitions, transitions_by_next, start, end,
-            best_from, labels,
-        )
-    return labels
 
 
 @numba.njit(cache=True, inline="always")

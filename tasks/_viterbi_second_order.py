@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from tasks._threads import run_sequences
 from tasks._viterbi import best_label
 
 
@@ -62,7 +63,6 @@ def second_order_suffix_scores(
             best_from[0, 0, b] = unary[begin, b] + best
 
 
-@numba.njit(cache=True)
 def batch_viterbi_second_order(
     unary: np.ndarray, offsets: np.ndarray, pair_scores: np.ndarray, triple_scores: np.ndarray,
     start: np.ndarray, end: np.ndarray,
@@ -70,34 +70,34 @@ def batch_viterbi_second_order(
     """Return the best labelling of every second-order chain in a batch, concatenated.
 
     As :func:`tasks._viterbi.batch_viterbi`, with ``pair_scores`` (L, L) and
-    ``triple_scores`` (L, L, L) from :func:`second_order_scores`.
+    ``triple_scores`` (L, L, L) from :func:`second_order_scores`; runs of sequences are
+    decoded by :func:`second_order_run`.
     """
-    n_labels = unary.shape[1]
     labels = np.empty(unary.shape[0], dtype=np.int64)
-    for k in range(offsets.shape[0] - 1):
-        begin, stop = offsets[k], offsets[k + 1]
-        best_from = np.empty((stop - begin, n_labels, n_labels))
-        decode_second_order(
-            unary, begin, stop, pair_scores, triple_scores, start, end, best_from, labels
+
+    def run(first: int, stop: int) -> None:
+        second_order_run(
+            unary, offsets, pair_scores, triple_scores, start, end, first, stop, labels
         )
+
+    run_sequences(run, len(offsets) - 1)
     return labels
 
 
-@numba.njit(cache=True, parallel=True)
-def parallel_batch_viterbi_second_order(
+@numba.njit(cache=True, nogil=True)
+def second_order_run(
     unary: np.ndarray, offsets: np.ndarray, pair_scores: np.ndarray, triple_scores: np.ndarray,
-    start: np.ndarray, end: np.ndarray,
-) -> np.ndarray:
-    """Return :func:`batch_viterbi_second_order`'s labels, the sequences on Numba's threads."""
+    start: np.ndarray, end: np.ndarray, first: int, stop: int, labels: np.ndarray,
+) -> None:
+    """Decode sequences ``first:stop`` of :func:`batch_viterbi_second_order` into their
+    ``labels``. Releases the GIL."""
     n_labels = unary.shape[1]
-    labels = np.empty(unary.shape[0], dtype=np.int64)
-    for k in numba.prange(offsets.shape[0] - 1):
-        begin, stop = offsets[k], offsets[k + 1]
-        best_from = np.empty((stop - begin, n_labels, n_labels))
+    for k in range(first, stop):
+        begin, end_row = offsets[k], offsets[k + 1]
+        best_from = np.empty((end_row - begin, n_labels, n_labels))
         decode_second_order(
-            unary, begin, stop, pair_scores, triple_scores, start, end, best_from, labels
+            unary, begin, end_row, pair_scores, triple_scores, start, end, best_from, labels
         )
-    return labels
 
 
 @numba.njit(cache=True)

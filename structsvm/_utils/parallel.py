@@ -132,7 +132,7 @@ def n_threads(n_jobs: int | None) -> int:
 @functools.cache
 def worker_threads() -> ThreadPoolExecutor:
     """Return the pool of threads (as many as Numba's at most) that runs NumPy work and compiled
-    kernels that release the GIL, made on first use."""
+    loops that release the GIL, made on first use."""
     return ThreadPoolExecutor(numba.config.NUMBA_NUM_THREADS, thread_name_prefix="structsvm")
 
 

@@ -1,6 +1,6 @@
 """BCFW's compiled passes on a compiled oracle (:class:`structsvm.CompiledOracle`): each visit
 decodes with the oracle and takes the step of :mod:`structsvm.solvers._bcfw_steps` that the
-Python loop takes; the duality gap is evaluated on Numba's threads, the same bits on any number.
+Python loop takes; the duality gap is evaluated on threads, the same bits on any number.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_oracle
 from structsvm._task import Task
-from structsvm._utils.parallel import compiled_threads
+from structsvm._utils.parallel import compiled_threads, run_in_parts
 from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_steps import Atoms, BlockDual, atoms, pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import (
@@ -92,17 +92,18 @@ def bcfw_pass(fns, data, visits, dual, atoms, keep):
     return len(visits)
 
 
-@numba.njit(cache=True, parallel=True)
-def bcfw_slacks(fns, data, w, true_scores, table, offsets, keep, slacks):
-    """Set ``slacks[i]`` to the slack ``max(0, Δ(y_i, ŷ) − w · (φ(x_i, y_i) − φ(x_i, ŷ)))``.
+@numba.njit(cache=True, nogil=True)
+def bcfw_slacks(fns, data, w, true_scores, table, offsets, keep, first, stop, slacks):
+    """Set ``slacks[i]`` of examples ``first:stop`` to the slack ``max(0, Δ(y_i, ŷ) − w ·
+    (φ(x_i, y_i) − φ(x_i, ŷ)))``.
 
     ŷ is example i's loss-augmented output at ``w`` and ``true_scores[i] = w · φ(x_i, y_i)``;
     ``table`` and ``offsets`` are a :class:`~structsvm.ScoreTable` at ``w`` or
     :data:`~structsvm.solvers._example_oracle.NO_TABLE`, and ``keep`` whether the oracle
-    offers ``labelling_score`` (φ(x_i, ŷ) is formed only if not). Examples are shared among
-    Numba's threads; each slack is computed by one thread, the same on any number of them.
+    offers ``labelling_score`` (φ(x_i, ŷ) is formed only if not). Releases the GIL, so that
+    runs of examples go on threads; each slack is the same whatever the runs.
     """
-    for i in numba.prange(len(true_scores)):
+    for i in range(first, stop):
         labels, scores = decode_keeping_scores(fns, data, i, w, table, offsets, True, keep)
         hat_score = fns[4](data, i, w, scores, labels)
         if np.isnan(hat_score):
@@ -190,14 +191,19 @@ class CompiledPasses:
             active_sets.widen_labels()
 
     def slacks(self, w: np.ndarray) -> np.ndarray:
-        """Return every example's slack ``ξ_i(w)``, on ``n_jobs`` of Numba's threads."""
+        """Return every example's slack ``ξ_i(w)``, on ``n_jobs`` threads (:func:`bcfw_slacks`
+        on runs of examples, :func:`~structsvm._utils.parallel.run_in_parts`)."""
         oracle = self.oracle
         slacks = np.empty(oracle.n_examples)
         with compiled_threads(self.n_jobs):
             table = NO_TABLE if oracle.batch_scores is None else oracle.batch_scores(oracle.data, w)
             true_scores = np.asarray(self.true_rows @ w, dtype=np.float64)
-            bcfw_slacks(
-                self.functions, oracle.data, w, true_scores, *table,
-                oracle.offers_labelling_score, slacks,
-            )
+
+            def run(first: int, stop: int) -> None:
+                bcfw_slacks(
+                    self.functions, oracle.data, w, true_scores, *table,
+                    oracle.offers_labelling_score, first, stop, slacks,
+                )
+
+            run_in_parts(run, oracle.n_examples)
         return slacks

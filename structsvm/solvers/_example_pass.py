@@ -2,26 +2,46 @@
 
 :class:`CompiledTrainingSet` finds and calls the oracle for every compiled pass; its subclass
 :class:`CompiledExamplePasses` makes the per-example pass (n-slack, BCFW's gap evaluation), one
-:func:`example_pass` on ``n_jobs`` of Numba's threads. Each example is computed into storage of
-its own, so the results are the same bits on any number of threads.
+:func:`example_pass` on ``n_jobs`` threads. Each example is computed into storage of its own,
+so the results are the same bits on any number of threads.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle
+from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle, offsets_of
 from structsvm._task import Task
-from structsvm._utils.parallel import compiled_threads
+from structsvm._utils.parallel import compiled_threads, run_in_parts
 from structsvm.solvers._cutting_plane import TaskConstraints
 from structsvm.solvers._example_oracle import NO_TABLE, decode_example, sparse_dot, stacked_labels
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass
+
+
+class ExampleResults(NamedTuple):
+    """Every example's results of a per-example pass (:func:`example_pass`).
+
+    Attributes
+    ----------
+    labels : ndarray (total labels,), int64
+        The loss-augmented outputs' labels, end to end.
+    losses, slacks : ndarray (n,)
+    indptr, indices, values : ndarray
+        φ(x_i, ŷ_i) as the CSR rows of an (n, size) matrix.
+    """
+
+    labels: np.ndarray
+    losses: np.ndarray
+    slacks: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
 
 
 class CompiledTrainingSet(TaskConstraints):
@@ -60,9 +80,10 @@ class CompiledTrainingSet(TaskConstraints):
     def call(self, compiled_pass: Any, w: np.ndarray, *arguments: Any) -> Any:
         """Return ``compiled_pass(fns, data, w, true_scores, *arguments, scores, offsets)``.
 
-        ``true_scores[i] = w · φ(x_i, y_i)`` and ``scores, offsets`` the oracle's
-        :class:`~structsvm.ScoreTable` at ``w`` (:data:`~structsvm.solvers._example_oracle.NO_TABLE`
-        without ``batch_scores``); the call runs on ``n_jobs`` of Numba's threads.
+        ``compiled_pass`` calls its compiled parts; ``true_scores[i] = w · φ(x_i, y_i)`` and
+        ``scores, offsets`` the oracle's :class:`~structsvm.ScoreTable` at ``w``
+        (:data:`~structsvm.solvers._example_oracle.NO_TABLE` without ``batch_scores``); the
+        call runs on ``n_jobs`` threads (:func:`~structsvm._utils.parallel.compiled_threads`).
         """
         oracle = self.oracle
         true_scores = np.asarray(self.true_features @ w, dtype=np.float64).ravel()
@@ -71,39 +92,14 @@ class CompiledTrainingSet(TaskConstraints):
             return compiled_pass(self.functions, oracle.data, w, true_scores, *arguments, *table)
 
 
-@numba.njit(cache=True)
-def _example_arrays(n_labels, n):
-    """Return the pass's labels (n_labels,), losses, slacks and entry counts (n,), unset."""
-    return (
-        np.empty(n_labels, dtype=np.int64), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
-    )
-
-
-@numba.njit(cache=True)
-def _feature_rows(entries):
-    """Return CSR row pointers for rows of ``entries`` entries, and their unset arrays."""
-    indptr = np.zeros(len(entries) + 1, dtype=np.int64)
-    for i in range(len(entries)):
-        indptr[i + 1] = indptr[i] + entries[i]
-    return indptr, np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
-
-
-@numba.njit(cache=True, parallel=True)
-def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
-    """Return every example's results at ``w``: ``(labels, losses, slacks, indptr, indices,
-    values)``.
-
-    Example i's loss-augmented output has the labels ``labels[label_offsets[i]:label_offsets[i
-    + 1]]``, Δ(y_i, ŷ_i) is ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))``
-    is ``slacks[i]``, and φ(x_i, ŷ_i) is the CSR row ``indptr[i]:indptr[i + 1]``. The first
-    loop decodes and counts the entries of each φ, the second writes them (the arrays are made
-    by serial helpers: an array expression here would be a parallel loop of its own; arrays are
-    copied element by element: an array assigned to a slice would compile the shape-mismatch
-    error).
-    """
-    n = len(true_scores)
-    labels, losses, slacks, entries = _example_arrays(label_offsets[-1], n)
-    for i in numba.prange(n):
+@numba.njit(cache=True, nogil=True)
+def decode_run(
+    fns, data, w, true_scores, label_offsets, table, offsets, first, stop, labels, losses, slacks,
+    entries,
+):
+    """Decode examples ``first:stop`` at ``w``; write their labels, losses, slacks and φ's
+    entry counts into the arrays of :func:`example_pass`. Releases the GIL."""
+    for i in range(first, stop):
         found = decode_example(fns, data, i, w, table, offsets, True)
         for k in range(len(found)):
             labels[label_offsets[i] + k] = found[k]
@@ -112,13 +108,53 @@ def example_pass(fns, data, w, true_scores, label_offsets, table, offsets):
         losses[i] = loss
         slacks[i] = max(loss - (true_scores[i] - sparse_dot(w, row_indices, row_values)), 0.0)
         entries[i] = len(row_indices)
-    indptr, indices, values = _feature_rows(entries)
-    for i in numba.prange(n):
+
+
+@numba.njit(cache=True, nogil=True)
+def feature_run(fns, data, labels, label_offsets, first, stop, indptr, indices, values):
+    """Write φ(x_i, ŷ_i) of examples ``first:stop`` into their CSR rows ``indptr[i]:indptr[i +
+    1]`` of ``indices`` and ``values``. Releases the GIL."""
+    for i in range(first, stop):
         row_indices, row_values = fns[2](data, i, labels[label_offsets[i] : label_offsets[i + 1]])
         for k in range(len(row_indices)):
             indices[indptr[i] + k] = row_indices[k]
             values[indptr[i] + k] = row_values[k]
-    return labels, losses, slacks, indptr, indices, values
+
+
+def example_pass(
+    fns: tuple, data: tuple, w: np.ndarray, true_scores: np.ndarray, label_offsets: np.ndarray,
+    table: np.ndarray, offsets: np.ndarray,
+) -> ExampleResults:
+    """Return every example's results at ``w`` (:class:`ExampleResults`).
+
+    Example i's loss-augmented output has the labels ``labels[label_offsets[i]:label_offsets[i
+    + 1]]``, Δ(y_i, ŷ_i) is ``losses[i]``, ``max(0, Δ − (true_scores[i] − w · φ(x_i, ŷ_i)))``
+    is ``slacks[i]``, and φ(x_i, ŷ_i) is the CSR row ``indptr[i]:indptr[i + 1]``. Runs of
+    consecutive examples are decoded (:func:`decode_run`), then their φ written
+    (:func:`feature_run`), on Numba's number of threads
+    (:func:`~structsvm._utils.parallel.run_in_parts`).
+    """
+    n = len(true_scores)
+    labels = np.empty(label_offsets[-1], dtype=np.int64)
+    losses, slacks, entries = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+
+    def decode(first: int, stop: int) -> None:
+        decode_run(
+            fns, data, w, true_scores, label_offsets, table, offsets, first, stop,
+            labels, losses, slacks, entries,
+        )
+
+    run_in_parts(decode, n)
+    indptr = offsets_of(entries)
+    indices, values = np.empty(indptr[-1], dtype=np.int64), np.empty(indptr[-1])
+
+    def write(first: int, stop: int) -> None:
+        feature_run(
+            fns, data, labels, label_offsets, first, stop, indptr, indices, values
+        )
+
+    run_in_parts(write, n)
+    return ExampleResults(labels, losses, slacks, indptr, indices, values)
 
 
 class CompiledExamplePasses(CompiledTrainingSet):

@@ -1,8 +1,9 @@
-"""A first fit compiles only what it runs, once, in a few seconds.
+"""A first fit compiles only what it runs, once, in a few seconds; the next process none of it.
 
 A fresh process with an empty, private Numba cache makes the first 1-slack fit of a chain and
 reports what Numba compiled for the project (each function once per signature) and the CPU
-seconds the fit took, almost all of them compiling.
+seconds the fit took, almost all of them compiling; a second process on the same cache finds
+everything there, the pass taking the oracle's functions included.
 """
 
 import json
@@ -13,15 +14,15 @@ from pathlib import Path
 
 #: The project's compilations a first 1-slack fit of a first-order chain makes: its compiled
 #: oracle's six functions (no second-order decoder), the joint features of the training set, the
-#: decoder and φ that two of them call, and the 1-slack pass, each for one signature (11 now).
-#: Small helpers are inlined into their callers and the pass runs on threads without a parallel
-#: loop; a helper compiled on its own again, a duplicate specialisation or an unused loop raises
-#: the count.
-MOST_COMPILATIONS = 14
+#: decoder, φ and the weights' layout that they call, the scores' bias, and the 1-slack pass,
+#: each for one signature (12 now). Small helpers are inlined into their callers and the pass
+#: runs on threads without a parallel loop; a helper compiled on its own again, a duplicate
+#: specialisation or an unused loop raises the count.
+MOST_COMPILATIONS = 13
 
 #: CPU seconds of the first fit: loose, so that a loaded machine passes, but well under what a
 #: fit that compiled every helper and parallel loop on its own took.
-MOST_CPU_SECONDS = 30.0
+MOST_CPU_SECONDS = 20.0
 
 FIT = """
 import json, time
@@ -53,14 +54,20 @@ print(json.dumps({"seconds": time.process_time() - start, "compiled": compiled})
 """
 
 
-def test_a_first_one_slack_fit_on_an_empty_numba_cache_compiles_little(tmp_path):
+def fit_in_a_fresh_process(cache_dir):
+    """Return the seconds and compilations of FIT in a new process on Numba's ``cache_dir``."""
     result = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", FIT],
         cwd=Path(__file__).resolve().parents[2],
-        env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)),
+        env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir)),
         capture_output=True, text=True, check=True, timeout=900,
     )
-    first_fit = json.loads(result.stdout.splitlines()[-1])
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_a_first_one_slack_fit_on_an_empty_numba_cache_compiles_little(tmp_path):
+    first_fit = fit_in_a_fresh_process(tmp_path)
     assert len(first_fit["compiled"]) <= MOST_COMPILATIONS, first_fit["compiled"]
     assert "tasks._viterbi_second_order.decode_second_order" not in first_fit["compiled"]
     assert first_fit["seconds"] < MOST_CPU_SECONDS
+    assert fit_in_a_fresh_process(tmp_path)["compiled"] == []
