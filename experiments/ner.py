@@ -14,12 +14,13 @@ and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and 
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
-Each learner's regularisation (C of the structural SVMs, c1 = c2 of CRFsuite) is selected on
-held-out data, as :func:`entity_table` describes: every value of a grid of the same size for
-each learner is trained on the training file but its last whole documents (10% of the
-sentences), the value of the best entity F1 on those is trained again on the whole file, and
-only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and ``--crf-c1``,
-``--crf-c2`` instead). testb is never read.
+Each learner's regularisation is selected on held-out data from one grid of C, the same for
+every learner, as :func:`entity_table` describes: CRFsuite's c1 = c2 is the value that weighs
+the weights against the training losses as the structural SVMs' C does (:func:`crfsuite_penalty`,
+1/(2C)); every value of the grid is trained on the training file but its last whole documents
+(10% of the sentences), the value of the best entity F1 on those is trained again on the whole
+file, and only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and
+``--crf-c1``, ``--crf-c2`` instead). testb is never read.
 
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
@@ -277,10 +278,23 @@ def train_perceptron(
     return predict, timer, f"averaged, {args.perceptron_epochs} epochs"
 
 
-def with_regularisation(learner: str, value: float, args: argparse.Namespace) -> argparse.Namespace:
-    """Return ``args`` with the learner's regularisation set: C, or CRFsuite's c1 = c2."""
-    names = ("crf_c1", "crf_c2") if learner == "crfsuite" else ("C",)
-    return argparse.Namespace(**{**vars(args), **dict.fromkeys(names, value)})
+def crfsuite_penalty(C: float) -> float:
+    """Return CRFsuite's c1 = c2 that weighs the weights against the losses as the SVMs' C does.
+
+    The structural SVM minimises ``½‖w‖² + C Σ_i ξ_i``, that is C times ``Σ_i ξ_i + ‖w‖²/(2C)``;
+    CRFsuite minimises ``Σ_i −log p(y_i | x_i) + c1 ‖w‖₁ + c2 ‖w‖²``. With ``c2 = 1/(2C)`` both
+    put the same weight on the squared norm against the sum of the per-sentence losses; c1 is
+    tied to c2, as in the CRFsuite runs of the tables.
+    """
+    return 1.0 / (2.0 * C)
+
+
+def with_regularisation(learner: str, C: float, args: argparse.Namespace) -> argparse.Namespace:
+    """Return ``args`` with the learner's regularisation set from C (CRFsuite: c1 = c2)."""
+    penalties = (
+        dict.fromkeys(("crf_c1", "crf_c2"), crfsuite_penalty(C)) if learner == "crfsuite" else {}
+    )
+    return argparse.Namespace(**{**vars(args), "C": C, **penalties})
 
 
 def run_learner(
@@ -337,11 +351,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--held-out", type=float, default=0.1,
                         help="share of the training sentences held out, the last whole "
                         "documents (default: 0.1)")
-    parser.add_argument("--C-grid", type=float, nargs="+", default=[0.01, 0.1, 1.0],
-                        help="the structural SVMs' values of C to select from "
-                        "(default: 0.01 0.1 1)")
-    parser.add_argument("--crf-grid", type=float, nargs="+", default=[0.01, 0.1, 1.0],
-                        help="CRFsuite's values of c1 = c2 to select from (default: 0.01 0.1 1)")
+    parser.add_argument("--C-grid", type=float, nargs="+", default=[0.1, 1.0, 10.0, 100.0, 1000.0],
+                        help="the values of C every learner selects from, CRFsuite's "
+                        "c1 = c2 = 1/(2C) (default: 0.1 1 10 100 1000)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="training runs at a time, each in its own process (default: 1)")
     parser.add_argument("--C", type=float, default=0.1,
@@ -386,8 +398,8 @@ def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> lis
     """Train every learner on a language's train file and score it on testa; print the tables.
 
     With ``--regularisation held-out``, every learner is first trained on the training file
-    but its held-out end (:func:`held_out_split`) with every value of its grid (``--C-grid``,
-    or ``--crf-grid`` for CRFsuite's c1 = c2), and the value of the best entity F1 on the
+    but its held-out end (:func:`held_out_split`) with every C of ``--C-grid`` (CRFsuite with
+    c1 = c2 = :func:`crfsuite_penalty` of C), and the value of the best entity F1 on the
     held-out sentences (the first of the grid on ties) is the one it is trained with on the
     whole file.
     """
@@ -402,27 +414,23 @@ def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> lis
         fit, held_out = held_out_split(documents, args.held_out)
         print(f"regularisation selected by entity F1 on the last {len(held_out)} training "
               f"sentences, trained on the first {len(fit)} (C of the structural SVMs, "
-              "c1 = c2 of CRFsuite):", flush=True)
-        grid = [
-            (learner, value)
-            for learner in args.learners
-            for value in (args.crf_grid if learner == "crfsuite" else args.C_grid)
-        ]
+              "c1 = c2 = 1/(2C) of CRFsuite):", flush=True)
+        grid = [(learner, C) for learner in args.learners for C in args.C_grid]
         rows = run_in_fresh_processes(
             run_learner,
-            [(learner, fit, held_out, with_regularisation(learner, value, args))
-             for learner, value in grid],
+            [(learner, fit, held_out, with_regularisation(learner, C, args))
+             for learner, C in grid],
             args.jobs,
         )
         selection = [
-            {"learner": learner, "value": f"{value:g}", "held-out F1": row["entity F1"],
+            {"learner": learner, "C": f"{C:g}", "held-out F1": row["entity F1"],
              **{key: row[key] for key in ("train time", "train CPU", "peak RSS", "detail")}}
-            for (learner, value), row in zip(grid, rows, strict=True)
+            for (learner, C), row in zip(grid, rows, strict=True)
         ]
         print(format_table(selection), flush=True)
         for learner in args.learners:
-            scored = [(float(row["entity F1"]), -k, value)
-                      for k, ((name, value), row) in enumerate(zip(grid, rows, strict=True))
+            scored = [(float(row["entity F1"]), -k, C)
+                      for k, ((name, C), row) in enumerate(zip(grid, rows, strict=True))
                       if name == learner]
             chosen[learner] = with_regularisation(learner, max(scored)[2], args)
     rows = run_in_fresh_processes(

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from experiments import ner
@@ -85,7 +86,7 @@ def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_da
         assert function is ner.run_learner
         runs.append(batch)
         return [
-            {"entity F1": f"{held_out_f1[learner, args.C if learner == 'chain' else args.crf_c1]}",
+            {"entity F1": f"{held_out_f1[learner, args.C]}",
              "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}",
              **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-")}
             for learner, _, _, args in batch
@@ -95,13 +96,26 @@ def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_da
     tables = ner.main([
         "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
         "--languages", "esp", "--learners", "chain", "crfsuite", "--C-grid", "0.1", "1",
-        "--crf-grid", "0.1", "1",
     ])
     # Selected on the last of the 3 training sentences, trained on all 3, scored on testa.
     assert [{(len(train), len(scored)) for _, train, scored, _ in batch} for batch in runs] == [
         {(2, 1)}, {(3, 3)}
     ]
+    # Every learner draws from the one grid of C, CRFsuite with c1 = c2 = 1/(2C).
+    assert sorted((learner, args.C, args.crf_c1, args.crf_c2)
+                  for learner, _, _, args in runs[0] if learner == "crfsuite") == [
+        ("crfsuite", 0.1, 5.0, 5.0), ("crfsuite", 1.0, 0.5, 0.5)
+    ]
     # The best held-out F1 wins; a tie goes to the first value of the grid.
     assert [row["detail"] for row in tables["esp"]] == [
-        "C=1, c1=0.1, c2=0.1", "C=0.1, c1=0.1, c2=0.1"
+        "C=1, c1=0.1, c2=0.1", "C=0.1, c1=5, c2=5"
     ]
+
+
+def test_crfsuite_weighs_the_norm_against_the_losses_as_the_svm_does():
+    # ½‖w‖² + C Σξ = C (Σξ + c2 ‖w‖²) for every w and every sum of losses.
+    rng = np.random.default_rng(0)
+    for C in (0.01, 0.3, 1.0, 1000.0):
+        squared_norm, losses = rng.random(2) * 10
+        c2 = ner.crfsuite_penalty(C)
+        assert 0.5 * squared_norm + C * losses == pytest.approx(C * (losses + c2 * squared_norm))
