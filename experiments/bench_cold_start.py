@@ -11,10 +11,7 @@ experiments.ocr_letters --out-dir ''``) timed the same two ways.
 fit on an empty cache, with the CPU seconds each took (its own, callees excluded), from
 Numba's compile events.
 
-``--memory`` prints where the peak memory of a fit goes: the interpreter with the imported
-libraries, the data, and what the fit adds (tracemalloc's peak of the Python heap, NumPy's
-arrays included, during the fit), for the main job's learners; with ``--conll DIR`` also for
-CoNLL-2000 training (:mod:`experiments.conll2000`'s structural SVM).
+Where a job's peak memory goes, step by step, is :mod:`experiments.bench_memory`'s.
 
 Run ``python -m experiments.bench_cold_start --help`` for the options.
 """
@@ -29,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -40,15 +36,11 @@ LEARNERS = ("perceptron", "n-slack", "1-slack")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def fit_in_this_process(
-    learner: str, profile_memory: bool = False, score: bool = True
-) -> dict[str, float]:
+def fit_in_this_process(learner: str, score: bool = True) -> dict[str, float]:
     """Import the library, read OCR small, fit ``learner`` and score it as the main job does.
 
     Returns the seconds of the import and the fit (wall clock and the process's CPU time),
-    the peak RSS (MB) after the import, the data, the fit and the scoring (if ``score``), and with
-    ``profile_memory`` the peaks of traced allocations (NumPy's arrays included) during the
-    fit and during the scoring (MB).
+    the peak RSS (MB) after the import, the data, the fit and the scoring (if ``score``).
     """
     start = time.perf_counter()
     import structsvm  # noqa: F401
@@ -63,8 +55,6 @@ def fit_in_this_process(
     model = build_learner(
         learner, tasks.ChainTask(n_labels=26, n_features=128), 0.1, parse_args([])
     )
-    if profile_memory:
-        tracemalloc.start()
     start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -72,15 +62,10 @@ def fit_in_this_process(
     figures["fit (s)"] = time.perf_counter() - start
     figures["fit CPU (s)"] = time.process_time() - cpu
     figures["RSS fit (MB)"] = peak_rss_megabytes()
-    if profile_memory:
-        figures["fit traced (MB)"] = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.reset_peak()
     if score:
         model.score(train.X, train.Y)
         model.score(test.X, test.Y)
     figures["RSS peak (MB)"] = peak_rss_megabytes()
-    if profile_memory:
-        figures["score traced (MB)"] = tracemalloc.get_traced_memory()[1] / 2**20
     return figures
 
 
@@ -97,10 +82,9 @@ def run_child(arguments: list[str], cache_dir: str) -> subprocess.CompletedProce
     )
 
 
-def fit_fresh(learner: str, cache_dir: str, profile_memory: bool = False) -> dict[str, float]:
+def fit_fresh(learner: str, cache_dir: str) -> dict[str, float]:
     """Return :func:`fit_in_this_process`'s figures from a fresh process on ``cache_dir``."""
-    extra = ["--memory-child"] if profile_memory else []
-    done = run_child(["--child", learner, *extra], cache_dir)
+    done = run_child(["--child", learner], cache_dir)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -197,53 +181,6 @@ def print_compiles(learner: str) -> None:
     print(f"{len(records)} compilations, {sum(own.values()):.1f} s")
 
 
-def imports_only() -> dict[str, float]:
-    """Return the peak RSS (MB) of fresh processes that import only what they name."""
-    peak = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
-    figures = {}
-    for modules in ("", "numpy", "numba", "sklearn.base", "structsvm", "structsvm, tasks"):
-        source = f"import {modules}; {peak}" if modules else peak
-        done = subprocess.run(
-            [sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True, check=True
-        )
-        figures[modules or "interpreter"] = float(done.stdout)
-    return figures
-
-
-def print_memory(learners: list[str], conll: str | None) -> None:
-    """Print where the peak memory of the main job's fits (and CoNLL-2000's) goes."""
-    print(format_table([{k: f"{v:.0f} MB" for k, v in imports_only().items()}]))
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="numba-warm-") as cache_dir:
-        for learner in learners:
-            fit_fresh(learner, cache_dir)  # fills the cache
-            figures = fit_fresh(learner, cache_dir, profile_memory=True)
-            rows.append({"learner": learner, **figures})
-    print(format_table(rows))
-    if conll:
-        print(conll_memory(conll))
-
-
-def conll_memory(data_dir: str) -> str:
-    """Return the CoNLL-2000 structural SVM's row of :mod:`experiments.conll2000`."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "experiments.conll2000",
-            "--data-dir",
-            data_dir,
-            "--learners",
-            "structsvm",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(
@@ -252,10 +189,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=list(LEARNERS))
     parser.add_argument("--no-job", action="store_true", help="skip the whole main job")
     parser.add_argument("--compiles", choices=LEARNERS, help="list a first fit's compilations")
-    parser.add_argument("--memory", action="store_true", help="where the peak memory goes")
-    parser.add_argument("--conll", default=None, help="CoNLL-2000 directory for --memory")
     parser.add_argument("--child", choices=LEARNERS, help=argparse.SUPPRESS)
-    parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--compiles-child", choices=LEARNERS, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -264,13 +198,11 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m experiments.bench_cold_start``."""
     args = parse_args(argv)
     if args.child:
-        print(json.dumps(fit_in_this_process(args.child, args.memory_child)))
+        print(json.dumps(fit_in_this_process(args.child)))
     elif args.compiles_child:
         print(json.dumps(compile_events(args.compiles_child)))
     elif args.compiles:
         print_compiles(args.compiles)
-    elif args.memory:
-        print_memory(args.learners, args.conll)
     else:
         cold_and_warm(args.learners, not args.no_job)
 

@@ -66,6 +66,7 @@ from experiments._measure import (
 )
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
+from structsvm.solvers import SOLVER_DEFAULTS
 from tasks import ChainTask, chunk_scores
 
 LANGUAGES = {"esp": "Spanish", "ned": "Dutch"}
@@ -366,13 +367,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "whose cutting planes are dense vectors of the size of w)")
     parser.add_argument("--max-iter", type=int, default=50,
                         help="most solver iterations, passes for bcfw (default: 50)")
-    parser.add_argument("--step", choices=("fw", "pairwise"), default="fw",
-                        help="bcfw's steps (default: fw)")
-    parser.add_argument("--order", choices=("random", "cyclic", "gap"), default="random",
-                        help="bcfw's order of the sentences (default: random)")
-    parser.add_argument("--averaging", action=argparse.BooleanOptionalAction, default=True,
+    bcfw = SOLVER_DEFAULTS["bcfw"]
+    parser.add_argument("--step", choices=("fw", "pairwise"), default=bcfw["step"],
+                        help=f"bcfw's steps (default: {bcfw['step']})")
+    parser.add_argument("--order", choices=("random", "cyclic", "gap"), default=bcfw["order"],
+                        help=f"bcfw's order of the sentences (default: {bcfw['order']})")
+    parser.add_argument("--averaging", action=argparse.BooleanOptionalAction,
+                        default=bcfw["averaging"],
                         help="bcfw: the average of the iterates rather than the last one "
-                        "(default: the average)")
+                        "(default: the solver's)")
     parser.add_argument("--gap-check-every", type=int, default=10,
                         help="bcfw: passes between evaluations of the duality gap (default: 10)")
     parser.add_argument("--segment-length", type=int, default=6,

@@ -187,10 +187,11 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--orders must be some of {', '.join(ORDERS)}, got {args.orders!r}")
 
     directory = data_directory(args.data_dir)
+    # Read first, so that a bad --held-out is refused before any parser process starts.
+    train, dev, scored = splits(directory, args.max_train, args.held_out)
     # Each parser trains in a fresh process, so that its peak memory is its own.
     runs = run_in_fresh_processes(train_parser, [(directory, order, args) for order in orders])
 
-    train, dev, scored = splits(directory, args.max_train, args.held_out)
     features = ArcFeatures(args.n_features)
     X_train, X_dev = features.transform(train), features.transform(dev)
     labeller_time = Stopwatch()

@@ -3,7 +3,7 @@
 A fresh process with an empty, private Numba cache makes the first 1-slack fit of a chain and
 reports what Numba compiled for the project (each function once per signature) and the CPU
 seconds the fit took, almost all of them compiling; a second process on the same cache finds
-everything there, the pass taking the oracle's functions included.
+everything there and compiles nothing.
 """
 
 import json
