@@ -32,6 +32,12 @@ residual-balancing rule of Boyd et al. (Foundations and Trends in Machine Learni
 opposite case; it starts at the scale of the pairwise scores. The labelling is the argmax of p
 improved by local search (ICM, ``_local_search``), the best one rounded over the iterations; it
 is certified when its score meets the bound.
+
+By default AD3 starts from a few round trips of TRW-S (``_trws``): its messages reparametrise
+the model, and the reparametrised unary scores, split evenly over the edges, give the first
+multipliers; p and q start on TRW-S's labelling, and TRW-S's labelling (improved by ICM) and
+bound are the first ones kept. Where TRW-S's bound is nearly tight the iterations only close the
+remaining gap; without the start, p starts uniform and the multipliers at zero.
 """
 
 from __future__ import annotations
@@ -39,11 +45,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from structsvm._utils.validation import check_positive_float, check_positive_int
+from structsvm._utils.validation import check_flag, check_positive_float, check_positive_int
 from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._local_search import icm, node_adjacency, potts_tables
 from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
+from structsvm.inference._trws import TOL, TrwsOptions, TrwsPasses, trws_passes
 
 
 def solve_ad3(
@@ -53,6 +60,7 @@ def solve_ad3(
     max_iter: int = 1000,
     eta: float | None = None,
     tol: float = 1e-6,
+    warm_start: bool = True,
 ) -> InferenceResult:
     """Run AD3; stop when the labelling meets the bound or both residuals fall below ``tol``.
 
@@ -61,8 +69,11 @@ def solve_ad3(
     Options: ``max_iter`` iterations at most, ``eta`` the initial step (penalty) of the
     augmented Lagrangian (by default the mean spread max − min of the pairwise tables, 1 if
     they are all constant: the step then matches the scale of the scores), ``tol`` the
-    residual tolerance (root mean square over the node marginals of the edges).
+    residual tolerance (root mean square over the node marginals of the edges),
+    ``warm_start`` whether to start from TRW-S's messages and labelling (else from uniform
+    node distributions and zero multipliers).
     """
+    warm_start = check_flag(warm_start, "warm_start")
     max_iter = check_positive_int(max_iter, "max_iter")
     if eta is None:
         spreads = np.ptp(model.tables, axis=(1, 2)) if model.n_edges else np.zeros(1)
@@ -79,6 +90,7 @@ def solve_ad3(
         tol,
         GAP_TOLERANCE,
         not relaxed,
+        warm_start,
     )
     score = model.score(labels)
     certified = closes_gap(score, bound)
@@ -116,13 +128,14 @@ def _ad3(
     tol: float,
     gap_tolerance: float,
     stop_when_certified: bool,
+    warm_start: bool,
 ) -> tuple[np.ndarray, float, int, np.ndarray, np.ndarray, np.ndarray]:
     """Return the best labelling, the smallest bound, iterations, p and the supports of q.
 
     The support of q_e is ``support[e, :k]`` (pairs of states a·n_states + b, −1 past its end)
     with weights ``weight[e, :k]``. Unless ``stop_when_certified``, it runs on after the
     labelling meets the bound, until the residuals are small, so that p and q solve the
-    relaxation.
+    relaxation. ``warm_start``: see :func:`_start_from_trws`.
     """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
@@ -133,26 +146,24 @@ def _ad3(
     for e in range(n_edges):
         degree[edges[e, 0]] += 1
         degree[edges[e, 1]] += 1
-    p = np.full((n_nodes, n_states), 1.0 / n_states)
-    for node in range(n_nodes):
-        if degree[node] == 0:
-            p[node] = 0.0
-            p[node, np.argmax(unary[node])] = 1.0
     support = np.full((n_edges, most), -1, dtype=np.int64)
     weight = np.zeros((n_edges, most))
     support_size = np.ones(n_edges, dtype=np.int64)
-    for e in range(n_edges):
-        first, second = edges[e, 0], edges[e, 1]
-        table = tables[e] if per_edge else tables[0]
-        best = -np.inf
-        for a in range(n_states):
-            for b in range(n_states):
-                value = table[a, b] + unary[first, a] / degree[first]
-                value += unary[second, b] / degree[second]
-                if value > best:
-                    best, support[e, 0] = value, a * n_states + b
-        weight[e, 0] = 1.0
-    multipliers = np.zeros((2 * n_edges, n_states))
+    weight[:, 0] = 1.0
+    if warm_start:
+        passes = trws_passes(
+            unary,
+            tables,
+            per_edge,
+            edges,
+            (starts, ends),
+            TrwsOptions(WARM_START_ROUND_TRIPS, TOL),
+            gap_tolerance,
+        )
+        p, multipliers = _start_from_trws(unary, edges, degree, passes, support)
+        start_labels, start_bound = passes.labels, passes.bound
+    else:
+        p, multipliers = _cold_start(unary, edges, degree, tables, per_edge, support)
     unary_share = np.empty((n_nodes, n_states))  # θ_u / d_u
     for node in range(n_nodes):
         unary_share[node] = unary[node] / max(1, degree[node])
@@ -165,6 +176,14 @@ def _ad3(
     labels = np.empty(n_nodes, dtype=np.int64)
     best_labels = np.empty(n_nodes, dtype=np.int64)
     best_score, best_bound = -np.inf, np.inf
+    if warm_start:  # TRW-S's labelling, improved by ICM, and its bound
+        best_labels[:] = start_labels
+        icm(unary, tables, per_edge, edges, starts, ends, best_labels)
+        best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
+        best_bound = start_bound
+        certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+        if certified and stop_when_certified:
+            return best_labels, best_bound, 0, p, support, weight
     max_steps = 2 * n_states * n_states + 10
     n_iter = 0
     for iteration in range(max_iter):
@@ -250,6 +269,81 @@ def _ad3(
         elif eta * dual_residual > 10.0 * primal_residual:
             eta /= 2.0
     return best_labels, best_bound, n_iter, p, support, weight
+
+
+@numba.njit(cache=True)
+def _cold_start(
+    unary: np.ndarray,
+    edges: np.ndarray,
+    degree: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    support: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return uniform p (one-hot at the best state of an isolated node) and zero multipliers.
+
+    Each q_e is put on the best pair of states of its edge under the even split of the unary
+    scores.
+    """
+    n_nodes, n_states = unary.shape
+    p = np.full((n_nodes, n_states), 1.0 / n_states)
+    for node in range(n_nodes):
+        if degree[node] == 0:
+            p[node] = 0.0
+            p[node, np.argmax(unary[node])] = 1.0
+    for e in range(edges.shape[0]):
+        first, second = edges[e, 0], edges[e, 1]
+        table = tables[e] if per_edge else tables[0]
+        best = -np.inf
+        for a in range(n_states):
+            for b in range(n_states):
+                value = table[a, b] + unary[first, a] / degree[first]
+                value += unary[second, b] / degree[second]
+                if value > best:
+                    best, support[e, 0] = value, a * n_states + b
+    return p, np.zeros((2 * edges.shape[0], n_states))
+
+
+WARM_START_ROUND_TRIPS = 10
+"""Round trips of TRW-S at most before AD3 starts from its messages."""
+
+
+@numba.njit(cache=True)
+def _start_from_trws(
+    unary: np.ndarray,
+    edges: np.ndarray,
+    degree: np.ndarray,
+    passes: TrwsPasses,
+    support: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return p and the multipliers of a start from TRW-S's passes.
+
+    TRW-S's messages m reparametrise the model: θ̂_u = θ_u + Σ_w m_{w→u} and θ̄_uv(a, b) =
+    θ_uv(a, b) − m_{v→u}(a) − m_{u→v}(b) score every labelling as θ does. Splitting θ̂_u evenly
+    over the d_u edges at u gives the edge (u, v) the unary scores θ̂_u / d_u − m_{v→u}, that
+    is the multipliers λ_{e,u} = Σ_w m_{w→u} / d_u − m_{v→u}, which sum to zero at u. p is put
+    on TRW-S's labelling and each q_e on its pair of states (``support[e, 0]``).
+    """
+    n_nodes, n_states = unary.shape
+    n_edges = edges.shape[0]
+    messages, labels = passes.messages, passes.labels
+    received = np.zeros((n_nodes, n_states))  # Σ_w m_{w→u}
+    for e in range(n_edges):
+        earlier, later = min(edges[e, 0], edges[e, 1]), max(edges[e, 0], edges[e, 1])
+        received[later] += messages[e, 0]
+        received[earlier] += messages[e, 1]
+    multipliers = np.empty((2 * n_edges, n_states))
+    for e in range(n_edges):
+        first, second = edges[e, 0], edges[e, 1]
+        for end in range(2):
+            node = edges[e, end]
+            into = 0 if node == max(first, second) else 1
+            multipliers[2 * e + end] = received[node] / degree[node] - messages[e, into]
+        support[e, 0] = labels[first] * n_states + labels[second]
+    p = np.zeros((n_nodes, n_states))
+    for node in range(n_nodes):
+        p[node, labels[node]] = 1.0
+    return p, multipliers
 
 
 @numba.njit(cache=True)

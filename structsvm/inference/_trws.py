@@ -110,8 +110,49 @@ def trws(
     :data:`EXPANSION_CYCLES` cycles of α-expansion moves when every table meets their
     condition (metric costs).
     """
+    starts, ends = node_adjacency(unary.shape[0], edges)
+    passes = trws_passes(
+        unary, tables, per_edge, edges, (starts, ends), TrwsOptions(max_iter, tol), gap_tolerance
+    )
+    best_labels, best_bound = passes.labels, passes.bound
+    icm(unary, tables, per_edge, edges, starts, ends, best_labels)
+    best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
+    certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+    if not certified and _expansion_violation(tables, CONDITION_TOLERANCE)[0] < 0:
+        _expansion(unary, tables, per_edge, edges, best_labels, EXPANSION_CYCLES)
+    return best_labels, best_bound, passes.n_iter
+
+
+class TrwsPasses(NamedTuple):
+    """What the passes of TRW-S leave: the best decoded labelling, its score, the smallest
+    bound, the round trips run and the messages (``messages[e, 0]`` from the earlier end of
+    edge e into the later one, ``messages[e, 1]`` the other way, by the receiving state)."""
+
+    labels: np.ndarray
+    score: float
+    bound: float
+    n_iter: int
+    messages: np.ndarray
+
+
+@numba.njit(cache=True)
+def trws_passes(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    adjacency: tuple[np.ndarray, np.ndarray],
+    options: TrwsOptions,
+    gap_tolerance: float,
+) -> TrwsPasses:
+    """Run round trips until the decoded labelling meets the bound or the bound stalls.
+
+    ``adjacency`` is (starts, ends) of ``node_adjacency``. No local search: the labelling is
+    the best decoded in a pass.
+    """
     n_nodes, n_states = unary.shape
-    starts, ends = node_adjacency(n_nodes, edges)
+    starts, ends = adjacency
+    max_iter, tol = options
     neighbours = _neighbours(n_nodes, edges, starts, ends)
     potts, diagonal, off_diagonal = potts_tables(tables)
     attractive = np.empty(potts.size, dtype=np.bool_)
@@ -198,12 +239,7 @@ def trws(
             break
         if previous_bound - best_bound <= tol * max(1.0, abs(best_bound)):
             break
-    icm(unary, tables, per_edge, edges, starts, ends, best_labels)
-    best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
-    certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
-    if not certified and _expansion_violation(tables, CONDITION_TOLERANCE)[0] < 0:
-        _expansion(unary, tables, per_edge, edges, best_labels, EXPANSION_CYCLES)
-    return best_labels, best_bound, n_iter
+    return TrwsPasses(best_labels, best_score, best_bound, n_iter, messages)
 
 
 class _Neighbours(NamedTuple):

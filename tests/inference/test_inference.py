@@ -288,6 +288,11 @@ UNARY, EDGES, PAIRWISE = np.zeros((3, 2)), np.array([[0, 1], [1, 2]]), np.zeros(
             "schedule must be one of",
         ),
         ((UNARY, EDGES, PAIRWISE), {"method": "ad3", "eta": 0}, "eta must be > 0"),
+        (
+            (UNARY, EDGES, PAIRWISE),
+            {"method": "ad3", "warm_start": "yes"},
+            "warm_start must be True or False",
+        ),
         ((UNARY, EDGES, PAIRWISE), {"method": "ilp", "time_limit": -1}, "time_limit must be"),
         ((UNARY, EDGES, PAIRWISE), {"method": "trws", "max_iter": 0}, "max_iter must be"),
         ((UNARY, EDGES, PAIRWISE), {"method": "swap", "max_cycles": 0}, "max_cycles must be"),

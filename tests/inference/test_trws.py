@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 
 from structsvm.inference import infer
-from structsvm.inference._local_search import potts_tables
-from structsvm.inference._trws import _send, _send_attractive_potts, _send_potts
+from structsvm.inference._graph import check_model
+from structsvm.inference._local_search import node_adjacency, potts_tables
+from structsvm.inference._trws import (
+    TrwsOptions,
+    _send,
+    _send_attractive_potts,
+    _send_potts,
+    trws_passes,
+)
 from tests.inference.test_inference import CASE_IDS, CASES, grid, make_model
 from tests.references import brute_force_map, pairwise_model_score
 
@@ -93,3 +100,37 @@ def test_an_uncertified_labelling_under_metric_costs_ends_with_an_expansion_move
     for expanded in itertools.product([False, True], repeat=len(unary)):
         moved = np.where(expanded, last, result.labels)
         assert pairwise_model_score(unary, edges, pairwise, moved) <= result.score + 1e-9
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_after_the_passes_the_bound_is_a_sum_of_edge_maxima_of_the_reparametrisation(case):
+    """After a backward pass, max_b γ_v θ̂_v(b) + θ̄_uv(a, b) is the same for every a (u < v);
+    so the chains' bound splits over the edges: (u, v) takes γ_v θ̂_v and an even share of
+    the rest of θ̂_u, 1 − n_earlier(u) γ_u, over the edges from u to later nodes."""
+    model = check_model(*make_model(case))
+    unary, edges, tables = model.unary, model.edges, model.tables
+    adjacency = node_adjacency(model.n_nodes, edges)
+    options = TrwsOptions(3, 1e-15)
+    passes = trws_passes(unary, tables, model.per_edge, edges, adjacency, options, 1e-9)
+    earlier, later = edges.min(axis=1), edges.max(axis=1)
+    into_later, into_earlier = passes.messages[:, 0], passes.messages[:, 1]
+    belief = unary.copy()
+    np.add.at(belief, later, into_later)
+    np.add.at(belief, earlier, into_earlier)
+    n_earlier = np.bincount(later, minlength=model.n_nodes)
+    n_later = np.bincount(earlier, minlength=model.n_nodes)
+    gamma = 1.0 / np.maximum(1, np.maximum(n_earlier, n_later))
+    rest = (1.0 - n_earlier * gamma) / np.maximum(1, n_later)
+    bound = sum(
+        unary[node].max() for node in range(model.n_nodes) if n_earlier[node] == 0 == n_later[node]
+    )
+    for e, (first, second) in enumerate(edges):
+        table = tables[model.table_of(np.array([e]))[0]]
+        if first > second:
+            table = table.T  # rows: the earlier node
+        u, v = earlier[e], later[e]
+        reparametrised = table - into_earlier[e][:, None] - into_later[e][None, :]
+        edge = rest[u] * belief[u][:, None] + reparametrised + gamma[v] * belief[v][None, :]
+        assert np.ptp((gamma[v] * belief[v][None, :] + reparametrised).max(axis=1)) < 1e-9
+        bound += edge.max()
+    assert bound == pytest.approx(passes.bound, rel=1e-12, abs=1e-9)
