@@ -75,8 +75,9 @@ def infer(
           ``damping``, ``tol`` and ``schedule`` (``"parallel"`` sweeps, or ``"serial"``
           ones that visit the nodes in order and back).
         - ``"ad3"``: alternating directions dual decomposition of the local-polytope LP,
-          with exact active-set edge subproblems, rounded by local search, with its dual
-          bound; options ``max_iter``, ``eta``, ``tol``.
+          with exact active-set edge subproblems, started from a few round trips of TRW-S,
+          rounded by local search, with its dual bound; options ``max_iter``, ``eta``,
+          ``tol``, ``warm_start``.
         - ``"trws"``: sequential tree-reweighted message passing, exact on forests; on graphs
           with cycles the best labelling its passes decode, improved by local search and,
           unless certified, by a cycle of expansion moves when the costs are metric, with the
