@@ -71,7 +71,8 @@ def solve_ad3(
     they are all constant: the step then matches the scale of the scores), ``tol`` the
     residual tolerance (root mean square over the node marginals of the edges),
     ``warm_start`` whether to start from TRW-S's messages and labelling (else from uniform
-    node distributions and zero multipliers).
+    node distributions and zero multipliers); a start that TRW-S's bound already certifies
+    is returned after 0 iterations.
     """
     warm_start = check_flag(warm_start, "warm_start")
     max_iter = check_positive_int(max_iter, "max_iter")
