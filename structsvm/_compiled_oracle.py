@@ -11,7 +11,7 @@ position, per node, …).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from structsvm._task import Task
 
 LOGGER = logging.getLogger("structsvm")
+
+
+#: The compiled oracle's functions, in the order of :meth:`CompiledOracle.functions`.
+ORACLE_FUNCTIONS = ("scores", "decode", "features", "loss", "labelling_score", "add_features")
+
+#: Numba's type of an example's part scores: a C-contiguous 2-D float64 array.
+PART_SCORES = types.float64[:, ::1]
 
 
 class ScoreTable(NamedTuple):
@@ -130,28 +137,43 @@ class CompiledOracle(NamedTuple):
     labelling_score: Any = no_labelling_score
     add_features: Any = no_add_features
 
-    def functions(self) -> tuple[NativeFunction, ...]:
+    def functions(self, used: Collection[str] = ORACLE_FUNCTIONS) -> tuple[Any, ...]:
         """Return ``(scores, decode, features, loss, labelling_score, add_features)`` compiled.
 
-        Each is compiled for the protocol's argument types over ``data`` (``i`` an int64,
-        ``w``, ``labels``, ``out`` C-contiguous float64 and int64 vectors, ``scores`` what
-        ``scores`` returns) and handed to the compiled passes by address
+        Each function named in ``used`` is compiled for the protocol's argument types over
+        ``data`` (``i`` an int64; ``w``, ``labels``, ``out`` and the part scores C-contiguous
+        float64 and int64 arrays) and handed to the compiled passes by address
         (:class:`~structsvm._native_function.NativeFunction`), so that a pass is compiled once
-        per signature and never again with a task's code.
+        per signature and never again with a task's code; the others are None, and a pass
+        that calls none of them compiles none of them.
+
+        Raises
+        ------
+        TypeError
+            If ``scores`` returns another type than a C-contiguous 2-D float64 array.
         """
         data = numba.typeof(self.data)
         example = (data, types.int64)
         w, labels = types.float64[::1], types.int64[::1]
-        scores = NativeFunction(self.scores, (*example, w))
-        part_scores = scores.numba_type.signature.return_type
-        return (
-            scores,
-            NativeFunction(self.decode, (*example, w, part_scores, types.boolean)),
-            NativeFunction(self.features, (*example, labels)),
-            NativeFunction(self.loss, (*example, labels)),
-            NativeFunction(self.labelling_score, (*example, w, part_scores, labels)),
-            NativeFunction(self.add_features, (*example, labels, types.float64, w)),
+        arguments = {
+            "scores": (*example, w),
+            "decode": (*example, w, PART_SCORES, types.boolean),
+            "features": (*example, labels),
+            "loss": (*example, labels),
+            "labelling_score": (*example, w, PART_SCORES, labels),
+            "add_features": (*example, labels, types.float64, w),
+        }
+        functions = tuple(
+            NativeFunction(getattr(self, name), arguments[name]) if name in used else None
+            for name in ORACLE_FUNCTIONS
         )
+        scores = functions[0]
+        if scores is not None and scores.numba_type.signature.return_type != PART_SCORES:
+            raise TypeError(
+                f"the compiled oracle's scores ({self.scores.py_func.__qualname__}) returned "
+                f"{scores.numba_type.signature.return_type}; expected {PART_SCORES}"
+            )
+        return functions
 
     @property
     def offers_labelling_score(self) -> bool:

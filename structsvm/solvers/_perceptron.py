@@ -115,7 +115,8 @@ def perceptron(
         steps = functools.partial(_python_epoch, task, X, Y)
     else:
         labels = stacked_labels(oracle, Y)
-        steps = functools.partial(_compiled_epoch, oracle.functions(), oracle.data, *labels)
+        fns = oracle.functions(("scores", "decode", "features"))
+        steps = functools.partial(_compiled_epoch, fns, oracle.data, *labels)
     n = len(X)
     for epoch in counters.iterations:
         mistakes = steps(run.rng.permutation(n) if shuffle else np.arange(n), run)

@@ -2,6 +2,7 @@
 
 import logging
 
+import numba
 import numpy as np
 import pytest
 
@@ -46,3 +47,23 @@ def test_the_oracle_makes_the_true_joint_features_as_sparse_rows():
     rows = task.compiled_oracle(X, Y).feature_rows(Y, task.size_joint_feature)
     assert rows.format == "csr" and rows.shape == (7, task.size_joint_feature)
     np.testing.assert_array_equal(rows.toarray(), task.batch_joint_feature(X, Y))
+
+
+def test_the_passes_get_only_the_functions_they_name_compiled():
+    task, X, Y = pair_problem(3)
+    oracle = task.compiled_oracle(X, Y)
+    functions = oracle.functions(("decode", "loss"))
+    assert [f is None for f in functions] == [True, False, True, False, True, True]
+    assert functions[3].dispatcher is oracle.loss
+
+
+@numba.njit(cache=True)
+def one_row_of_scores(data, i, w):
+    return np.zeros(3)
+
+
+def test_part_scores_that_are_not_a_matrix_are_refused():
+    task, X, Y = pair_problem(3)
+    oracle = task.compiled_oracle(X, Y)._replace(scores=one_row_of_scores)
+    with pytest.raises(TypeError, match=r"one_row_of_scores.*expected array\(float64, 2d, C\)"):
+        oracle.functions()
