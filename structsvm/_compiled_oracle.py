@@ -10,33 +10,28 @@ position, per node, …).
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import importlib
-import inspect
 import logging
-import os
-import pkgutil
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
 import scipy.sparse
-from numba.core.errors import NumbaExperimentalFeatureWarning
+from numba.core import types
+
+from structsvm._native_function import NativeFunction
 
 if TYPE_CHECKING:
     from structsvm._task import Task
 
 LOGGER = logging.getLogger("structsvm")
 
-# The passes take the oracle's functions as arguments, which Numba compiles as first-class
-# functions and warns about once per compilation; the protocol relies on it by design. The
-# message may begin with terminal colour codes.
-warnings.filterwarnings(
-    "ignore", message=".*First-class function type", category=NumbaExperimentalFeatureWarning
-)
+
+#: The compiled oracle's functions, in the order of :meth:`CompiledOracle.functions`.
+ORACLE_FUNCTIONS = ("scores", "decode", "features", "loss", "labelling_score", "add_features")
+
+#: Numba's type of an example's part scores: a C-contiguous 2-D float64 array.
+PART_SCORES = types.float64[:, ::1]
 
 
 class ScoreTable(NamedTuple):
@@ -142,21 +137,43 @@ class CompiledOracle(NamedTuple):
     labelling_score: Any = no_labelling_score
     add_features: Any = no_add_features
 
-    def functions(self) -> tuple[Any, Any, Any, Any, Any, Any]:
-        """Return ``(scores, decode, features, loss, labelling_score, add_features)``.
+    def functions(self, used: Collection[str] = ORACLE_FUNCTIONS) -> tuple[Any, ...]:
+        """Return ``(scores, decode, features, loss, labelling_score, add_features)`` compiled.
 
-        The compiled passes take this tuple as an argument; :func:`stable_dispatcher` gives
-        each function an identity that Numba's on-disk cache can find again in a new process.
+        Each function named in ``used`` is compiled for the protocol's argument types over
+        ``data`` (``i`` an int64; ``w``, ``labels``, ``out`` and the part scores C-contiguous
+        float64 and int64 arrays) and handed to the compiled passes by address
+        (:class:`~structsvm._native_function.NativeFunction`), so that a pass is compiled once
+        per signature and never again with a task's code; the others are None, and a pass
+        that calls none of them compiles none of them.
+
+        Raises
+        ------
+        TypeError
+            If ``scores`` returns another type than a C-contiguous 2-D float64 array.
         """
-        guard_pass_caches()
-        return (
-            stable_dispatcher(self.scores),
-            stable_dispatcher(self.decode),
-            stable_dispatcher(self.features),
-            stable_dispatcher(self.loss),
-            stable_dispatcher(self.labelling_score),
-            stable_dispatcher(self.add_features),
+        data = numba.typeof(self.data)
+        example = (data, types.int64)
+        w, labels = types.float64[::1], types.int64[::1]
+        arguments = {
+            "scores": (*example, w),
+            "decode": (*example, w, PART_SCORES, types.boolean),
+            "features": (*example, labels),
+            "loss": (*example, labels),
+            "labelling_score": (*example, w, PART_SCORES, labels),
+            "add_features": (*example, labels, types.float64, w),
+        }
+        functions = tuple(
+            NativeFunction(getattr(self, name), arguments[name]) if name in used else None
+            for name in ORACLE_FUNCTIONS
         )
+        scores = functions[0]
+        if scores is not None and scores.numba_type.signature.return_type != PART_SCORES:
+            raise TypeError(
+                f"the compiled oracle's scores ({self.scores.py_func.__qualname__}) returned "
+                f"{scores.numba_type.signature.return_type}; expected {PART_SCORES}"
+            )
+        return functions
 
     @property
     def offers_labelling_score(self) -> bool:
@@ -211,70 +228,6 @@ def offsets_of(counts: Sequence[int]) -> np.ndarray:
 def labels_of(y: Any) -> np.ndarray:
     """Return an output as the protocol's labels, ``np.ravel(y)`` as int64."""
     return np.ravel(np.asarray(y)).astype(np.int64)
-
-
-@functools.cache
-def guard_pass_caches() -> None:
-    """Let the on-disk caches of the compiled passes drop entries they can no longer write.
-
-    A pass's cache index keys its entries by the oracle functions they were compiled for, and
-    writing it back fails once one of those is gone. Every compiled function of
-    :mod:`structsvm.solvers` that takes the oracle's functions (its argument ``fns``) then
-    empties its index and writes the new entry alone: the cache loses old entries, never a fit.
-    """
-    package = importlib.import_module("structsvm.solvers")
-    for info in pkgutil.iter_modules(package.__path__, "structsvm.solvers."):
-        module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            cache = getattr(value, "_cache", None)
-            function = getattr(value, "py_func", None)
-            if function is None or not hasattr(cache, "flush"):
-                continue
-            if "fns" in inspect.signature(function).parameters:
-                _guard_cache(cache)
-
-
-def _guard_cache(cache: Any) -> None:
-    """Wrap ``cache.save_overload`` so that an unwritable index is emptied, then written."""
-    save = cache.save_overload
-
-    def save_overload(sig: Any, data: Any) -> None:
-        try:
-            save(sig, data)
-        except ReferenceError:
-            LOGGER.info("a compiled pass's cache index named vanished oracles: emptied")
-            cache.flush()
-            save(sig, data)
-
-    if not getattr(save, "guarded", False):
-        save_overload.guarded = True
-        cache.save_overload = save_overload
-
-
-def stable_dispatcher(dispatcher: Any) -> Any:
-    """Give a Numba dispatcher an identity fixed by its code; return it.
-
-    Numba caches a compiled function that takes another by the argument's identity, a random
-    UUID per process unless set. The UUID set here is made of the function's module, name and
-    source file's modification time and size, so a pass compiled once is found again by a new
-    process, and compiled anew when the oracle's file changes. A dispatcher whose identity was
-    already fixed is returned as it is.
-    """
-    if getattr(dispatcher, "_MemoMixin__uuid", None) is not None:
-        return dispatcher
-    function = dispatcher.py_func
-    try:
-        source = inspect.getsourcefile(function)
-        stamp = os.stat(source) if source else None
-    except (OSError, TypeError):
-        stamp = None
-    where = "" if stamp is None else f"{source}:{stamp.st_mtime_ns}:{stamp.st_size}"
-    identity = f"{function.__module__}.{function.__qualname__}:{where}"
-    if stamp is None:
-        # No source to stamp: an identity unique to this process, as Numba's own.
-        identity += f":{os.getpid()}:{id(dispatcher)}"
-    dispatcher._set_uuid(hashlib.sha256(identity.encode()).hexdigest())
-    return dispatcher
 
 
 def find_compiled_oracle(

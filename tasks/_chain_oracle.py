@@ -94,7 +94,7 @@ def chain_scores(data, i, w):
     return scores
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fill_chain_weights(data, w, transitions, start, end):
     """Write the transition (any layout), start and end weights that Viterbi reads.
 

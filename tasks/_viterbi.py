@@ -52,7 +52,7 @@ def suffix_scores(
             best_next[i] += unary[t, i]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def decode_sequence(
     unary: np.ndarray, begin: int, stop: int, transitions: np.ndarray,
     transitions_by_next: np.ndarray, start: np.ndarray, end: np.ndarray, best_from: np.ndarray,

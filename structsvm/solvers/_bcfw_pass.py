@@ -140,7 +140,10 @@ class CompiledPasses:
     def __init__(
         self, oracle: CompiledOracle, true_rows: sp.csr_matrix, n_jobs: int | None
     ) -> None:
-        self.oracle, self.functions = oracle, oracle.functions()
+        self.oracle = oracle
+        self.functions = oracle.functions(
+            ("scores", "decode", "features", "loss", "labelling_score")
+        )
         self.true_rows, self.n_jobs = true_rows, n_jobs
 
     @classmethod

@@ -79,8 +79,8 @@ def prepare_blocks(task: Task, oracle: CompiledOracle, Y: Sequence[Any]) -> Dual
         )
     truths = np.ascontiguousarray(np.asarray(Y, dtype=np.int64).reshape(len(Y), -1)[:, 0])
     rows, shifts, row_starts, indices, values, losses, squared_norms, uneven = _output_rows(
-        oracle.functions(), oracle.data, oracle.n_outputs, task.size_joint_feature, truths,
-        ORTHOGONALITY_TOLERANCE,
+        oracle.functions(("features", "loss")), oracle.data, oracle.n_outputs,
+        task.size_joint_feature, truths, ORTHOGONALITY_TOLERANCE,
     )
     if uneven >= 0:
         raise ValueError(

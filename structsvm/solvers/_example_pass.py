@@ -16,7 +16,12 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from structsvm._compiled_oracle import CompiledOracle, find_compiled_oracle, offsets_of
+from structsvm._compiled_oracle import (
+    ORACLE_FUNCTIONS,
+    CompiledOracle,
+    find_compiled_oracle,
+    offsets_of,
+)
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads, run_in_parts
 from structsvm.solvers._cutting_plane import TaskConstraints
@@ -56,12 +61,15 @@ class CompiledTrainingSet(TaskConstraints):
     #: What the passes are for, as the ``structsvm`` log names them.
     purpose: ClassVar[str] = "compiled passes"
 
+    #: The oracle's functions that the passes call (:meth:`structsvm.CompiledOracle.functions`).
+    oracle_functions: ClassVar[tuple[str, ...]] = ORACLE_FUNCTIONS
+
     def __init__(
         self, task: Task, X: Sequence[Any], Y: Sequence[Any], oracle: CompiledOracle,
         true_features: FeatureMatrix, *, n_jobs: int | None = None, summed: bool = False,
     ) -> None:
         super().__init__(task, X, Y, n_jobs=n_jobs, true_features=true_features, summed=summed)
-        self.oracle, self.functions = oracle, oracle.functions()
+        self.oracle, self.functions = oracle, oracle.functions(self.oracle_functions)
 
     @classmethod
     def prepare(
@@ -162,6 +170,7 @@ class CompiledExamplePasses(CompiledTrainingSet):
     (build it with :meth:`~CompiledTrainingSet.prepare`)."""
 
     purpose = "per-example passes (margin rescaling)"
+    oracle_functions = ("scores", "decode", "features", "loss")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

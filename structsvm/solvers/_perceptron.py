@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import functools
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 import numba
 import numpy as np
 import scipy.sparse as sp
-from numba.core.errors import NumbaExperimentalFeatureWarning
 from sklearn.utils import check_random_state
 
 from structsvm._compiled_oracle import find_compiled_oracle
@@ -117,7 +115,8 @@ def perceptron(
         steps = functools.partial(_python_epoch, task, X, Y)
     else:
         labels = stacked_labels(oracle, Y)
-        steps = functools.partial(_compiled_epoch, oracle.functions(), oracle.data, *labels)
+        fns = oracle.functions(("scores", "decode", "features"))
+        steps = functools.partial(_compiled_epoch, fns, oracle.data, *labels)
     n = len(X)
     for epoch in counters.iterations:
         mistakes = steps(run.rng.permutation(n) if shuffle else np.arange(n), run)
@@ -157,14 +156,10 @@ def _compiled_epoch(
     order: np.ndarray, run: PerceptronState,
 ) -> int:
     """Make the steps of ``order`` in one call of :func:`perceptron_epoch`; return the mistakes."""
-    with warnings.catch_warnings():
-        # Numba warns when it first compiles the epoch for an oracle's functions (taken as
-        # first-class functions, by design), also where warnings are made errors.
-        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        mistakes, step = perceptron_epoch(
-            fns, data, order.astype(np.int64, copy=False), true_labels, label_offsets,
-            run.w, run.weighted_updates, run.step,
-        )
+    mistakes, step = perceptron_epoch(
+        fns, data, order.astype(np.int64, copy=False), true_labels, label_offsets,
+        run.w, run.weighted_updates, run.step,
+    )
     run.step = int(step)
     return int(mistakes)
 
