@@ -6,21 +6,28 @@ turns every token into a dict of features (:func:`token_features`: the word, its
 and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and reports on
 ``*.testa`` only:
 
-* ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags trained
-  as a structural SVM with the default solver;
+* ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags
+  (decoding only tags in which ``I-X`` follows ``B-X`` or ``I-X``) trained as a structural SVM
+  by BCFW;
 * ``semi-markov`` — the same tagger with ``segments=L``: :class:`tasks.SemiMarkovTask` over
   entities of at most L tokens, with first-, every- and last-token features and the length,
-  trained by default with the segment loss (entities in one tagging but not the other);
+  trained with the segment loss (entities in one tagging but not the other) or the Hamming loss
+  (wrong tags), the choice being part of the held-out selection;
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
-Each learner's regularisation is selected on held-out data from one grid of C, the same for
-every learner, as :func:`entity_table` describes: CRFsuite's c1 = c2 is the value that weighs
-the weights against the training losses as the structural SVMs' C does (:func:`crfsuite_penalty`,
-1/(2C)); every value of the grid is trained on the training file but its last whole documents
-(10% of the sentences), the value of the best entity F1 on those is trained again on the whole
-file, and only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and
-``--crf-c1``, ``--crf-c2`` instead). testb is never read.
+Every learner trains on the tags as conlleval reads them (an ``I-X`` opening an entity is
+``B-X``, :func:`entity_tags`). Each learner's regularisation is selected on held-out data from
+one grid of C, the same for every learner, as :func:`entity_table` describes: CRFsuite's
+c1 = c2 is the value that weighs the weights against the training losses as the structural
+SVMs' C does (:func:`crfsuite_penalty`, 1/(2C)); the grid is walked upwards, every value
+trained on the training file but its last whole documents (10% of the sentences), and only
+trainings that converged within their budget count (:func:`held_out_path`): a structural SVM
+whose certified relative duality gap reached ``--tol`` within ``--max-iter`` passes, CRFsuite
+stopped by its own test within ``--crf-max-iter`` iterations. The setting of the best entity
+F1 on the held-out sentences is trained again on the whole file, and only that run is scored
+on testa (``--regularisation fixed`` takes ``--C``, ``--crf-c1``, ``--crf-c2`` instead).
+testb is never read.
 
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
