@@ -6,21 +6,28 @@ turns every token into a dict of features (:func:`token_features`: the word, its
 and shape, its POS tag, and those of its neighbours), trains on ``*.train`` and reports on
 ``*.testa`` only:
 
-* ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags trained
-  as a structural SVM with the default solver;
+* ``chain`` — :class:`structsvm.SequenceTagger`, a first-order chain over the BIO tags
+  (decoding only tags in which ``I-X`` follows ``B-X`` or ``I-X``) trained as a structural SVM
+  by BCFW;
 * ``semi-markov`` — the same tagger with ``segments=L``: :class:`tasks.SemiMarkovTask` over
   entities of at most L tokens, with first-, every- and last-token features and the length,
-  trained by default with the segment loss (entities in one tagging but not the other);
+  trained with the segment loss (entities in one tagging but not the other) or the Hamming loss
+  (wrong tags), the choice being part of the held-out selection;
 * ``crfsuite`` — a linear-chain CRF trained by CRFsuite (Okazaki, 2007) through
   python-crfsuite, L-BFGS, on exactly the same feature dicts.
 
-Each learner's regularisation is selected on held-out data from one grid of C, the same for
-every learner, as :func:`entity_table` describes: CRFsuite's c1 = c2 is the value that weighs
-the weights against the training losses as the structural SVMs' C does (:func:`crfsuite_penalty`,
-1/(2C)); every value of the grid is trained on the training file but its last whole documents
-(10% of the sentences), the value of the best entity F1 on those is trained again on the whole
-file, and only that run is scored on testa (``--regularisation fixed`` takes ``--C`` and
-``--crf-c1``, ``--crf-c2`` instead). testb is never read.
+Every learner trains on the tags as conlleval reads them (an ``I-X`` opening an entity is
+``B-X``, :func:`entity_tags`). Each learner's regularisation is selected on held-out data from
+one grid of C, the same for every learner, as :func:`entity_table` describes: CRFsuite's
+c1 = c2 is the value that weighs the weights against the training losses as the structural
+SVMs' C does (:func:`crfsuite_penalty`, 1/(2C)); the grid is walked upwards, every value
+trained on the training file but its last whole documents (10% of the sentences), and only
+trainings that converged within their budget count (:func:`held_out_path`): a structural SVM
+whose certified relative duality gap reached ``--tol`` within ``--max-iter`` passes (CRFsuite,
+which has no such certificate, counts at its budget of ``--crf-max-iter`` iterations). The
+setting of the best entity F1 on the held-out sentences is trained again on the whole file,
+and only that run is scored on testa (``--regularisation fixed`` takes ``--C``, ``--crf-c1``,
+``--crf-c2`` instead). testb is never read.
 
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
@@ -52,8 +59,9 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -66,6 +74,7 @@ from experiments._measure import (
 )
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
+from structsvm.learners._sequence_tagger import bio_segments
 from structsvm.solvers import SOLVER_DEFAULTS
 from tasks import ChainTask, chunk_scores
 
@@ -76,6 +85,18 @@ PAPER_TOKEN_ERRORS = {"structural SVM": 5.08, "CRF": 5.17, "averaged perceptron"
 
 Sentences = list[tuple[list[str], list[str], list[str]]]
 Row = dict[str, Any]
+
+
+class Trained(NamedTuple):
+    """A trained learner: its tagging function, its training time and a detail, whether it
+    converged within its budget (a structural SVM: its certified relative duality gap reached
+    the tolerance; a learner without a certificate: always), and that gap (``-`` without one)."""
+
+    predict: Callable[[list[list[dict[str, Any]]]], list[list[str]]]
+    timer: Stopwatch
+    detail: str
+    converged: bool
+    gap: str = "-"
 
 
 def find_data_dir(data_dir: str | None) -> Path | None:
@@ -186,6 +207,19 @@ def dicts(sentences: Sentences) -> list[list[dict[str, Any]]]:
     return [token_features(words, pos) for words, pos, _ in sentences]
 
 
+def entity_tags(tags: list[str]) -> list[str]:
+    """Return BIO tags with every ``I-X`` that opens an entity (conlleval's reading) as ``B-X``.
+
+    Every learner trains on these tags, so the chain constrained to the BIO scheme, the
+    semi-Markov model (whose segments read the tags the same way) and CRFsuite see the same
+    entities.
+    """
+    result = []
+    for start, stop, kind in bio_segments(tags, len(tags)):
+        result += ["O"] if kind == "O" else [f"B-{kind}"] + [f"I-{kind}"] * (stop - start - 1)
+    return result
+
+
 def token_error(truth: Sentences, predicted: list[list[str]]) -> float:
     """Return the percentage of tokens whose predicted tag is wrong."""
     wrong = sum(
@@ -197,8 +231,12 @@ def token_error(truth: Sentences, predicted: list[list[str]]) -> float:
 
 def train_crfsuite(
     X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Stopwatch, str]:
-    """Train a CRFsuite CRF; return a predict function, the training time and a detail."""
+) -> Trained:
+    """Train a CRFsuite CRF for at most ``args.crf_max_iter`` L-BFGS iterations.
+
+    Without a certificate of its distance to the optimum, every training counts as converged
+    at that budget; the detail says when L-BFGS stopped at the budget rather than by its test.
+    """
     import pycrfsuite
 
     trainer = pycrfsuite.Trainer(verbose=False)
@@ -218,23 +256,27 @@ def train_crfsuite(
         with Stopwatch() as timer:
             trainer.train(model_path)
         tagger.open(model_path)  # CRFsuite reads the whole model into memory
+    stopped = "terminated with the stopping criteria" in "".join(trainer.logparser.log)
     detail = (
         f"L-BFGS, c1={args.crf_c1:g}, c2={args.crf_c2:g}, "
         f"{trainer.logparser.last_iteration['num']} iterations"
+        + ("" if stopped else " (the most allowed)")
     )
-    return (lambda sentences: [tagger.tag(s) for s in sentences]), timer, detail
+    return Trained(lambda sentences: [tagger.tag(s) for s in sentences], timer, detail, True)
 
 
 def train_tagger(
     learner: str, X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Stopwatch, str]:
-    """Train the chain or the semi-Markov tagger; return predict, the time and a detail."""
+) -> Trained:
+    """Train the chain or the semi-Markov tagger; converged when its certified relative
+    duality gap reached ``args.tol`` within ``args.max_iter`` passes."""
     segments = args.segment_length if learner == "semi-markov" else None
     tagger = SequenceTagger(
         C=args.C,
         solver=args.solver,
         tol=args.tol,
         max_iter=args.max_iter,
+        bio=segments is None,
         segments=segments,
         segment_loss=args.segment_loss,
         step=args.step,
@@ -252,13 +294,14 @@ def train_tagger(
         + f", relative gap "
         f"{svm.history_[-1]['relative_gap']:.2g}, {tagger.vectorizer_.n_features_} features"
     )
-    return tagger.predict, timer, detail
+    gap = svm.history_[-1]["relative_gap"]
+    return Trained(tagger.predict, timer, detail, bool(svm.converged_), f"{gap:.3g}")
 
 
 def train_perceptron(
     X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> tuple[Any, Stopwatch, str]:
-    """Train the averaged structured perceptron on the chain; return predict, time, detail."""
+) -> Trained:
+    """Train the averaged structured perceptron on the chain for its epochs."""
     vectorizer = SequenceVectorizer().fit(X)
     classes = np.array(sorted({tag for sequence in tags for tag in sequence}))
     index = {tag: label for label, tag in enumerate(classes)}
@@ -276,7 +319,7 @@ def train_perceptron(
     def predict(sentences: list[list[dict[str, Any]]]) -> list[list[str]]:
         return [classes[y].tolist() for y in perceptron.predict(vectorizer.transform(sentences))]
 
-    return predict, timer, f"averaged, {args.perceptron_epochs} epochs"
+    return Trained(predict, timer, f"averaged, {args.perceptron_epochs} epochs", True)
 
 
 def crfsuite_penalty(C: float) -> float:
@@ -290,28 +333,48 @@ def crfsuite_penalty(C: float) -> float:
     return 1.0 / (2.0 * C)
 
 
-def with_regularisation(learner: str, C: float, args: argparse.Namespace) -> argparse.Namespace:
-    """Return ``args`` with the learner's regularisation set from C (CRFsuite: c1 = c2)."""
-    penalties = (
-        dict.fromkeys(("crf_c1", "crf_c2"), crfsuite_penalty(C)) if learner == "crfsuite" else {}
-    )
-    return argparse.Namespace(**{**vars(args), "C": C, **penalties})
+class Line(NamedTuple):
+    """One line of the held-out grid: a learner and, for the semi-Markov model, its loss."""
+
+    learner: str
+    segment_loss: str | None = None
+
+
+def grid_lines(args: argparse.Namespace) -> list[Line]:
+    """Return the lines of the grid: every learner, the semi-Markov model once per loss."""
+    return [
+        Line(learner, loss)
+        for learner in args.learners
+        for loss in (args.segment_losses if learner == "semi-markov" else [None])
+    ]
+
+
+def configured(line: Line, args: argparse.Namespace, C: float | None = None) -> argparse.Namespace:
+    """Return ``args`` for one line: its segment loss (else the first of ``--segment-loss``)
+    and, given C, its regularisation (CRFsuite: c1 = c2 = :func:`crfsuite_penalty` of C)."""
+    settings: dict[str, Any] = {"segment_loss": line.segment_loss or args.segment_losses[0]}
+    if C is not None:
+        settings["C"] = C
+        if line.learner == "crfsuite":
+            settings.update(dict.fromkeys(("crf_c1", "crf_c2"), crfsuite_penalty(C)))
+    return argparse.Namespace(**{**vars(args), **settings})
 
 
 def run_learner(
     learner: str, train: Sentences, evaluation: Sentences, args: argparse.Namespace
 ) -> Row:
     """Train one learner on sentences and score it on others (in its own process)."""
-    X, tags = dicts(train), [t for _, _, t in train]
+    X, tags = dicts(train), [entity_tags(t) for _, _, t in train]
     del train
     if learner == "crfsuite":
-        predict, timer, detail = train_crfsuite(X, tags, args)
+        trained = train_crfsuite(X, tags, args)
     elif learner == "perceptron":
-        predict, timer, detail = train_perceptron(X, tags, args)
+        trained = train_perceptron(X, tags, args)
     else:
-        predict, timer, detail = train_tagger(learner, X, tags, args)
+        trained = train_tagger(learner, X, tags, args)
     del X, tags
-    predicted = predict(dicts(evaluation))
+    timer = trained.timer
+    predicted = trained.predict(dicts(evaluation))
     scores = chunk_scores([t for _, _, t in evaluation], predicted)
     return {
         "learner": learner,
@@ -322,7 +385,9 @@ def run_learner(
         "train time": f"{timer.wall:.1f} s",
         "train CPU": f"{timer.cpu:.1f} s",
         "peak RSS": f"{peak_rss_megabytes():.0f} MB",
-        "detail": detail,
+        "relative gap": trained.gap,
+        "converged": trained.converged,
+        "detail": trained.detail,
     }
 
 
@@ -360,13 +425,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--C", type=float, default=0.1,
                         help="structural SVM regularisation constant with --regularisation "
                         "fixed and in the ICML 2004 setting (default: 0.1)")
-    parser.add_argument("--tol", type=float, default=0.01,
-                        help="relative duality gap at which training stops (default: 0.01)")
+    parser.add_argument("--tol", type=float, default=0.1,
+                        help="certified relative duality gap at which training stops; a "
+                        "structural SVM that does not reach it is not converged "
+                        "(default: 0.1)")
     parser.add_argument("--solver", default="bcfw",
                         help="the structural SVM's solver (default: bcfw; 'auto' picks 1-slack, "
                         "whose cutting planes are dense vectors of the size of w)")
-    parser.add_argument("--max-iter", type=int, default=50,
-                        help="most solver iterations, passes for bcfw (default: 50)")
+    parser.add_argument("--max-iter", type=int, default=100,
+                        help="most solver iterations, passes for bcfw (default: 100)")
     bcfw = SOLVER_DEFAULTS["bcfw"]
     parser.add_argument("--step", choices=("fw", "pairwise"), default=bcfw["step"],
                         help=f"bcfw's steps (default: {bcfw['step']})")
@@ -380,9 +447,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="bcfw: passes between evaluations of the duality gap (default: 10)")
     parser.add_argument("--segment-length", type=int, default=6,
                         help="longest entity segment of the semi-Markov model (default: 6)")
-    parser.add_argument("--segment-loss", choices=("hamming", "segments"), default="segments",
-                        help="the semi-Markov model's loss: entities missed or wrong (segments, "
-                        "the default) or wrong tags (hamming)")
+    parser.add_argument("--segment-loss", dest="segment_losses", nargs="+",
+                        choices=("segments", "hamming"), default=["segments", "hamming"],
+                        help="the semi-Markov model's losses, entities missed or wrong "
+                        "(segments) and wrong tags (hamming), both lines of the held-out grid; "
+                        "--regularisation fixed and the ICML 2004 setting take the first "
+                        "(default: segments hamming)")
     parser.add_argument("--crf-c1", type=float, default=0.1,
                         help="CRFsuite's L1 with --regularisation fixed and in the ICML 2004 "
                         "setting (default: 0.1)")
@@ -397,14 +467,51 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def held_out_path(
+    lines: list[Line], fit: Sentences, held_out: Sentences, args: argparse.Namespace
+) -> list[tuple[Line, float, Row]]:
+    """Train every line along the increasing grid of C on ``fit`` and score it on ``held_out``.
+
+    Each value of C is one round, its trainings ``args.jobs`` at a time; a line leaves the path
+    at its first value whose training does not converge within its budget (a structural SVM
+    whose certified relative gap is above ``--tol`` after ``--max-iter`` passes), since a larger
+    C needs more passes still. Returns
+    ``(line, C, row)`` of every training, in the order run.
+    """
+    path, going = [], list(lines)
+    for C in sorted(args.C_grid):
+        if not going:
+            break
+        rows = run_in_fresh_processes(
+            run_learner,
+            [(line.learner, fit, held_out, configured(line, args, C)) for line in going],
+            args.jobs,
+        )
+        path += [(line, C, row) for line, row in zip(going, rows, strict=True)]
+        going = [line for line, row in zip(going, rows, strict=True) if row["converged"]]
+    return path
+
+
+def select(learner: str, path: list[tuple[Line, float, Row]]) -> tuple[Line, float] | None:
+    """Return the line and C of a learner's best held-out entity F1 among its converged
+    trainings (the first run on ties), or None if none converged."""
+    scored = [
+        (float(row["entity F1"]), -k, line, C)
+        for k, (line, C, row) in enumerate(path)
+        if line.learner == learner and row["converged"]
+    ]
+    return max(scored, key=lambda entry: entry[:2])[2:] if scored else None
+
+
 def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> list[Row]:
     """Train every learner on a language's train file and score it on testa; print the tables.
 
-    With ``--regularisation held-out``, every learner is first trained on the training file
-    but its held-out end (:func:`held_out_split`) with every C of ``--C-grid`` (CRFsuite with
-    c1 = c2 = :func:`crfsuite_penalty` of C), and the value of the best entity F1 on the
-    held-out sentences (the first of the grid on ties) is the one it is trained with on the
-    whole file.
+    With ``--regularisation held-out``, every learner (the semi-Markov model with each loss of
+    ``--segment-loss``) is first trained on the training file but its held-out end
+    (:func:`held_out_split`) along the grid of C (:func:`held_out_path`); the converged
+    training of the best entity F1 on the held-out sentences (:func:`select`) gives the
+    setting the learner is trained with on the whole file, the only one scored on testa. A
+    learner with no converged training is not scored.
     """
     documents = load_documents(data_dir / f"{language}.train", args.encoding, args.first)
     train = [sentence for document in documents for sentence in document]
@@ -412,32 +519,30 @@ def entity_table(language: str, data_dir: Path, args: argparse.Namespace) -> lis
     subset = "" if args.first is None else f", first {args.first} sentences"
     print(f"\nCoNLL-2002 {LANGUAGES[language]}: train on {language}.train{subset}, "
           f"report on {language}.testa", flush=True)
-    chosen = {learner: args for learner in args.learners}
+    chosen = {learner: configured(Line(learner), args) for learner in args.learners}
     if args.regularisation == "held-out":
         fit, held_out = held_out_split(documents, args.held_out)
         print(f"regularisation selected by entity F1 on the last {len(held_out)} training "
               f"sentences, trained on the first {len(fit)} (C of the structural SVMs, "
-              "c1 = c2 = 1/(2C) of CRFsuite):", flush=True)
-        grid = [(learner, C) for learner in args.learners for C in args.C_grid]
-        rows = run_in_fresh_processes(
-            run_learner,
-            [(learner, fit, held_out, with_regularisation(learner, C, args))
-             for learner, C in grid],
-            args.jobs,
-        )
-        selection = [
-            {"learner": learner, "C": f"{C:g}", "held-out F1": row["entity F1"],
-             **{key: row[key] for key in ("train time", "train CPU", "peak RSS", "detail")}}
-            for (learner, C), row in zip(grid, rows, strict=True)
-        ]
-        print(format_table(selection), flush=True)
+              "c1 = c2 = 1/(2C) of CRFsuite), among the trainings that converged:", flush=True)
+        path = held_out_path(grid_lines(args), fit, held_out, args)
+        print(format_table([
+            {"learner": line.learner, "loss": line.segment_loss or "-", "C": f"{C:g}",
+             "held-out F1": row["entity F1"],
+             **{key: row[key] for key in ("relative gap", "converged", "train time",
+                                          "train CPU", "peak RSS", "detail")}}
+            for line, C, row in path
+        ]), flush=True)
         for learner in args.learners:
-            scored = [(float(row["entity F1"]), -k, C)
-                      for k, ((name, C), row) in enumerate(zip(grid, rows, strict=True))
-                      if name == learner]
-            chosen[learner] = with_regularisation(learner, max(scored)[2], args)
+            selected = select(learner, path)
+            if selected is None:
+                print(f"{learner}: no training converged, not scored", flush=True)
+                del chosen[learner]
+            else:
+                line, C = selected
+                chosen[learner] = configured(line, args, C)
     rows = run_in_fresh_processes(
-        run_learner, [(learner, train, testa, chosen[learner]) for learner in args.learners],
+        run_learner, [(learner, train, testa, chosen[learner]) for learner in chosen],
         args.jobs,
     )
     rows = [{"language": language, **row} for row in rows]
@@ -463,7 +568,9 @@ def main(argv: list[str] | None = None) -> dict[str, list[Row]]:
         names = {"chain": "structural SVM", "perceptron": "averaged perceptron", "crfsuite": "CRF"}
         rows = []
         learners = run_in_fresh_processes(
-            run_learner, [(learner, train, testa, args) for learner in names], args.jobs
+            run_learner,
+            [(learner, train, testa, configured(Line(learner), args)) for learner in names],
+            args.jobs,
         )
         for name, row in zip(names.values(), learners, strict=True):
             rows.append({

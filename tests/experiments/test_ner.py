@@ -47,8 +47,15 @@ def test_every_learner_tags_its_own_training_sentences(learner, data_dir):
     pytest.importorskip("pycrfsuite")
     args = ner.parse_args(["--encoding", "latin-1", "--C", "10", "--max-iter", "50"])
     sentences = ner.load(data_dir / "esp.train", "latin-1")
-    row = ner.run_learner(learner, sentences, sentences, args)
+    row = ner.run_learner(learner, sentences, sentences, ner.configured(ner.Line(learner), args))
     assert row["entity F1"] == "100.00" and row["token error"] == "0.00"
+    assert isinstance(row["converged"], bool)
+
+
+def test_training_tags_open_every_entity_with_b_as_conlleval_reads_them():
+    tags = ["I-PER", "I-PER", "O", "I-LOC", "B-LOC", "I-ORG", "I-ORG"]
+    assert ner.entity_tags(tags) == ["B-PER", "I-PER", "O", "B-LOC", "B-LOC", "B-ORG", "I-ORG"]
+    assert ner.entity_tags(["O", "B-MISC", "I-MISC"]) == ["O", "B-MISC", "I-MISC"]
 
 
 def test_without_data_the_experiment_says_where_to_point_it(monkeypatch):
@@ -75,41 +82,76 @@ def test_the_held_out_slice_is_the_last_whole_documents(tmp_path):
     assert fit == loaded[0] and held_out == loaded[1]
 
 
-def test_each_learner_is_trained_with_the_value_it_does_best_with_on_held_out_data(
+def test_each_learner_is_trained_with_its_best_converged_setting_on_held_out_data(
     data_dir, monkeypatch
 ):
-    held_out_f1 = {("chain", 0.1): 60.0, ("chain", 1.0): 70.0, ("crfsuite", 0.1): 70.0,
-                   ("crfsuite", 1.0): 70.0}
+    # (held-out F1, converged) of every training along the grid of C = 0.1, 1, 10.
+    held_out = {
+        ("chain", None, 0.1): (60.0, True), ("chain", None, 1.0): (70.0, True),
+        ("chain", None, 10.0): (65.0, False),
+        ("semi-markov", "segments", 0.1): (71.0, True),
+        ("semi-markov", "segments", 1.0): (90.0, False),
+        ("semi-markov", "hamming", 0.1): (71.0, True),
+        ("semi-markov", "hamming", 1.0): (72.0, True),
+        ("semi-markov", "hamming", 10.0): (73.0, False),
+        ("crfsuite", None, 0.1): (70.0, True), ("crfsuite", None, 1.0): (70.0, True),
+        ("crfsuite", None, 10.0): (70.0, True),
+    }
     runs = []
 
     def run_in_fresh_processes(function, batch, jobs):
         assert function is ner.run_learner
         runs.append(batch)
-        return [
-            {"entity F1": f"{held_out_f1[learner, args.C]}",
-             "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}",
-             **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-")}
-            for learner, _, _, args in batch
-        ]
+        rows = []
+        for learner, _, _, args in batch:
+            loss = args.segment_loss if learner == "semi-markov" else None
+            f1, converged = held_out[learner, loss, args.C]
+            rows.append({
+                "entity F1": f"{f1}", "converged": converged, "relative gap": "-",
+                "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}, {loss}",
+                **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-"),
+            })
+        return rows
+
+    monkeypatch.setattr(ner, "run_in_fresh_processes", run_in_fresh_processes)
+    tables = ner.main([
+        "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
+        "--languages", "esp", "--C-grid", "10", "0.1", "1",
+    ])
+    # One round per C, upwards; a line leaves at its first training that does not converge.
+    trained = [[(learner, args.C) for learner, _, _, args in batch] for batch in runs]
+    assert trained[:3] == [
+        [("chain", 0.1), ("semi-markov", 0.1), ("semi-markov", 0.1), ("crfsuite", 0.1)],
+        [("chain", 1.0), ("semi-markov", 1.0), ("semi-markov", 1.0), ("crfsuite", 1.0)],
+        [("chain", 10.0), ("semi-markov", 10.0), ("crfsuite", 10.0)],
+    ]
+    # Selected on the last of the 3 training sentences, trained on all 3, scored on testa.
+    assert [{(len(train), len(scored)) for _, train, scored, _ in batch} for batch in runs] == [
+        {(2, 1)}, {(2, 1)}, {(2, 1)}, {(3, 3)}
+    ]
+    # Every learner draws from the one grid of C, CRFsuite with c1 = c2 = 1/(2C).
+    assert [(args.crf_c1, args.crf_c2) for learner, _, _, args in runs[0]
+            if learner == "crfsuite"] == [(5.0, 5.0)]
+    # The best converged held-out F1 wins (not the unconverged 90 nor 73); ties go to the
+    # first training run: CRFsuite's smallest C, the semi-Markov model's first loss.
+    assert [row["detail"] for row in tables["esp"]] == [
+        "C=1, c1=0.1, c2=0.1, None", "C=1, c1=0.1, c2=0.1, hamming", "C=0.1, c1=5, c2=5, None"
+    ]
+
+
+def test_a_learner_without_a_converged_training_is_not_scored(data_dir, monkeypatch):
+    def run_in_fresh_processes(function, batch, jobs):
+        return [{"learner": learner, "entity F1": "50.0", "converged": learner == "crfsuite",
+                 "detail": learner, "relative gap": "-",
+                 **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-")}
+                for learner, _, _, _ in batch]
 
     monkeypatch.setattr(ner, "run_in_fresh_processes", run_in_fresh_processes)
     tables = ner.main([
         "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
         "--languages", "esp", "--learners", "chain", "crfsuite", "--C-grid", "0.1", "1",
     ])
-    # Selected on the last of the 3 training sentences, trained on all 3, scored on testa.
-    assert [{(len(train), len(scored)) for _, train, scored, _ in batch} for batch in runs] == [
-        {(2, 1)}, {(3, 3)}
-    ]
-    # Every learner draws from the one grid of C, CRFsuite with c1 = c2 = 1/(2C).
-    assert sorted((learner, args.C, args.crf_c1, args.crf_c2)
-                  for learner, _, _, args in runs[0] if learner == "crfsuite") == [
-        ("crfsuite", 0.1, 5.0, 5.0), ("crfsuite", 1.0, 0.5, 0.5)
-    ]
-    # The best held-out F1 wins; a tie goes to the first value of the grid.
-    assert [row["detail"] for row in tables["esp"]] == [
-        "C=1, c1=0.1, c2=0.1", "C=0.1, c1=5, c2=5"
-    ]
+    assert [row["learner"] for row in tables["esp"]] == ["crfsuite"]
 
 
 def test_crfsuite_weighs_the_norm_against_the_losses_as_the_svm_does():
