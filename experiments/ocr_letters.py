@@ -18,9 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from sklearn.exceptions import ConvergenceWarning
-
-from structsvm import StructuredPerceptron, StructuredSVM
+from structsvm import ConvergenceWarning, StructuredPerceptron, StructuredSVM
 from structsvm.datasets import ocr_letters_split
 from structsvm.plotting import plot_convergence
 from tasks import ChainTask

@@ -20,10 +20,10 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from numba.core.errors import NumbaExperimentalFeatureWarning
-from sklearn.utils import check_random_state
 
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
+from structsvm._utils.validation import check_random_state
 from structsvm.solvers._example_oracle import stacked_labels
 from structsvm.solvers._state import RunCounters, SolverState
 
