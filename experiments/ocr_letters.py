@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 }
             )
             print_table(rows[-1:], header=len(rows) == 1)
+    del train, test  # the data are not held while the plot is drawn
     if args.out_dir:
         path = plot_convergence(
             {k: m for k, m in fitted.items() if not k.startswith("perceptron")},
