@@ -135,12 +135,13 @@ def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
         model = build_learner(learner, task, 0.1, args)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            recorder.run(f"fit {learner}", lambda m=model: m.fit(train.X, train.Y))
+            recorder.run(f"fit {learner}", lambda m=model, d=train: m.fit(d.X, d.Y))
         recorder.run(
             f"score {learner}",
-            lambda m=model: (m.score(train.X, train.Y), m.score(test.X, test.Y)),
+            lambda m=model, d=train, e=test: (m.score(d.X, d.Y), m.score(e.X, e.Y)),
         )
         fitted[learner] = model
+    del train, test  # as the job: the data are not held while the plot is drawn
     if plot:
         from tempfile import TemporaryDirectory
 

@@ -18,9 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from sklearn.exceptions import ConvergenceWarning
-
-from structsvm import StructuredPerceptron, StructuredSVM
+from structsvm import ConvergenceWarning, StructuredPerceptron, StructuredSVM
 from structsvm.datasets import ocr_letters_split
 from structsvm.plotting import plot_convergence
 from tasks import ChainTask
@@ -72,6 +70,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 }
             )
             print_table(rows[-1:], header=len(rows) == 1)
+    del train, test  # the data are not held while the plot is drawn
     if args.out_dir:
         path = plot_convergence(
             {k: m for k, m in fitted.items() if not k.startswith("perceptron")},

@@ -21,13 +21,16 @@ The classic toolkit (:mod:`structsvm.kernels`) holds the binary SVM (:class:`Bin
 class of your own is :func:`register`-ed or passed to :func:`load`).
 :mod:`structsvm.io` reads and writes the data files of SVM^light, SVM^multiclass, SVM^rank and
 SVM^hmm; :mod:`structsvm.cli` is the ``structsvm`` command, SVM^struct's learn and classify
-tools on those files.
+tools on those files. Calling a method that needs a fit first raises :class:`NotFittedError`; a
+solver stopped by its budget warns with a :class:`ConvergenceWarning` (both are scikit-learn's
+classes too once scikit-learn is imported).
 """
 
 from structsvm._check_task import TaskCheckReport, TaskContractError, TaskProblem, check_task
 from structsvm._compiled_oracle import CompiledOracle, ScoreTable
 from structsvm._contract import TaskContractViolation
 from structsvm._task import LatentTask, Task
+from structsvm._utils.estimator import ConvergenceWarning, NotFittedError
 from structsvm._utils.parallel import ParallelTask
 from structsvm.inference import INFERENCE_METHODS, InferenceResult, infer
 from structsvm.io import ModelFileError, load, register, save
@@ -79,6 +82,7 @@ __all__ = [
     "ArcCosineKernel",
     "BinarySVM",
     "CompiledOracle",
+    "ConvergenceWarning",
     "InferenceResult",
     "KKTReport",
     "Kernel",
@@ -92,6 +96,7 @@ __all__ = [
     "MultiLabelSVM",
     "MulticlassSVM",
     "NormalizedKernel",
+    "NotFittedError",
     "NotSeparableError",
     "OneClassSVM",
     "ParallelTask",

@@ -286,9 +286,6 @@ def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
     if data.dense.size:
         scores = row_blocks_product(data.dense, emissions.T)
     else:
-        # Column-major emissions keep the labels of one feature together for the loop.
-        scores = sparse_unary_scores(
-            data.indptr, data.indices, data.values, np.asfortranarray(emissions)
-        )
+        scores = sparse_unary_scores(data.indptr, data.indices, data.values, emissions)
     _add_bias(data, w, scores)
     return ScoreTable(scores, data.offsets)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import minimum_spanning_tree
 
 
 def label_mutual_information(Y: np.ndarray) -> np.ndarray:
@@ -62,6 +61,9 @@ def chow_liu_tree(Y: np.ndarray) -> np.ndarray:
     C. K. Chow and C. N. Liu, "Approximating discrete probability distributions with
     dependence trees", IEEE Transactions on Information Theory 14(3), 1968.
     """
+    # Imported here: SciPy's graph routines load scipy.linalg, about 11 MB, unused by most fits.
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
     information = label_mutual_information(Y)
     # Positive costs ordered as −MI: a zero would be a missing edge to SciPy.
     cost = np.triu(1.0 + information.max() - information, k=1)

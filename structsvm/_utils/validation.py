@@ -58,9 +58,8 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import assert_all_finite, column_or_1d
+
+from structsvm._utils.estimator import NotFittedError
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -226,7 +225,7 @@ ParameterConstraints: TypeAlias = Mapping[str, Sequence[Constraint | None]]
 
 BOOLEAN = InstancesOf((bool, np.bool_), "a bool")
 PATH = InstancesOf((str, os.PathLike), "a path (str or os.PathLike)")
-#: The seeds :func:`sklearn.utils.check_random_state` accepts.
+#: The seeds :func:`check_random_state` accepts.
 RANDOM_STATE: tuple[Constraint | None, ...] = (
     Interval(numbers.Integral, 0, 2**32 - 1, closed="both"),
     InstancesOf(np.random.RandomState, "a numpy RandomState"),
@@ -427,8 +426,28 @@ def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarr
     return array.astype(np.int64)
 
 
+def check_random_state(seed: Any) -> np.random.RandomState:
+    """Return the generator ``seed`` names, as scikit-learn's function of the same name.
+
+    None gives NumPy's global generator, an integer a new generator seeded with it, and a
+    RandomState itself; anything else raises ValueError.
+    """
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, numbers.Integral):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
+
+
 def check_class_labels(y: Any, name: str = "y") -> np.ndarray:
     """Return class labels ``y`` as a 1-D array; raise ValueError if NaN or not classes."""
+    # Imported here, as in the other checks of targets: importing scikit-learn brings in much
+    # of it and of SciPy, which structured learners do not need.
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import assert_all_finite, column_or_1d
+
     with errors_naming(name):
         array = column_or_1d(y, warn=True)
         if array.dtype.kind in "fc":
@@ -452,12 +471,16 @@ def check_indicator_targets(Y: Any, name: str = "Y") -> None:
             f"{name} must be a dense 0/1 indicator array, got a sparse matrix: pass "
             f"{name}.toarray()"
         )
+    from sklearn.utils.multiclass import check_classification_targets
+
     with errors_naming(name):
         check_classification_targets(Y)
 
 
 def check_real_targets(y: Any, name: str = "y") -> np.ndarray:
     """Return regression targets ``y`` as a finite 1-D float64 array; raise ValueError if not."""
+    from sklearn.utils.validation import assert_all_finite, column_or_1d
+
     array = column_or_1d(y, warn=True)
     try:
         array = array.astype(np.float64)

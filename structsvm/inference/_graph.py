@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
-from scipy.sparse.csgraph import connected_components
 
 from structsvm._utils.validation import check_feature_array
 
@@ -73,6 +72,9 @@ class PairwiseModel:
 
     def components(self) -> tuple[int, np.ndarray]:
         """Return the number of connected components and the component of each node."""
+        # Imported here: SciPy's graph routines load scipy.linalg, about 11 MB, unused by most fits.
+        from scipy.sparse.csgraph import connected_components
+
         adjacency = scipy.sparse.coo_matrix(
             (np.ones(self.n_edges), (self.edges[:, 0], self.edges[:, 1])),
             shape=(self.n_nodes, self.n_nodes),

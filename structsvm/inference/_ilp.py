@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from structsvm._utils.validation import check_positive_float
 from structsvm.inference._graph import PairwiseModel
@@ -22,6 +21,9 @@ def solve_ilp(
     (1e-6). If ``time_limit`` (seconds) stops the search, the best labelling found is returned
     uncertified with HiGHS's dual bound (the unary argmax if none was found).
     """
+    # Imported here: scipy.optimize costs about 27 MB, which most fits do not need.
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     options: dict[str, float] = {"mip_rel_gap": 0.0}
     if time_limit is not None:
         options["time_limit"] = check_positive_float(time_limit, "time_limit")

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
-from scipy.optimize import linprog
 
 from structsvm._utils.validation import check_positive_float
 from structsvm.inference._graph import PairwiseModel
@@ -111,6 +110,9 @@ def solve_lp(
     bound is ``inf``, the labelling rounds whatever point HiGHS returned, or is the unary argmax,
     and no marginals are returned.
     """
+    # Imported here: scipy.optimize costs about 27 MB, which most fits do not need.
+    from scipy.optimize import linprog
+
     options = {}
     if time_limit is not None:
         options["time_limit"] = check_positive_float(time_limit, "time_limit")

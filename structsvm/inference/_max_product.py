@@ -24,7 +24,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 import scipy.sparse
-from scipy.sparse.csgraph import breadth_first_order
 
 from structsvm._utils.validation import (
     Interval,
@@ -226,6 +225,9 @@ def _forest_schedule(model: PairwiseModel) -> tuple[np.ndarray, ...]:
         ),
         shape=(n_nodes + 1, n_nodes + 1),
     )
+    # Imported here: SciPy's graph routines load scipy.linalg, about 11 MB, unused by most fits.
+    from scipy.sparse.csgraph import breadth_first_order
+
     order, predecessors = breadth_first_order(
         adjacency, virtual, directed=True, return_predecessors=True
     )

@@ -12,9 +12,8 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted
 
+from structsvm._utils.estimator import BaseEstimator, ClassifierMixin, check_is_fitted
 from structsvm._utils.validation import (
     Callables,
     InstancesOf,
@@ -225,6 +224,9 @@ class BinaryKernelClassifier(ClassifierMixin, KernelMachine):
 
 def _check_vectors(X: Any) -> np.ndarray:
     """Return X as a dense, finite, non-empty 2-D float64 array (errors name X)."""
+    # Imported here: scikit-learn's validation brings in much of scikit-learn.
+    from sklearn.utils.validation import check_array
+
     with errors_naming("X"):
         return check_array(X, dtype=np.float64, input_name="X")
 

@@ -24,8 +24,8 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import OutlierMixin
 
+from structsvm._utils.estimator import OutlierMixin
 from structsvm._utils.validation import Interval, ParameterConstraints
 from structsvm.kernels._box_dual import solve_box_dual
 from structsvm.kernels._kernels import Kernel, LinearKernel

@@ -14,7 +14,6 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from structsvm._utils.validation import (
     BOOLEAN,
@@ -23,6 +22,7 @@ from structsvm._utils.validation import (
     ParameterConstraints,
     check_binary_labels,
     check_consistent_length,
+    check_random_state,
 )
 from structsvm.kernels._kernels import Kernel
 from structsvm.kernels._machine import BinaryKernelClassifier, KernelMachine

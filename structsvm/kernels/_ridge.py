@@ -12,9 +12,8 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.linalg import LinAlgError, solve
-from sklearn.base import RegressorMixin
 
+from structsvm._utils.estimator import RegressorMixin
 from structsvm._utils.validation import Interval, ParameterConstraints, check_consistent_length
 from structsvm.kernels._kernels import Kernel
 from structsvm.kernels._machine import KernelMachine
@@ -68,6 +67,9 @@ default="linear"
 
     def fit(self, X: Any, y: Any) -> KernelRidge:
         """Fit to inputs X and real targets y of shape (n,) or (n, n_targets); return self."""
+        # Imported here: scipy.linalg costs about 8 MB, which most fits do not need.
+        from scipy.linalg import solve
+
         inputs, gram = self._fit_gram(X)
         check_consistent_length(gram, y)
         try:
@@ -79,7 +81,7 @@ default="linear"
         n = len(targets)
         try:
             self.dual_coef_ = solve(gram + self.alpha * np.eye(n), targets, assume_a="sym")
-        except LinAlgError as error:
+        except np.linalg.LinAlgError as error:
             raise ValueError(
                 f"the kernel matrix of X plus alpha·I is singular to working precision "
                 f"({error}): the kernel values of X dwarf alpha={self.alpha:g}; scale X or "

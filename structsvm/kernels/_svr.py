@@ -21,8 +21,8 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import RegressorMixin
 
+from structsvm._utils.estimator import RegressorMixin
 from structsvm._utils.validation import (
     Interval,
     ParameterConstraints,

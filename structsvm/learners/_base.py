@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
 from structsvm._task import Task, check_size_joint_feature
+from structsvm._utils.estimator import BaseEstimator, not_fitted_error
 from structsvm._utils.parallel import map_chunks
 from structsvm._utils.validation import InstancesOf, ParameterConstraints, validate_parameters
 
@@ -38,7 +37,7 @@ class StructuredEstimator(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "w_"):
-            raise NotFittedError(
+            raise not_fitted_error(
                 f"This {type(self).__name__} is not fitted yet: call fit(X, Y) before predicting"
             )
 

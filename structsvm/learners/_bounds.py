@@ -18,7 +18,6 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from scipy.spatial.distance import pdist
 
 from structsvm._task import Task
 from structsvm._utils.validation import Interval, check_finite_float, check_value
@@ -42,6 +41,9 @@ def radius(task: Task, X: Sequence[Any]) -> float:
     -------
     float
     """
+    # Imported here: scipy.spatial loads scipy.special and scipy.linalg, unused by most fits.
+    from scipy.spatial.distance import pdist
+
     largest = 0.0
     for x in X:
         _, features = _enumerated_features(task, x)

@@ -16,10 +16,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
-from sklearn.utils import murmurhash3_32
 
+from structsvm._utils.estimator import BaseEstimator, not_fitted_error
 from structsvm._utils.validation import check_examples, check_positive_int
 
 
@@ -119,9 +117,12 @@ class SequenceVectorizer(BaseEstimator):
     def transform(self, X: Sequence[Sequence[dict[str, Any]]]) -> list[scipy.sparse.csr_matrix]:
         """Return one float64 CSR matrix of shape ``(len(X[k]), n_features_)`` per sentence."""
         if not hasattr(self, "n_features_"):
-            raise NotFittedError("This SequenceVectorizer is not fitted yet: call fit first")
+            raise not_fitted_error("This SequenceVectorizer is not fitted yet: call fit first")
         check_sentences(X)
         vocabulary, hashed = self.vocabulary_, self.hash_features is not None
+        if hashed:
+            # Imported here: importing scikit-learn brings in much of it and of SciPy.
+            from sklearn.utils import murmurhash3_32
         columns: list[int] = []
         values: list[float] = []
         row_ends = [0]

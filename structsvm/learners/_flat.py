@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import validate_data
 
 from structsvm._task import Task
+from structsvm._utils.estimator import BaseEstimator
 from structsvm._utils.validation import ParameterConstraints, errors_naming
 from structsvm.learners._ssvm import _SOLVER_SPECIFIC, StructuredSVM
 
@@ -66,6 +65,9 @@ def check_inputs(estimator: BaseEstimator, X: Any, *, reset: bool, sparse: bool 
     A finite, non-empty 2-D float64 array (or CSR matrix if ``sparse``); ``reset=True`` (in
     fit) records ``n_features_in_``, ``reset=False`` checks X against it.
     """
+    # Imported here: scikit-learn's validation brings in much of scikit-learn.
+    from sklearn.utils.validation import validate_data
+
     with errors_naming("X"):
         return validate_data(
             estimator, X, dtype=np.float64, reset=reset, accept_sparse="csr" if sparse else False

@@ -20,9 +20,9 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
+from structsvm._utils.estimator import not_fitted_error, warn_not_converged
 from structsvm._utils.fingerprint import check_same_problem
 from structsvm._utils.validation import BOOLEAN, PATH, Interval, ParameterConstraints
 from structsvm.solvers import SolverState
@@ -248,11 +248,10 @@ class IterativeEstimator(InterruptibleFit):
         last = self.history_[-1]
         if not self.interrupted_ and not self.converged_ and self.n_iter_ >= first + max_iter:
             budget, unit = self._budget
-            warnings.warn(
+            warn_not_converged(
                 f"{self._solver_name()} stopped after {budget}={max_iter} {unit} "
                 f"{self._shortfall(last)}; raise {budget}, or continue the fit with "
                 "warm_start=True",
-                ConvergenceWarning,
                 stacklevel=3,
             )
         if self.checkpoint is not None and saved != self.n_iter_:
@@ -324,7 +323,7 @@ class IterativeEstimator(InterruptibleFit):
         ever replaced by a complete one.
         """
         if getattr(self, "_resumable_state", None) is None:
-            raise NotFittedError(
+            raise not_fitted_error(
                 f"This {type(self).__name__} has no fit to checkpoint yet: call fit first"
             )
         write_checkpoint(self, path)

@@ -13,8 +13,8 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import ClassifierMixin
 
+from structsvm._utils.estimator import ClassifierMixin
 from structsvm._utils.fingerprint import data_digest
 from structsvm._utils.validation import (
     Interval,
@@ -103,7 +103,7 @@ class KernelMulticlassSVM(IterativeEstimator, ClassifierMixin, KernelMachine):
         Iterations run (QP solves).
     converged_ : bool
         Whether the relative duality gap reached ``tol``. A fit that used up ``max_iter``
-        without reaching it warns with a :class:`~sklearn.exceptions.ConvergenceWarning`.
+        without reaching it warns with a :class:`~structsvm.ConvergenceWarning`.
     primal_objective_, dual_objective_, duality_gap_ : float
         The last iteration's values; the primal objective is exact (``½αᵀGα`` plus C times the
         slacks found by the oracle).

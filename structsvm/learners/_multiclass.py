@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
+from structsvm._utils.estimator import BaseEstimator, ClassifierMixin, check_is_fitted
 from structsvm._utils.validation import (
     BOOLEAN,
     ArrayLikes,

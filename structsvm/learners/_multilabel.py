@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from structsvm._utils.estimator import BaseEstimator, ClassifierMixin, check_is_fitted
 from structsvm._utils.validation import (
     BOOLEAN,
     ArrayLikes,
@@ -145,6 +144,9 @@ class MultiLabelSVM(ClassifierMixin, BaseEstimator):
             If a hyper-parameter is invalid, if X is malformed, or if Y is not a 2-D array of
             zeros and ones with a row per input.
         """
+        # Imported here: scikit-learn's validation brings in much of scikit-learn.
+        from sklearn.utils.validation import validate_data
+
         validate_parameters(self)
         X, Y = validate_data(self, X, Y, dtype=np.float64, multi_output=True)
         check_indicator_targets(Y)

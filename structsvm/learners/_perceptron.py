@@ -82,7 +82,7 @@ class StructuredPerceptron(IterativeEstimator, StructuredEstimator):
     converged_ : bool
         Whether the last epoch made no update (the training data are separated). A fit that
         used up ``max_epochs`` without such an epoch warns with a
-        :class:`~sklearn.exceptions.ConvergenceWarning`.
+        :class:`~structsvm.ConvergenceWarning`.
     history_ : list of dict
         One record per epoch: ``epoch``, ``mistakes``, ``n_updates`` (running total), ``time``
         (seconds since fit started).

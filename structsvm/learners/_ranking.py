@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import Tags
-from sklearn.utils.validation import check_is_fitted
 
+from structsvm._utils.estimator import BaseEstimator, check_is_fitted
 from structsvm._utils.validation import (
     ParameterConstraints,
     check_consistent_length,
@@ -101,7 +99,7 @@ class RankingSVM(BaseEstimator):
         self.progress = progress
         self.verbose = verbose
 
-    def __sklearn_tags__(self) -> Tags:
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags

@@ -6,9 +6,8 @@ from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
+from structsvm._utils.estimator import BaseEstimator, check_is_fitted
 from structsvm._utils.validation import (
     BOOLEAN,
     Interval,

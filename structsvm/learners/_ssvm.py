@@ -254,7 +254,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     converged_ : bool
         Whether the relative duality gap reached ``tol``. A fit that used up ``max_iter``
         without reaching it, or whose gap stopped shrinking, warns with a
-        :class:`~sklearn.exceptions.ConvergenceWarning`; its history stays exact (the recorded
+        :class:`~structsvm.ConvergenceWarning`; its history stays exact (the recorded
         primal objective and duality gap are those of the returned weights).
     primal_objective_, dual_objective_, duality_gap_ : float
         The last iteration's values.

@@ -6,9 +6,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
+from structsvm._utils.estimator import BaseEstimator, ClassifierMixin, check_is_fitted
 from structsvm._utils.validation import (
     BOOLEAN,
     ArrayLikes,

@@ -28,11 +28,15 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from structsvm._task import Task
 from structsvm._utils.parallel import dask_client
-from structsvm._utils.validation import Interval, check_positive_int, check_value
+from structsvm._utils.validation import (
+    Interval,
+    check_positive_int,
+    check_random_state,
+    check_value,
+)
 from structsvm.solvers import _bcfw_steps
 from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_cache import PlaneCache

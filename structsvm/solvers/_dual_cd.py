@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from structsvm._task import Task
+from structsvm._utils.validation import check_random_state
 from structsvm.solvers._cutting_plane import TaskConstraints
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._dual_cd_block import PURPOSE, dual_block_pass, prepare_blocks

@@ -18,10 +18,10 @@ from typing import Any
 import numba
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
+from structsvm._utils.validation import check_random_state
 from structsvm.solvers._example_oracle import stacked_labels
 from structsvm.solvers._state import RunCounters, SolverState
 

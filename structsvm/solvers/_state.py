@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+
+from structsvm._utils.estimator import warn_not_converged
 
 VIOLATION_TOLERANCE = 1e-12
 """Relative margin by which a constraint must be violated beyond what is allowed to count."""
@@ -134,11 +134,10 @@ def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool
     previous, last = history[-2]["dual"], history[-1]["dual"]
     if last > previous + VIOLATION_TOLERANCE * max(1.0, abs(previous)):
         return False
-    warnings.warn(
+    warn_not_converged(
         f"the duality gap stopped shrinking at a relative gap of {history[-1]['relative_gap']:.2e}"
         ": no constraint is violated by more than the working set allows and the working-set "
         "QP cannot be solved more precisely; use a larger tol",
-        ConvergenceWarning,
         stacklevel=4,
     )
     return True

@@ -12,9 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 import scipy.sparse
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 
+from structsvm._utils.estimator import BaseEstimator, not_fitted_error
 from structsvm._utils.validation import check_examples, check_positive_int
 from tasks.chunking._conll import Sentence
 
@@ -238,7 +237,7 @@ class ChunkingFeatures(BaseEstimator):
     def _check_fitted(self) -> None:
         """Raise NotFittedError unless ``fit`` or ``fit_transform`` has built the vocabulary."""
         if not hasattr(self, "vocabulary_"):
-            raise NotFittedError(
+            raise not_fitted_error(
                 "This ChunkingFeatures instance is not fitted yet: call fit or fit_transform"
             )
 

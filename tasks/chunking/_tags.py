@@ -6,8 +6,8 @@ import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
 
+from structsvm._utils.estimator import not_fitted_error
 from structsvm._utils.validation import check_iterable, check_labels
 
 
@@ -87,7 +87,7 @@ class TagEncoder:
 
     def _fitted_index(self) -> dict[str, int]:
         if not hasattr(self, "_index"):
-            raise NotFittedError("This TagEncoder instance is not fitted yet: call fit first")
+            raise not_fitted_error("This TagEncoder instance is not fitted yet: call fit first")
         return self._index
 
 

@@ -11,7 +11,6 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse
-from sklearn.base import BaseEstimator
 
 import structsvm
 from structsvm import (
@@ -31,6 +30,7 @@ from structsvm import (
     StructuredSVM,
     TaxonomySVM,
 )
+from structsvm._utils.estimator import BaseEstimator
 from tasks import ChainTask, LatentMulticlassTask, MulticlassTask
 
 
