@@ -11,7 +11,8 @@ direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 
 * unigram: head word and tag, head word, head tag, and the same of the dependent;
 * bigram: the four of head and dependent word and tag, each three of them, the two words, the
-  two tags;
+  two tags, and one's word with the other's tag (both ways: not in table 1, but in the
+  authors' MSTParser);
 * surrounding: the head's and dependent's tags with the tags next to them (before or after
   each, four templates), and each of these backed off to three tags, one left out (twelve
   distinct templates);
@@ -42,7 +43,7 @@ NO_PREFIX = 0
 
 #: The number of templates before the in-between ones (an arc has at most twice that many
 #: features plus two per distinct tag between its words).
-N_FIXED_TEMPLATES = 40
+N_FIXED_TEMPLATES = 44
 
 
 class ParseInput(NamedTuple):
@@ -213,6 +214,8 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
     k = _emit(out, k, width, joined, 11, hw, ht, dw, 0)
     k = _emit(out, k, width, joined, 12, hw, dw, 0, 0)
     k = _emit(out, k, width, joined, 13, ht, dt, 0, 0)
+    k = _emit(out, k, width, joined, 42, hw, dt, 0, 0)
+    k = _emit(out, k, width, joined, 43, ht, dw, 0, 0)
     # surrounding: a tag next to the head's and one next to the dependent's (before or after
     # each) with both, and (with ``backoffs``) backed off to three tags, one of the four out
     h_next = (h_before, h_after)
@@ -234,10 +237,12 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
         k = _emit(out, k, width, joined, 31, hq, ht, 0, 0)
         k = _emit(out, k, width, joined, 32, hq, 0, 0, 0)
         k = _emit(out, k, width, joined, 33, hq, ht, dt, 0)
+        k = _emit(out, k, width, joined, 44, hq, dt, 0, 0)
     if dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 34, dq, dt, 0, 0)
         k = _emit(out, k, width, joined, 35, dq, 0, 0, 0)
         k = _emit(out, k, width, joined, 36, ht, dq, dt, 0)
+        k = _emit(out, k, width, joined, 45, ht, dq, 0, 0)
     if hp != NO_PREFIX or dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 37, hq, ht, dq, dt)
         k = _emit(out, k, width, joined, 38, hq, dq, dt, 0)
