@@ -129,6 +129,36 @@ def test_arcs_sharing_a_word_on_one_side_and_a_tag_on_the_other_share_that_pair(
     assert len(shared) == 4
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the head's word, the dependent's tag and the tag after the dependent
+        (
+            (["saw", "dog", "z"], ["A", "B", "G"], 1, 2),
+            (["cat", "x", "saw"], ["B", "G", "C"], 3, 1),
+        ),
+        # the head's tag, the tag before the head and the dependent's word
+        (
+            (["z", "saw", "dog"], ["G", "A", "B"], 2, 3),
+            (["dog", "x", "y", "ran"], ["D", "E", "G", "A"], 4, 1),
+        ),
+    ],
+)
+def test_arcs_sharing_a_word_a_tag_and_the_tag_next_to_it_share_that_triple(first, second):
+    # As above, with the tag next to the tagged side shared too: the three alone or paired
+    # as the templates pair them, and the triple.
+    features, width = ArcFeatures(2**61), 2**61
+    shared = None
+    for words, tags, head, dependent in (first, second):
+        x = features.sentence(words, tags)
+        heads = np.full(x.n_words, head, dtype=np.int64)
+        heads[head - 1] = 0
+        columns, indptr = tree_arc_columns(x.words, x.tags, x.prefixes, heads, width)
+        arc = set(columns[indptr[dependent - 1] : indptr[dependent]])
+        shared = arc if shared is None else shared & arc
+    assert len(shared) == 5
+
+
 def test_the_loss_counts_wrong_heads_with_punctuation_weighted():
     features = ArcFeatures(2**10)
     x = features.sentence(["Dogs", "bark", "."], ["NOUN", "VERB", "PUNCT"])
