@@ -88,6 +88,21 @@ def test_a_tree_scores_the_sum_of_its_arc_scores(short_sentences):
         assert task.joint_feature(x, y) @ w == pytest.approx(tree_score(scores, y))
 
 
+def shared_columns(*arcs):
+    """Return the feature columns that arcs ``(words, tags, head, dependent)`` all have, hashed
+    2**61 wide (no collisions); each arc's sentence hangs its other words from its head."""
+    features, width = ArcFeatures(2**61), 2**61
+    shared = None
+    for words, tags, head, dependent in arcs:
+        x = features.sentence(words, tags)
+        heads = np.full(x.n_words, head, dtype=np.int64)
+        heads[head - 1] = 0
+        columns, indptr = tree_arc_columns(x.words, x.tags, x.prefixes, heads, width)
+        arc = set(columns[indptr[dependent - 1] : indptr[dependent]])
+        shared = arc if shared is None else shared & arc
+    return shared
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [
@@ -117,16 +132,7 @@ def test_arcs_sharing_a_word_on_one_side_and_a_tag_on_the_other_share_that_pair(
     # Everything else differs (direction, distance, the other word and tag, the tags around
     # and between), and the width leaves no collisions: the shared columns are the two alone,
     # the two together and the template every arc has (direction and distance, plain).
-    features, width = ArcFeatures(2**61), 2**61
-    shared = None
-    for words, tags, head, dependent in (first, second):
-        x = features.sentence(words, tags)
-        heads = np.full(x.n_words, head, dtype=np.int64)
-        heads[head - 1] = 0
-        columns, indptr = tree_arc_columns(x.words, x.tags, x.prefixes, heads, width)
-        arc = set(columns[indptr[dependent - 1] : indptr[dependent]])
-        shared = arc if shared is None else shared & arc
-    assert len(shared) == 4
+    assert len(shared_columns(first, second)) == 4
 
 
 @pytest.mark.parametrize(
@@ -145,18 +151,9 @@ def test_arcs_sharing_a_word_on_one_side_and_a_tag_on_the_other_share_that_pair(
     ],
 )
 def test_arcs_sharing_a_word_a_tag_and_the_tag_next_to_it_share_that_triple(first, second):
-    # As above, with the tag next to the tagged side shared too: the three alone or paired
-    # as the templates pair them, and the triple.
-    features, width = ArcFeatures(2**61), 2**61
-    shared = None
-    for words, tags, head, dependent in (first, second):
-        x = features.sentence(words, tags)
-        heads = np.full(x.n_words, head, dtype=np.int64)
-        heads[head - 1] = 0
-        columns, indptr = tree_arc_columns(x.words, x.tags, x.prefixes, heads, width)
-        arc = set(columns[indptr[dependent - 1] : indptr[dependent]])
-        shared = arc if shared is None else shared & arc
-    assert len(shared) == 5
+    # As above, with the tag next to the tagged word shared too: the word and the tag alone,
+    # the pair, the triple and the template every arc has.
+    assert len(shared_columns(first, second)) == 5
 
 
 def test_the_loss_counts_wrong_heads_with_punctuation_weighted():
