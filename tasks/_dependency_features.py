@@ -16,8 +16,8 @@ direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 * surrounding: the head's and dependent's tags with the tags next to them (before or after
   each, four templates), and each of these backed off to three tags, one left out (twelve
   distinct templates);
-* one side's word with the other side's tag and the tag before or after that word (four
-  templates);
+* one side's word with the other side's tag and the tag before or after the other side's
+  word (four templates);
 * in between: the head's and dependent's tags with each distinct tag between them;
 * the direction and distance alone;
 * the unigram and bigram templates with words again, every word longer than 5 letters cut to
@@ -232,7 +232,7 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
             if backoffs:
                 k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
                 k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
-        # one side's word with the other side's tag and a tag next to that
+        # one side's word with the other side's tag and a tag next to the other side's word
         k = _emit(out, k, width, joined, 46 + side, hw, dt, d_next[side], 0)
         k = _emit(out, k, width, joined, 48 + side, h_next[side], ht, dw, 0)
     # direction and distance alone
