@@ -164,12 +164,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--solver", default="auto", help="StructuredSVM's solver (auto: BCFW for this task)"
     )
-    parser.add_argument("--C", type=float, default=0.1, help="StructuredSVM's C (0.1)")
+    parser.add_argument("--C", type=float, default=0.03, help="StructuredSVM's C (0.03)")
     parser.add_argument(
         "--punctuation-weight",
         type=float,
-        default=1.0,
-        help="the training loss of a wrong head on a punctuation word (1.0)",
+        default=0.5,
+        help="the training loss of a wrong head on a punctuation word (0.5)",
     )
     parser.add_argument("--max-iter", type=int, default=10, help="most solver iterations (10)")
     parser.add_argument("--n-features", type=int, default=2**22, help="hashed width (2**22)")

@@ -11,10 +11,13 @@ direction and distance (1, 2, 3, 4, 5, 6–10, more than 10 words):
 
 * unigram: head word and tag, head word, head tag, and the same of the dependent;
 * bigram: the four of head and dependent word and tag, each three of them, the two words, the
-  two tags;
+  two tags, and one's word with the other's tag (both ways: not in table 1, but in the
+  authors' MSTParser);
 * surrounding: the head's and dependent's tags with the tags next to them (before or after
   each, four templates), and each of these backed off to three tags, one left out (twelve
   distinct templates);
+* one side's word with the other side's tag and the tag before or after the other side's
+  word (four templates);
 * in between: the head's and dependent's tags with each distinct tag between them;
 * the direction and distance alone;
 * the unigram and bigram templates with words again, every word longer than 5 letters cut to
@@ -42,7 +45,7 @@ NO_PREFIX = 0
 
 #: The number of templates before the in-between ones (an arc has at most twice that many
 #: features plus two per distinct tag between its words).
-N_FIXED_TEMPLATES = 40
+N_FIXED_TEMPLATES = 48
 
 
 class ParseInput(NamedTuple):
@@ -213,6 +216,8 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
     k = _emit(out, k, width, joined, 11, hw, ht, dw, 0)
     k = _emit(out, k, width, joined, 12, hw, dw, 0, 0)
     k = _emit(out, k, width, joined, 13, ht, dt, 0, 0)
+    k = _emit(out, k, width, joined, 42, hw, dt, 0, 0)
+    k = _emit(out, k, width, joined, 43, ht, dw, 0, 0)
     # surrounding: a tag next to the head's and one next to the dependent's (before or after
     # each) with both, and (with ``backoffs``) backed off to three tags, one of the four out
     h_next = (h_before, h_after)
@@ -227,6 +232,9 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
             if backoffs:
                 k = _emit(out, k, width, joined, 22 + pair, h_next[side], d_next[other], dt, 0)
                 k = _emit(out, k, width, joined, 26 + pair, h_next[side], ht, d_next[other], 0)
+        # one side's word with the other side's tag and a tag next to the other side's word
+        k = _emit(out, k, width, joined, 46 + side, hw, dt, d_next[side], 0)
+        k = _emit(out, k, width, joined, 48 + side, h_next[side], ht, dw, 0)
     # direction and distance alone
     k = _emit(out, k, width, joined, 30, 0, 0, 0, 0)
     # the templates with words again, long words cut to their prefixes (when one is long)
@@ -234,10 +242,12 @@ def arc_columns(words, tags, prefixes, h, d, between, n_between, width, out, bac
         k = _emit(out, k, width, joined, 31, hq, ht, 0, 0)
         k = _emit(out, k, width, joined, 32, hq, 0, 0, 0)
         k = _emit(out, k, width, joined, 33, hq, ht, dt, 0)
+        k = _emit(out, k, width, joined, 44, hq, dt, 0, 0)
     if dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 34, dq, dt, 0, 0)
         k = _emit(out, k, width, joined, 35, dq, 0, 0, 0)
         k = _emit(out, k, width, joined, 36, ht, dq, dt, 0)
+        k = _emit(out, k, width, joined, 45, ht, dq, 0, 0)
     if hp != NO_PREFIX or dp != NO_PREFIX:
         k = _emit(out, k, width, joined, 37, hq, ht, dq, dt)
         k = _emit(out, k, width, joined, 38, hq, dq, dt, 0)

@@ -14,7 +14,7 @@ from tasks import (
     ReferenceTree,
     attachment_scores,
 )
-from tasks._dependency_features import arc_rows, arc_scores, packed
+from tasks._dependency_features import arc_rows, arc_scores, packed, tree_arc_columns
 from tasks._dependency_oracle import chu_liu_edmonds, decode_tree, eisner
 from tests.references import every_tree
 from tests.tasks.compiled_checks import assert_compiled_oracle_answers_as_python
@@ -86,6 +86,74 @@ def test_a_tree_scores_the_sum_of_its_arc_scores(short_sentences):
     for x, y in zip(*short_sentences, strict=True):
         scores = arc_scores(x.words, x.tags, x.prefixes, w, task.size_joint_feature)
         assert task.joint_feature(x, y) @ w == pytest.approx(tree_score(scores, y))
+
+
+def shared_columns(*arcs):
+    """Return the feature columns that arcs ``(words, tags, head, dependent)`` all have, hashed
+    2**61 wide (no collisions); each arc's sentence hangs its other words from its head."""
+    features, width = ArcFeatures(2**61), 2**61
+    shared = None
+    for words, tags, head, dependent in arcs:
+        x = features.sentence(words, tags)
+        heads = np.full(x.n_words, head, dtype=np.int64)
+        heads[head - 1] = 0
+        columns, indptr = tree_arc_columns(x.words, x.tags, x.prefixes, heads, width)
+        arc = set(columns[indptr[dependent - 1] : indptr[dependent]])
+        shared = arc if shared is None else shared & arc
+    return shared
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the head's word and the dependent's tag: word, tag, and the pair
+        (
+            (["saw", "dog"], ["A", "B"], 1, 2),
+            (["cat", "x", "y", "saw"], ["B", "E", "F", "C"], 4, 1),
+        ),
+        # the head's tag and the dependent's word: tag, word, and the pair
+        (
+            (["saw", "dog"], ["A", "B"], 1, 2),
+            (["dog", "x", "y", "ran"], ["D", "E", "F", "A"], 4, 1),
+        ),
+        # the head's 5-letter prefix and the dependent's tag: prefix, tag, and the pair
+        (
+            (["station", "dog"], ["A", "B"], 1, 2),
+            (["cat", "x", "y", "stations"], ["B", "E", "F", "C"], 4, 1),
+        ),
+        # the head's tag and the dependent's 5-letter prefix: tag, prefix, and the pair
+        (
+            (["saw", "station"], ["A", "B"], 1, 2),
+            (["stations", "x", "y", "ran"], ["D", "E", "F", "A"], 4, 1),
+        ),
+    ],
+)
+def test_arcs_sharing_a_word_on_one_side_and_a_tag_on_the_other_share_that_pair(first, second):
+    # Everything else differs (direction, distance, the other word and tag, the tags around
+    # and between), and the width leaves no collisions: the shared columns are the two alone,
+    # the two together and the template every arc has (direction and distance, plain).
+    assert len(shared_columns(first, second)) == 4
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the head's word, the dependent's tag and the tag after the dependent
+        (
+            (["saw", "dog", "z"], ["A", "B", "G"], 1, 2),
+            (["cat", "x", "saw"], ["B", "G", "C"], 3, 1),
+        ),
+        # the head's tag, the tag before the head and the dependent's word
+        (
+            (["z", "saw", "dog"], ["G", "A", "B"], 2, 3),
+            (["dog", "x", "y", "ran"], ["D", "E", "G", "A"], 4, 1),
+        ),
+    ],
+)
+def test_arcs_sharing_a_word_a_tag_and_the_tag_next_to_it_share_that_triple(first, second):
+    # As above, with the tag next to the tagged word shared too: the word and the tag alone,
+    # the pair, the triple and the template every arc has.
+    assert len(shared_columns(first, second)) == 5
 
 
 def test_the_loss_counts_wrong_heads_with_punctuation_weighted():
