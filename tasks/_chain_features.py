@@ -320,17 +320,10 @@ def add_unary_scores(
 ) -> None:
     """Add ``x_t · emissions[l]`` to ``unary[t, l]`` for the CSR rows ``first:stop``.
 
-    Label by label, so that the row ``emissions[l]`` of row-major weights is read in place and
-    stays in cache while the rows are swept; every sum runs in entry order, the additions of
-    :func:`add_position_scores`. Releases the GIL, so that runs of rows are scored on threads.
+    Releases the GIL, so that runs of rows are scored on threads.
     """
-    for label in range(emissions.shape[0]):
-        weights = emissions[label]
-        for t in range(first, stop):
-            total = unary[t, label]
-            for p in range(X_indptr[t], X_indptr[t + 1]):
-                total += X_data[p] * weights[X_indices[p]]
-            unary[t, label] = total
+    for t in range(first, stop):
+        add_position_scores(X_indptr, X_indices, X_data, emissions, t, unary[t])
 
 
 #: The fewest rows that :func:`sparse_unary_scores` gives a thread of their own.

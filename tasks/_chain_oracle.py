@@ -286,6 +286,9 @@ def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
     if data.dense.size:
         scores = row_blocks_product(data.dense, emissions.T)
     else:
-        scores = sparse_unary_scores(data.indptr, data.indices, data.values, emissions)
+        # Column-major emissions keep the labels of one feature together for the loop.
+        scores = sparse_unary_scores(
+            data.indptr, data.indices, data.values, np.asfortranarray(emissions)
+        )
     _add_bias(data, w, scores)
     return ScoreTable(scores, data.offsets)
