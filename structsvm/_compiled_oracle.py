@@ -149,9 +149,14 @@ class CompiledOracle(NamedTuple):
 
         Raises
         ------
+        ValueError
+            If ``used`` names a function the protocol does not have.
         TypeError
             If ``scores`` returns another type than a C-contiguous 2-D float64 array.
         """
+        unknown = sorted(set(used) - set(ORACLE_FUNCTIONS))
+        if unknown:
+            raise ValueError(f"used names {unknown}; expected names among {ORACLE_FUNCTIONS}")
         data = numba.typeof(self.data)
         example = (data, types.int64)
         w, labels = types.float64[::1], types.int64[::1]

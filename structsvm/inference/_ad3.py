@@ -49,7 +49,7 @@ from structsvm._utils.validation import check_flag, check_positive_float, check_
 from structsvm.inference._evaluate import labelling_score, split_bound
 from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._local_search import icm, node_adjacency, potts_tables
-from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
+from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap, gap_closed
 from structsvm.inference._trws import TOL, TrwsOptions, TrwsPasses, trws_passes
 
 
@@ -182,7 +182,7 @@ def _ad3(
         icm(unary, tables, per_edge, edges, starts, ends, best_labels)
         best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
         best_bound = start_bound
-        certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+        certified = gap_closed(best_score, best_bound, gap_tolerance)
         if certified and stop_when_certified:
             return best_labels, best_bound, 0, p, support, weight
     max_steps = 2 * n_states * n_states + 10
@@ -259,7 +259,7 @@ def _ad3(
                 best_labels[:] = labels
             bound = split_bound(unary, tables, per_edge, edges, multipliers)
             best_bound = min(best_bound, bound)
-            certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+            certified = gap_closed(best_score, best_bound, gap_tolerance)
             if certified and stop_when_certified:
                 break
         if converged:

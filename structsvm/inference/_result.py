@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 
@@ -50,6 +51,12 @@ GAP_TOLERANCE = 1e-9
 """A labelling whose score is within this relative gap of an upper bound counts as optimal."""
 
 
+@numba.njit(cache=True, inline="always")
+def gap_closed(score: float, bound: float, tolerance: float) -> bool:
+    """Return True if ``bound`` exceeds ``score`` by at most ``tolerance`` · max(1, |score|)."""
+    return bound - score <= tolerance * max(1.0, abs(score))
+
+
 def closes_gap(score: float, bound: float) -> bool:
     """Return True if ``bound`` (an upper bound on the maximum) proves ``score`` optimal."""
-    return bool(bound - score <= GAP_TOLERANCE * max(1.0, abs(score)))
+    return bool(gap_closed(score, bound, GAP_TOLERANCE))

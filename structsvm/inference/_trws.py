@@ -52,7 +52,7 @@ from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._graph_cuts import CONDITION_TOLERANCE, _expansion, _expansion_violation
 from structsvm.inference._local_search import icm, node_adjacency, potts_tables
 from structsvm.inference._max_product import solve_forest
-from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap
+from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap, gap_closed
 
 MAX_ITER, TOL = 100, 1e-7
 """The defaults of the options ``max_iter`` and ``tol``."""
@@ -117,19 +117,18 @@ def trws(
     best_labels, best_bound = passes.labels, passes.bound
     icm(unary, tables, per_edge, edges, starts, ends, best_labels)
     best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
-    certified = best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score))
+    certified = gap_closed(best_score, best_bound, gap_tolerance)
     if not certified and _expansion_violation(tables, CONDITION_TOLERANCE)[0] < 0:
         _expansion(unary, tables, per_edge, edges, best_labels, EXPANSION_CYCLES)
     return best_labels, best_bound, passes.n_iter
 
 
 class TrwsPasses(NamedTuple):
-    """What the passes of TRW-S leave: the best decoded labelling, its score, the smallest
-    bound, the round trips run and the messages (``messages[e, 0]`` from the earlier end of
+    """What the passes of TRW-S leave: the best decoded labelling, the smallest bound, the
+    round trips run and the messages (``messages[e, 0]`` from the earlier end of
     edge e into the later one, ``messages[e, 1]`` the other way, by the receiving state)."""
 
     labels: np.ndarray
-    score: float
     bound: float
     n_iter: int
     messages: np.ndarray
@@ -235,11 +234,11 @@ def trws_passes(
             if score > best_score:
                 best_score = score
                 best_labels[:] = labels
-        if best_bound - best_score <= gap_tolerance * max(1.0, abs(best_score)):
+        if gap_closed(best_score, best_bound, gap_tolerance):
             break
         if previous_bound - best_bound <= tol * max(1.0, abs(best_bound)):
             break
-    return TrwsPasses(best_labels, best_score, best_bound, n_iter, messages)
+    return TrwsPasses(best_labels, best_bound, n_iter, messages)
 
 
 class _Neighbours(NamedTuple):

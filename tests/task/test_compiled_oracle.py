@@ -57,6 +57,12 @@ def test_the_passes_get_only_the_functions_they_name_compiled():
     assert functions[3].dispatcher is oracle.loss
 
 
+def test_a_function_the_protocol_lacks_is_refused_by_name():
+    task, X, Y = pair_problem(3)
+    with pytest.raises(ValueError, match=r"\['predict'\]; expected names among"):
+        task.compiled_oracle(X, Y).functions(("decode", "predict"))
+
+
 @numba.njit(cache=True)
 def one_row_of_scores(data, i, w):
     return np.zeros(3)
