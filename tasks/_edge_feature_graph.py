@@ -34,7 +34,7 @@ class EdgeFeatureGraphTask(GraphTask):
         Width of an edge's feature vector.
     symmetric_edge_features, antisymmetric_edge_features : sequences of int, default=()
         Edge features whose blocks are symmetric, or antisymmetric (disjoint).
-    inference_method, class_weights, relaxed, inference_options
+    inference_method, class_weights, relaxed, inference_options, warm_calls
         As in :class:`GraphTask`.
 
     References
@@ -54,6 +54,7 @@ class EdgeFeatureGraphTask(GraphTask):
         class_weights: np.ndarray | None = None,
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
+        warm_calls: bool = True,
     ) -> None:
         self.n_edge_features = check_positive_int(n_edge_features, "n_edge_features")
         symmetric = _check_feature_indices(
@@ -71,7 +72,8 @@ class EdgeFeatureGraphTask(GraphTask):
             for f in range(self.n_edge_features)
         ]
         self._set_common(
-            n_states, n_features, inference_method, class_weights, relaxed, inference_options, kinds
+            n_states, n_features, inference_method, class_weights, relaxed, inference_options,
+            warm_calls, kinds,
         )
 
     _PARTS = ("node_features", "edges", "edge_features")

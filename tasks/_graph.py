@@ -20,9 +20,11 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from structsvm.inference import hamming_augmented_unary, infer
+from structsvm.inference._ad3 import Ad3State, ad3_options, ad3_state
 from structsvm.inference._max_product import GraphSchedule, graph_schedule, loopy_options
 from structsvm.inference._trws import trws_options
 from tasks._graph_oracle import (
+    DECODERS,
     GraphOracleData,
     graph_decode,
     graph_features,
@@ -96,6 +98,11 @@ class GraphTask(RelaxedOutputsTask):
     inference_options : dict, optional
         Further keyword arguments of :func:`~structsvm.inference.infer` (iteration limits,
         tolerances).
+    warm_calls : bool, default=True
+        In the compiled oracle's decoding of a training graph with cycles, start TRW-S from
+        the messages and AD3 from the multipliers, distributions and step that the previous
+        call on that graph left (a fit calls inference on every graph many times, at weights
+        that change little); False starts every call afresh.
 
     Attributes
     ----------
@@ -118,11 +125,12 @@ class GraphTask(RelaxedOutputsTask):
         class_weights: np.ndarray | None = None,
         relaxed: bool = False,
         inference_options: dict[str, Any] | None = None,
+        warm_calls: bool = True,
     ) -> None:
         self.directed = check_flag(directed, "directed")
         self._set_common(
             n_states, n_features, inference_method, class_weights, relaxed, inference_options,
-            ["free" if self.directed else "symmetric"],
+            warm_calls, ["free" if self.directed else "symmetric"],
         )
 
     def _set_common(
@@ -133,6 +141,7 @@ class GraphTask(RelaxedOutputsTask):
         class_weights: np.ndarray | None,
         relaxed: bool,
         inference_options: dict[str, Any] | None,
+        warm_calls: bool,
         block_kinds: Sequence[str],
     ) -> None:
         """Check and set the parameters every graph task has; lay out one pairwise block per
@@ -141,6 +150,7 @@ class GraphTask(RelaxedOutputsTask):
         self.n_features = check_positive_int(n_features, "n_features")
         self.class_weights = check_class_weights(class_weights, self.n_states, "class_weights")
         self.relaxed = check_flag(relaxed, "relaxed")
+        self.warm_calls = check_flag(warm_calls, "warm_calls")
         self._set_inference(inference_method, inference_options)
         blocks = [pairwise_block_map(self.n_states, kind) for kind in block_kinds]
         self._pairwise_map = sp.block_diag(blocks, format="csr")
@@ -301,18 +311,29 @@ class GraphTask(RelaxedOutputsTask):
     def compiled_oracle(self, X: Sequence[Any], Y: Sequence[Any]) -> CompiledOracle | None:
         """Return the task's compiled oracle (see :meth:`structsvm.Task.compiled_oracle`).
 
-        Offered with ``inference_method`` ``"max-product"`` or ``"trws"``, unless a subclass
-        overrides an oracle, the loss or the joint feature. A training set with a cycle gives an
+        Offered with ``inference_method`` ``"max-product"``, ``"trws"`` or ``"ad3"`` (unless
+        ``relaxed``: fractional outputs do not cross the protocol), unless a subclass
+        overrides an oracle, the loss or the joint feature. Forests are decoded by
+        max-product's exact pass, whatever the method. A training set with a cycle gives an
         oracle marked not exact (``CompiledOracle.exact``): its passes' gaps are uncertified.
+        With ``warm_calls`` the data holds the state of TRW-S or AD3 on every training graph.
         """
-        if self.inference_method not in ("max-product", "trws") or overrides_any(
-            self, GraphTask, (*ORACLE_METHODS, "potentials")
+        method = self.inference_method
+        if (
+            method not in DECODERS
+            or (method == "ad3" and self.relaxed)
+            or overrides_any(self, GraphTask, (*ORACLE_METHODS, "potentials"))
         ):
             return None
-        trws = self.inference_method == "trws"
-        given = trws_options(**self.inference_options)._asdict() if trws else self.inference_options
-        options = loopy_options(**given)
+        given = self.inference_options
+        if method == "trws":
+            options = loopy_options(**trws_options(**given)._asdict())
+        else:
+            options = loopy_options(**(given if method == "max-product" else {}))
+        solver_options = ad3_options(**(given if method == "ad3" else {}))
         graphs = [self._parts(x) for x in X]
+        node_counts = [graph.nodes.shape[0] for graph in graphs]
+        edge_counts = [len(graph.edges) for graph in graphs]
         nodes = sp.vstack([sp.csr_matrix(graph.nodes) for graph in graphs], format="csr")
         edge_features = [sp.csr_matrix(graph.edge_features) for graph in graphs]
         truths = [self._true_labels(y) for y in Y]
@@ -320,10 +341,13 @@ class GraphTask(RelaxedOutputsTask):
             *(graph_schedule(graph.nodes.shape[0], graph.edges) for graph in graphs), strict=True
         )
         schedule = GraphSchedule(np.array(forest, dtype=np.bool_), *map(np.concatenate, schedules))
+        messages, states = _kept_states(
+            method if self.warm_calls else None, node_counts, edge_counts, self.n_states
+        )
         data = GraphOracleData(
-            node_offsets=offsets_of([graph.nodes.shape[0] for graph in graphs]),
+            node_offsets=offsets_of(node_counts),
             **_csr_fields("node", nodes),
-            edge_offsets=offsets_of([len(graph.edges) for graph in graphs]),
+            edge_offsets=offsets_of(edge_counts),
             edges=np.concatenate([graph.edges for graph in graphs]).reshape(-1, 2),
             **_csr_fields("edge", sp.vstack(edge_features, format="csr")),
             **_csr_fields("block", self._pairwise_map.T),
@@ -336,12 +360,33 @@ class GraphTask(RelaxedOutputsTask):
             n_features=self.n_features,
             pairwise_at=self._pairwise_at,
             **options._asdict(),
-            trws=trws,
+            decoder=DECODERS.index(method),
+            ad3_options=solver_options,
+            warm_calls=self.warm_calls,
+            messages=messages,
+            ad3_states=states,
         )
         functions = (graph_scores, graph_decode, graph_features, graph_loss)
         return CompiledOracle(
             data, *functions, n_examples=len(graphs), exact=bool(schedule.forest.all())
         )
+
+
+def _kept_states(
+    method: str | None, node_counts: Sequence[int], edge_counts: Sequence[int], n_states: int
+) -> tuple[np.ndarray, Ad3State]:
+    """Return the stacked TRW-S messages and AD3 states that ``method`` keeps between calls.
+
+    Those of another method (and all with None, no state kept) have no rows.
+    """
+    n_edges = sum(edge_counts) if method in ("trws", "ad3") else 0
+    messages = np.zeros((n_edges if method == "trws" else 0, 2, n_states))
+    kept = method == "ad3"
+    states = ad3_state(sum(node_counts) if kept else 0, n_edges if kept else 0, n_states)
+    n_graphs = len(node_counts) if kept else 0
+    return messages, states._replace(
+        eta=np.zeros(n_graphs), started=np.zeros(n_graphs, dtype=np.bool_)
+    )
 
 
 def _csr_fields(part: str, matrix: Any) -> dict[str, np.ndarray]:

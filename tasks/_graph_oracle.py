@@ -2,6 +2,13 @@
 
 The training graphs are stacked once per fit (node features, edges and edge features as CSR
 rows, every graph's max-product schedule); an output's labels are its states, node by node.
+
+The data also holds, graph by graph, what the last inference on it left: TRW-S's messages
+or AD3's multipliers, distributions and step. A learner decodes every graph many times with
+weights that change little from one call to the next; with ``warm_calls`` each call starts
+from that state instead of from scratch. Both are sound starts at any weights (TRW-S's bound
+holds for any messages, AD3's for any multipliers that sum to zero at every node), and a
+graph's calls depend only on the weights it was decoded at before, in their order.
 """
 
 from __future__ import annotations
@@ -11,10 +18,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from structsvm.inference._ad3 import Ad3Options, Ad3State, ad3, ad3_state
 from structsvm.inference._max_product import max_product_labels
 from structsvm.inference._result import GAP_TOLERANCE
 from structsvm.inference._trws import trws
 from tasks._multiclass_oracle import class_scores_into
+
+DECODERS = ("max-product", "trws", "ad3")
+"""The inference methods of the compiled oracle, numbered as ``GraphOracleData.decoder``."""
+
+TRWS, AD3 = DECODERS.index("trws"), DECODERS.index("ad3")
 
 
 class GraphOracleData(NamedTuple):
@@ -23,7 +36,12 @@ class GraphOracleData(NamedTuple):
     Graph i has the nodes ``node_offsets[i]:node_offsets[i + 1]`` and the edges
     ``edge_offsets[i]:edge_offsets[i + 1]`` of the stacked arrays; the ``block_`` rows are
     the map of the pairwise blocks (``pairwise_block_map`` of every edge feature), transposed;
-    ``forest`` tells graph by graph whether max-product's schedule is exact.
+    ``forest`` tells graph by graph whether max-product's schedule is exact. Graphs with
+    cycles are decoded by ``DECODERS[decoder]``, with ``max_iter``, ``damping``, ``tol`` and
+    ``serial`` (max-product, TRW-S) or ``ad3_options``. With ``warm_calls``, the rows of
+    graph i in ``messages`` (TRW-S's, by edge) and in ``ad3_states`` (by edge and node, and
+    row i of ``eta`` and ``started``) are where its last call ended and its next starts;
+    otherwise they are empty and every call starts afresh.
     """
 
     node_offsets: np.ndarray
@@ -52,7 +70,11 @@ class GraphOracleData(NamedTuple):
     damping: float
     tol: float
     serial: bool
-    trws: bool
+    decoder: int
+    ad3_options: Ad3Options
+    warm_calls: bool
+    messages: np.ndarray
+    ad3_states: Ad3State
 
 
 @numba.njit(cache=True)
@@ -100,10 +122,17 @@ def _edge_tables(data, i, w):
 def graph_decode(data, i, w, scores, augmented):
     """Return the labelling of graph i (plus the weighted Hamming loss if augmented).
 
-    Max-product's on a forest; on a graph with cycles, TRW-S's if ``data.trws``, else loopy
-    max-product's.
+    Max-product's on a forest; on a graph with cycles, that of ``DECODERS[data.decoder]``.
     """
+    return decode_graph(data, i, w, scores, augmented)[0]
+
+
+@numba.njit(cache=True)
+def decode_graph(data, i, w, scores, augmented):
+    """Return :func:`graph_decode`'s labelling and the iterations run: TRW-S's round trips or
+    AD3's iterations on a graph with cycles, 0 for max-product (its sweeps are not counted)."""
     node_begin, node_end = data.node_offsets[i], data.node_offsets[i + 1]
+    edge_begin, edge_end = data.edge_offsets[i], data.edge_offsets[i + 1]
     if augmented:
         for node in range(node_begin, node_end):
             truth, cost = data.truth[node], data.costs[node]
@@ -111,10 +140,38 @@ def graph_decode(data, i, w, scores, augmented):
                 if state != truth:
                     scores[node - node_begin, state] += cost
     tables = _edge_tables(data, i, w)
-    edges = data.edges[data.edge_offsets[i] : data.edge_offsets[i + 1]]
-    if data.trws and not data.forest[i]:
-        return trws(scores, tables, True, edges, data.max_iter, data.tol, GAP_TOLERANCE)[0]
-    return scheduled_labels(scores, tables, edges, data.forest[i], data, node_begin, node_end)
+    edges = data.edges[edge_begin:edge_end]
+    if data.decoder == TRWS and not data.forest[i]:
+        if data.warm_calls:
+            messages = data.messages[edge_begin:edge_end]
+        else:
+            messages = np.zeros((edge_end - edge_begin, 2, data.n_states))
+        found = trws(scores, tables, True, edges, data.max_iter, data.tol, GAP_TOLERANCE, messages)
+        return found[0], found[2]
+    if data.decoder == AD3 and not data.forest[i]:
+        if data.warm_calls:
+            state = _ad3_state_of(data.ad3_states, i, node_begin, node_end, edge_begin, edge_end)
+        else:
+            state = ad3_state(node_end - node_begin, edge_end - edge_begin, data.n_states)
+        found = ad3(scores, tables, True, edges, data.ad3_options, GAP_TOLERANCE, True, state)
+        return found[0], found[2]
+    labels = scheduled_labels(scores, tables, edges, data.forest[i], data, node_begin, node_end)
+    return labels, 0
+
+
+@numba.njit(cache=True)
+def _ad3_state_of(states, i, node_begin, node_end, edge_begin, edge_end):
+    """Return the views of graph i's rows of the stacked AD3 states."""
+    return Ad3State(
+        states.messages[edge_begin:edge_end],
+        states.multipliers[2 * edge_begin : 2 * edge_end],
+        states.p[node_begin:node_end],
+        states.support[edge_begin:edge_end],
+        states.weight[edge_begin:edge_end],
+        states.support_size[edge_begin:edge_end],
+        states.eta[i : i + 1],
+        states.started[i : i + 1],
+    )
 
 
 @numba.njit(cache=True)

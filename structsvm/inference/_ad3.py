@@ -42,6 +42,8 @@ remaining gap; without the start, p starts uniform and the multipliers at zero.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -51,6 +53,71 @@ from structsvm.inference._graph import PairwiseModel
 from structsvm.inference._local_search import icm, node_adjacency, potts_tables
 from structsvm.inference._result import GAP_TOLERANCE, InferenceResult, closes_gap, gap_closed
 from structsvm.inference._trws import TOL, TrwsOptions, TrwsPasses, trws_passes
+
+
+class Ad3Options(NamedTuple):
+    """The checked options of AD3; ``eta`` is NaN for the default step (:func:`default_eta`)."""
+
+    max_iter: int
+    eta: float
+    tol: float
+    warm_start: bool
+
+
+def ad3_options(
+    *,
+    max_iter: int = 1000,
+    eta: float | None = None,
+    tol: float = 1e-6,
+    warm_start: bool = True,
+) -> Ad3Options:
+    """Return the options of :func:`solve_ad3`, checked; raise ValueError if bad."""
+    return Ad3Options(
+        check_positive_int(max_iter, "max_iter"),
+        np.nan if eta is None else check_positive_float(eta, "eta"),
+        check_positive_float(tol, "tol"),
+        check_flag(warm_start, "warm_start"),
+    )
+
+
+class Ad3State(NamedTuple):
+    """What AD3 leaves for its next run on a model of the same graph (a warm start).
+
+    ``messages`` (n_edges, 2, n_states): TRW-S's, which start its passes when AD3 starts
+    from TRW-S (as :class:`~structsvm.inference._trws.TrwsPasses` lays them out);
+    ``multipliers`` (2 n_edges, n_states): λ_{e,u} of the first end of edge e in row 2e, of
+    its second in row 2e + 1; ``p`` (n_nodes, n_states) the node distributions; q_e is
+    ``support[e, :support_size[e]]`` (pairs of states a·n_states + b, −1 past the end, among
+    2 n_states slots) with weights ``weight[e]``; ``eta[0]`` the step reached;
+    ``started[0]`` whether p, q, the multipliers and the step hold a run's end. Multipliers
+    that sum to zero at every node bound the maximum of any model of the graph
+    (``_evaluate.split_bound``), and any messages start TRW-S soundly, so a state left by a
+    run on other scores is a feasible dual start.
+    """
+
+    messages: np.ndarray
+    multipliers: np.ndarray
+    p: np.ndarray
+    support: np.ndarray
+    weight: np.ndarray
+    support_size: np.ndarray
+    eta: np.ndarray
+    started: np.ndarray
+
+
+@numba.njit(cache=True)
+def ad3_state(n_nodes: int, n_edges: int, n_states: int) -> Ad3State:
+    """Return the state of a model that AD3 has not run on yet."""
+    return Ad3State(
+        np.zeros((n_edges, 2, n_states)),
+        np.zeros((2 * n_edges, n_states)),
+        np.zeros((n_nodes, n_states)),
+        np.full((n_edges, 2 * n_states), -1, dtype=np.int64),
+        np.zeros((n_edges, 2 * n_states)),
+        np.zeros(n_edges, dtype=np.int64),
+        np.zeros(1),
+        np.zeros(1, dtype=np.bool_),
+    )
 
 
 def solve_ad3(
@@ -74,41 +141,46 @@ def solve_ad3(
     node distributions and zero multipliers); a start that TRW-S's bound already certifies
     is returned after 0 iterations.
     """
-    warm_start = check_flag(warm_start, "warm_start")
-    max_iter = check_positive_int(max_iter, "max_iter")
-    if eta is None:
-        spreads = np.ptp(model.tables, axis=(1, 2)) if model.n_edges else np.zeros(1)
-        eta = float(np.mean(spreads)) if np.any(spreads > 0.0) else 1.0
-    eta = check_positive_float(eta, "eta")
-    tol = check_positive_float(tol, "tol")
-    labels, bound, n_iter, node_marginals, support, weight = _ad3(
+    options = ad3_options(max_iter=max_iter, eta=eta, tol=tol, warm_start=warm_start)
+    state = ad3_state(model.n_nodes, model.n_edges, model.n_states)
+    labels, bound, n_iter = ad3(
         model.unary,
         model.tables,
         model.per_edge,
         model.edges,
-        max_iter,
-        eta,
-        tol,
+        options,
         GAP_TOLERANCE,
         not relaxed,
-        warm_start,
+        state,
     )
     score = model.score(labels)
     certified = closes_gap(score, bound)
     bound = score if certified else max(bound, score)
-    edge_marginals = None
+    node_marginals = edge_marginals = None
     if relaxed:
         n_states = model.n_states
+        support, weight = state.support, state.weight
         edge_marginals = np.zeros((model.n_edges, n_states * n_states))
         edge_ids = np.broadcast_to(np.arange(model.n_edges)[:, None], support.shape)
         in_support = support >= 0
         np.add.at(edge_marginals, (edge_ids[in_support], support[in_support]), weight[in_support])
         edge_marginals = edge_marginals.reshape(-1, n_states, n_states)
-    else:
-        node_marginals = None
+        node_marginals = state.p
     return InferenceResult(
         labels, score, bound, certified, node_marginals, edge_marginals, "ad3", n_iter
     )
+
+
+@numba.njit(cache=True)
+def default_eta(tables: np.ndarray) -> float:
+    """Return AD3's default first step: the mean spread max − min of the tables, 1 if none
+    has any."""
+    total, spread_any = 0.0, False
+    for t in range(tables.shape[0]):
+        spread = np.max(tables[t]) - np.min(tables[t])
+        total += spread
+        spread_any = spread_any or spread > 0.0
+    return total / tables.shape[0] if spread_any else 1.0
 
 
 ROUNDING_INTERVAL = 10
@@ -119,39 +191,41 @@ OPTIMALITY_TOLERANCE = 1e-9
 
 
 @numba.njit(cache=True)
-def _ad3(
+def ad3(
     unary: np.ndarray,
     tables: np.ndarray,
     per_edge: bool,
     edges: np.ndarray,
-    max_iter: int,
-    eta: float,
-    tol: float,
+    options: Ad3Options,
     gap_tolerance: float,
     stop_when_certified: bool,
-    warm_start: bool,
-) -> tuple[np.ndarray, float, int, np.ndarray, np.ndarray, np.ndarray]:
-    """Return the best labelling, the smallest bound, iterations, p and the supports of q.
+    state: Ad3State,
+) -> tuple[np.ndarray, float, int]:
+    """Return the best labelling, the smallest bound and the iterations run.
 
-    The support of q_e is ``support[e, :k]`` (pairs of states a·n_states + b, −1 past its end)
-    with weights ``weight[e, :k]``. Unless ``stop_when_certified``, it runs on after the
-    labelling meets the bound, until the residuals are small, so that p and q solve the
-    relaxation. ``warm_start``: see :func:`_start_from_trws`.
+    With ``options.warm_start``, TRW-S's passes run first, from ``state.messages``, and their
+    labelling (after ICM) and bound are the first kept. A ``state`` that holds a run's end
+    (``started``) adds the rounding of its p and the bound of its multipliers, and the run
+    starts from its p, q, multipliers and step unless TRW-S's start
+    (:func:`_start_from_trws`) has a lower bound (its multipliers' split); without a kept
+    end the start is TRW-S's, or the cold one (:func:`_cold_start`). A start whose bound
+    certifies a labelling returns after 0 iterations. The run leaves its end in ``state``.
+    Unless ``stop_when_certified``, it runs on after the labelling meets the bound, until
+    the residuals are small, so that p and q solve the relaxation.
     """
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
+    max_iter, eta, tol, warm_start = options
     starts, ends = node_adjacency(n_nodes, edges)
     potts = potts_tables(tables)[0]
-    most = 2 * n_states  # a forest on 2 n_states vertices has fewer edges
     degree = np.zeros(n_nodes, dtype=np.int64)
     for e in range(n_edges):
         degree[edges[e, 0]] += 1
         degree[edges[e, 1]] += 1
-    support = np.full((n_edges, most), -1, dtype=np.int64)
-    weight = np.zeros((n_edges, most))
-    support_size = np.ones(n_edges, dtype=np.int64)
-    weight[:, 0] = 1.0
-    if warm_start:
+    labels = np.empty(n_nodes, dtype=np.int64)
+    best_labels = np.empty(n_nodes, dtype=np.int64)
+    best_score, best_bound = -np.inf, np.inf
+    if warm_start:  # TRW-S's labelling, improved by ICM, and its bound
         passes = trws_passes(
             unary,
             tables,
@@ -160,11 +234,44 @@ def _ad3(
             (starts, ends),
             TrwsOptions(WARM_START_ROUND_TRIPS, TOL),
             gap_tolerance,
+            state.messages,
         )
-        p, multipliers = _start_from_trws(unary, edges, degree, passes, support)
-        start_labels, start_bound = passes.labels, passes.bound
-    else:
-        p, multipliers = _cold_start(unary, edges, degree, tables, per_edge, support)
+        best_labels[:] = passes.labels
+        icm(unary, tables, per_edge, edges, starts, ends, best_labels)
+        best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
+        best_bound = passes.bound
+        if gap_closed(best_score, best_bound, gap_tolerance) and stop_when_certified:
+            return best_labels, best_bound, 0
+    resumed = state.started[0]
+    kept_bound = np.inf
+    if resumed:  # the rounding of the kept p and the bound of the kept multipliers
+        for node in range(n_nodes):
+            labels[node] = np.argmax(state.p[node])
+        icm(unary, tables, per_edge, edges, starts, ends, labels)
+        score = labelling_score(unary, tables, per_edge, edges, labels)
+        if score > best_score:
+            best_score = score
+            best_labels[:] = labels
+        kept_bound = split_bound(unary, tables, per_edge, edges, state.multipliers)
+        best_bound = min(best_bound, kept_bound)
+        if gap_closed(best_score, best_bound, gap_tolerance) and stop_when_certified:
+            return best_labels, best_bound, 0
+        eta = state.eta[0]
+    if warm_start:  # TRW-S's start, unless the kept multipliers bound the maximum lower
+        start = ad3_state(n_nodes, n_edges, n_states)
+        _start_from_trws(unary, edges, degree, passes, start)
+        start_bound = split_bound(unary, tables, per_edge, edges, start.multipliers)
+        if not resumed or start_bound < kept_bound:
+            _copy_start(start, state)
+            resumed = False
+    elif not resumed:
+        _cold_start(unary, edges, degree, tables, per_edge, state)
+    if not resumed:
+        eta = default_eta(tables) if np.isnan(eta) else eta
+    state.started[0] = True
+    state.eta[0] = eta
+    p, multipliers = state.p, state.multipliers
+    support, weight, support_size = state.support, state.weight, state.support_size
     unary_share = np.empty((n_nodes, n_states))  # θ_u / d_u
     for node in range(n_nodes):
         unary_share[node] = unary[node] / max(1, degree[node])
@@ -174,17 +281,6 @@ def _ad3(
     target_first = np.empty(n_states)
     target_second = np.empty(n_states)
     scratch = _scratch(n_states)
-    labels = np.empty(n_nodes, dtype=np.int64)
-    best_labels = np.empty(n_nodes, dtype=np.int64)
-    best_score, best_bound = -np.inf, np.inf
-    if warm_start:  # TRW-S's labelling, improved by ICM, and its bound
-        best_labels[:] = start_labels
-        icm(unary, tables, per_edge, edges, starts, ends, best_labels)
-        best_score = labelling_score(unary, tables, per_edge, edges, best_labels)
-        best_bound = start_bound
-        certified = gap_closed(best_score, best_bound, gap_tolerance)
-        if certified and stop_when_certified:
-            return best_labels, best_bound, 0, p, support, weight
     max_steps = 2 * n_states * n_states + 10
     n_iter = 0
     for iteration in range(max_iter):
@@ -269,7 +365,8 @@ def _ad3(
             eta *= 2.0
         elif eta * dual_residual > 10.0 * primal_residual:
             eta /= 2.0
-    return best_labels, best_bound, n_iter, p, support, weight
+        state.eta[0] = eta
+    return best_labels, best_bound, n_iter
 
 
 @numba.njit(cache=True)
@@ -279,15 +376,18 @@ def _cold_start(
     degree: np.ndarray,
     tables: np.ndarray,
     per_edge: bool,
-    support: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return uniform p (one-hot at the best state of an isolated node) and zero multipliers.
+    state: Ad3State,
+) -> None:
+    """Put into ``state`` uniform p (one-hot at the best state of an isolated node) and zero
+    multipliers.
 
     Each q_e is put on the best pair of states of its edge under the even split of the unary
-    scores.
+    scores (``support[e, 0]``).
     """
     n_nodes, n_states = unary.shape
-    p = np.full((n_nodes, n_states), 1.0 / n_states)
+    p, support = state.p, state.support
+    _single_pairs(state)
+    p[:] = 1.0 / n_states
     for node in range(n_nodes):
         if degree[node] == 0:
             p[node] = 0.0
@@ -302,7 +402,7 @@ def _cold_start(
                 value += unary[second, b] / degree[second]
                 if value > best:
                     best, support[e, 0] = value, a * n_states + b
-    return p, np.zeros((2 * edges.shape[0], n_states))
+    state.multipliers[:] = 0.0
 
 
 WARM_START_ROUND_TRIPS = 10
@@ -315,9 +415,9 @@ def _start_from_trws(
     edges: np.ndarray,
     degree: np.ndarray,
     passes: TrwsPasses,
-    support: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return p and the multipliers of a start from TRW-S's passes.
+    state: Ad3State,
+) -> None:
+    """Put into ``state`` p and the multipliers of a start from TRW-S's passes.
 
     TRW-S's messages m reparametrise the model: θ̂_u = θ_u + Σ_w m_{w→u} and θ̄_uv(a, b) =
     θ_uv(a, b) − m_{v→u}(a) − m_{u→v}(b) score every labelling as θ does. Splitting θ̂_u evenly
@@ -328,12 +428,13 @@ def _start_from_trws(
     n_nodes, n_states = unary.shape
     n_edges = edges.shape[0]
     messages, labels = passes.messages, passes.labels
+    multipliers, p, support = state.multipliers, state.p, state.support
+    _single_pairs(state)
     received = np.zeros((n_nodes, n_states))  # Σ_w m_{w→u}
     for e in range(n_edges):
         earlier, later = min(edges[e, 0], edges[e, 1]), max(edges[e, 0], edges[e, 1])
         received[later] += messages[e, 0]
         received[earlier] += messages[e, 1]
-    multipliers = np.empty((2 * n_edges, n_states))
     for e in range(n_edges):
         first, second = edges[e, 0], edges[e, 1]
         for end in range(2):
@@ -341,10 +442,28 @@ def _start_from_trws(
             into = 0 if node == max(first, second) else 1
             multipliers[2 * e + end] = received[node] / degree[node] - messages[e, into]
         support[e, 0] = labels[first] * n_states + labels[second]
-    p = np.zeros((n_nodes, n_states))
+    p[:] = 0.0
     for node in range(n_nodes):
         p[node, labels[node]] = 1.0
-    return p, multipliers
+
+
+@numba.njit(cache=True)
+def _single_pairs(state: Ad3State) -> None:
+    """Make every q_e a single pair of states of weight 1 (the pair left to the caller)."""
+    state.support[:] = -1
+    state.weight[:] = 0.0
+    state.support_size[:] = 1
+    state.weight[:, 0] = 1.0
+
+
+@numba.njit(cache=True)
+def _copy_start(start: Ad3State, state: Ad3State) -> None:
+    """Copy p, q and the multipliers of ``start`` into ``state`` (not its messages or step)."""
+    state.multipliers[:] = start.multipliers
+    state.p[:] = start.p
+    state.support[:] = start.support
+    state.weight[:] = start.weight
+    state.support_size[:] = start.support_size
 
 
 @numba.njit(cache=True)

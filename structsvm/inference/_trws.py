@@ -85,8 +85,16 @@ def solve_trws(
     max_iter, tol = trws_options(max_iter=max_iter, tol=tol)
     if model.is_forest():
         return dataclasses.replace(solve_forest(model), method="trws")
+    messages = np.zeros((model.n_edges, 2, model.n_states))
     labels, bound, n_iter = trws(
-        model.unary, model.tables, model.per_edge, model.edges, max_iter, tol, GAP_TOLERANCE
+        model.unary,
+        model.tables,
+        model.per_edge,
+        model.edges,
+        max_iter,
+        tol,
+        GAP_TOLERANCE,
+        messages,
     )
     score = model.score(labels)
     certified = closes_gap(score, bound)
@@ -103,16 +111,19 @@ def trws(
     max_iter: int,
     tol: float,
     gap_tolerance: float,
+    messages: np.ndarray,
 ) -> tuple[np.ndarray, float, int]:
     """Return the best labelling found, the smallest bound and the round trips run.
 
-    The labelling is polished by ICM, then, unless the bound certifies it, by
+    The passes start from ``messages`` and leave theirs there (:func:`trws_passes`). The
+    labelling is polished by ICM, then, unless the bound certifies it, by
     :data:`EXPANSION_CYCLES` cycles of α-expansion moves when every table meets their
     condition (metric costs).
     """
     starts, ends = node_adjacency(unary.shape[0], edges)
+    options = TrwsOptions(max_iter, tol)
     passes = trws_passes(
-        unary, tables, per_edge, edges, (starts, ends), TrwsOptions(max_iter, tol), gap_tolerance
+        unary, tables, per_edge, edges, (starts, ends), options, gap_tolerance, messages
     )
     best_labels, best_bound = passes.labels, passes.bound
     icm(unary, tables, per_edge, edges, starts, ends, best_labels)
@@ -143,11 +154,16 @@ def trws_passes(
     adjacency: tuple[np.ndarray, np.ndarray],
     options: TrwsOptions,
     gap_tolerance: float,
+    messages: np.ndarray,
 ) -> TrwsPasses:
     """Run round trips until the decoded labelling meets the bound or the bound stalls.
 
-    ``adjacency`` is (starts, ends) of ``node_adjacency``. No local search: the labelling is
-    the best decoded in a pass.
+    ``adjacency`` is (starts, ends) of ``node_adjacency``. The passes start from
+    ``messages`` (laid out as :class:`TrwsPasses` says; zeros for a cold start) and update
+    them in place. Any messages are a valid start: a pass's bound is the TRW bound of the
+    reparametrisation by the messages it leaves, whatever they started from, so the
+    messages of an earlier call on a model with other scores (a warm start) are as sound as
+    zeros. No local search: the labelling is the best decoded in a pass.
     """
     n_nodes, n_states = unary.shape
     starts, ends = adjacency
@@ -157,9 +173,6 @@ def trws_passes(
     attractive = np.empty(potts.size, dtype=np.bool_)
     for t in range(potts.size):
         attractive[t] = potts[t] and np.all(diagonal[t] >= off_diagonal[t])
-    # messages[e, 0]: the message from the earlier end of edge e into the later one;
-    # messages[e, 1] the other way. Both indexed by the receiving node's state.
-    messages = np.zeros((edges.shape[0], 2, n_states))
     belief = np.empty(n_states)
     cavity = np.empty(n_states)
     labels = np.zeros(n_nodes, dtype=np.int64)

@@ -4,15 +4,25 @@ import numpy as np
 import pytest
 
 from structsvm.inference import infer
-from structsvm.inference._ad3 import ROUNDING_INTERVAL, WARM_START_ROUND_TRIPS, _start_from_trws
+from structsvm.inference._ad3 import (
+    ROUNDING_INTERVAL,
+    WARM_START_ROUND_TRIPS,
+    _start_from_trws,
+    ad3,
+    ad3_options,
+    ad3_state,
+)
 from structsvm.inference._graph import check_model
 from structsvm.inference._local_search import icm, node_adjacency
-from structsvm.inference._result import GAP_TOLERANCE
+from structsvm.inference._result import GAP_TOLERANCE, closes_gap
 from structsvm.inference._trws import TOL, TrwsOptions, trws_passes
 from tests.inference.test_inference import (
     CASE_IDS,
     CASES,
+    TIGHT,
     assert_consistent,
+    assert_encloses_the_maximum,
+    drifting_models,
     make_model,
     reference_maximum,
 )
@@ -39,7 +49,9 @@ def _trws_start(case):
     adjacency = node_adjacency(model.n_nodes, model.edges)
     arrays = (model.unary, model.tables, model.per_edge, model.edges)
     options = TrwsOptions(WARM_START_ROUND_TRIPS, TOL)
-    return model, (*arrays, *adjacency), trws_passes(*arrays, adjacency, options, GAP_TOLERANCE)
+    messages = np.zeros((model.n_edges, 2, model.n_states))
+    passes = trws_passes(*arrays, adjacency, options, GAP_TOLERANCE, messages)
+    return model, (*arrays, *adjacency), passes
 
 
 @pytest.mark.parametrize("case", LOOPY_CASES, ids=LOOPY_IDS)
@@ -50,8 +62,9 @@ def test_the_warm_start_splits_the_trws_reparametrisation_evenly_over_the_edges(
     model, _, passes = _trws_start(case)
     unary, edges, labels = model.unary, model.edges, passes.labels
     degree = model.degrees()
-    support = np.full((model.n_edges, 2 * model.n_states), -1)
-    p, multipliers = _start_from_trws(unary, edges, degree, passes, support)
+    state = ad3_state(model.n_nodes, model.n_edges, model.n_states)
+    _start_from_trws(unary, edges, degree, passes, state)
+    p, multipliers, support = state.p, state.multipliers, state.support
     earlier = edges.min(axis=1)
     into_first = np.where(
         (edges[:, 0] == earlier)[:, None], passes.messages[:, 1], passes.messages[:, 0]
@@ -101,3 +114,36 @@ def test_the_relaxation_is_the_same_from_either_start(case):
     for warm_start in (True, False):
         result = infer(*model, "ad3", relaxed=True, warm_start=warm_start)
         assert result.bound == pytest.approx(lp_bound, abs=1e-3), warm_start
+
+
+def run_ad3(unary, edges, pairwise, state, **options):
+    """Return AD3's labelling, its score, the bound and the iterations, from ``state``."""
+    model = check_model(unary, edges, pairwise)
+    arrays = (model.unary, model.tables, model.per_edge, model.edges)
+    labels, bound, n_iter = ad3(*arrays, ad3_options(**options), GAP_TOLERANCE, True, state)
+    return labels, pairwise_model_score(unary, edges, pairwise, labels), bound, n_iter
+
+
+@pytest.mark.parametrize("warm_start", [True, False])
+@pytest.mark.parametrize("case", LOOPY_CASES, ids=LOOPY_IDS)
+def test_a_state_left_by_runs_on_other_scores_starts_a_sound_run(case, warm_start):
+    """A learner's calls: each run starts from the multipliers, distributions and step the
+    run before left, on scores that have drifted; its labelling and bound still enclose the
+    enumerated maximum. Short runs, so that the states are far from converged."""
+    models = drifting_models(case)
+    unary, edges, _ = models[0]
+    state = ad3_state(len(unary), len(edges), unary.shape[1])
+    for model in models:
+        _, score, bound, _ = run_ad3(*model, state, max_iter=15, warm_start=warm_start)
+        assert_encloses_the_maximum(model, score, bound)
+
+
+@pytest.mark.parametrize("case", LOOPY_CASES, ids=LOOPY_IDS)
+def test_a_run_from_its_own_state_certifies_no_later_than_from_the_start(case):
+    unary, edges, pairwise = make_model(case)
+    state = ad3_state(len(unary), len(edges), unary.shape[1])
+    cold = run_ad3(unary, edges, pairwise, state)
+    warm = run_ad3(unary, edges, pairwise, state)
+    if closes_gap(cold[1], cold[2]):
+        assert closes_gap(warm[1], warm[2]) and warm[3] <= cold[3]
+    assert warm[1] >= cold[1] - TIGHT or warm[2] <= cold[2]

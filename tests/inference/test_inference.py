@@ -13,6 +13,7 @@ from structsvm.inference import (
     infer,
     infer_many,
 )
+from structsvm.inference._result import closes_gap
 from tests.references import (
     brute_force_map,
     pairwise_model_score,
@@ -104,6 +105,19 @@ def make_model(case):
     return unary, edges, 2.0 * rng.normal(size=shape)
 
 
+def drifting_models(case, n_models=4, step=0.1):
+    """Return models of a case's graph whose scores drift by ``step``-sized random steps, as
+    a learner's weights drift from one call to the next; the first is the case's."""
+    unary, edges, pairwise = make_model(case)
+    rng = np.random.default_rng(len(unary))
+    models = [(unary, edges, pairwise)]
+    for _ in range(n_models - 1):
+        unary = unary + step * rng.normal(size=unary.shape)
+        pairwise = pairwise + step * rng.normal(size=pairwise.shape)
+        models.append((unary, edges, pairwise))
+    return models
+
+
 @functools.cache
 def reference_maximum(case):
     return brute_force_map(*make_model(case))[0]
@@ -121,6 +135,14 @@ def assert_consistent(result, case, maximum):
     if result.certified:
         assert result.score == pytest.approx(maximum, abs=TIGHT)
         assert result.bound == result.score
+
+
+def assert_encloses_the_maximum(model, score, bound):
+    """Score ≤ the enumerated maximum ≤ bound, and a closed gap only at the maximum."""
+    maximum = brute_force_map(*model)[0]
+    assert score <= maximum + TIGHT and bound >= maximum - TIGHT
+    if closes_gap(score, bound):
+        assert score == pytest.approx(maximum, abs=TIGHT)
 
 
 # ------------------------------------------------------------------------ ground truth

@@ -9,17 +9,37 @@ import pytest
 from structsvm.inference import infer
 from structsvm.inference._graph import check_model
 from structsvm.inference._local_search import node_adjacency, potts_tables
+from structsvm.inference._result import GAP_TOLERANCE, closes_gap
 from structsvm.inference._trws import (
+    MAX_ITER,
+    TOL,
     TrwsOptions,
     _send,
     _send_attractive_potts,
     _send_potts,
+    trws,
     trws_passes,
 )
-from tests.inference.test_inference import CASE_IDS, CASES, grid, make_model
+from tests.inference.test_inference import (
+    CASE_IDS,
+    CASES,
+    assert_encloses_the_maximum,
+    drifting_models,
+    grid,
+    make_model,
+)
 from tests.references import brute_force_map, pairwise_model_score
 
 LOOPY = [(case, name) for case, name in zip(CASES, CASE_IDS, strict=True) if case[1] != "tree"]
+LOOPY_CASES, LOOPY_IDS = [case for case, _ in LOOPY], [name for _, name in LOOPY]
+
+
+def run_trws(unary, edges, pairwise, messages):
+    """Return TRW-S's labelling, its score, the bound and the round trips, from ``messages``."""
+    model = check_model(unary, edges, pairwise)
+    arrays = (model.unary, model.tables, model.per_edge, model.edges)
+    labels, bound, n_iter = trws(*arrays, MAX_ITER, TOL, GAP_TOLERANCE, messages)
+    return labels, pairwise_model_score(unary, edges, pairwise, labels), bound, n_iter
 
 
 @pytest.mark.parametrize("case", [case for case, _ in LOOPY], ids=[name for _, name in LOOPY])
@@ -111,7 +131,8 @@ def test_after_the_passes_the_bound_is_a_sum_of_edge_maxima_of_the_reparametrisa
     unary, edges, tables = model.unary, model.edges, model.tables
     adjacency = node_adjacency(model.n_nodes, edges)
     options = TrwsOptions(3, 1e-15)
-    passes = trws_passes(unary, tables, model.per_edge, edges, adjacency, options, 1e-9)
+    messages = np.zeros((model.n_edges, 2, model.n_states))
+    passes = trws_passes(unary, tables, model.per_edge, edges, adjacency, options, 1e-9, messages)
     earlier, later = edges.min(axis=1), edges.max(axis=1)
     into_later, into_earlier = passes.messages[:, 0], passes.messages[:, 1]
     belief = unary.copy()
@@ -134,3 +155,25 @@ def test_after_the_passes_the_bound_is_a_sum_of_edge_maxima_of_the_reparametrisa
         assert np.ptp((gamma[v] * belief[v][None, :] + reparametrised).max(axis=1)) < 1e-9
         bound += edge.max()
     assert bound == pytest.approx(passes.bound, rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("case", LOOPY_CASES, ids=LOOPY_IDS)
+def test_messages_left_by_runs_on_other_scores_start_a_sound_run(case):
+    """A learner's calls: each run starts from the messages the run before left, on scores
+    that have drifted; its labelling and bound still enclose the enumerated maximum."""
+    models = drifting_models(case)
+    messages = np.zeros((len(models[0][1]), 2, models[0][0].shape[1]))
+    for model in models:
+        _, score, bound, _ = run_trws(*model, messages)
+        assert_encloses_the_maximum(model, score, bound)
+
+
+@pytest.mark.parametrize("case", LOOPY_CASES, ids=LOOPY_IDS)
+def test_a_run_from_its_own_messages_certifies_no_later_than_from_zero(case):
+    model = make_model(case)
+    messages = np.zeros((len(model[1]), 2, model[0].shape[1]))
+    cold = run_trws(*model, messages)
+    warm = run_trws(*model, messages)
+    assert warm[2] <= cold[2] + 1e-9 * max(1.0, abs(cold[2]))
+    if closes_gap(cold[1], cold[2]):
+        assert closes_gap(warm[1], warm[2]) and warm[3] <= cold[3]

@@ -121,11 +121,13 @@ def test_decode_on_cycles_is_loopy_max_product_and_not_exact(kind, graph, option
             )
 
 
+@pytest.mark.parametrize("method", ["trws", "ad3"])
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("graph", [*FORESTS.values(), *CYCLIC.values()])
-def test_decode_with_trws_is_the_python_oracles(kind, graph):
+def test_decode_with_trws_or_ad3_afresh_is_the_python_oracles(kind, graph, method):
     rng = np.random.default_rng(6)
-    task = make_task(kind, method="trws", inference_options={"max_iter": 30})
+    options = {"max_iter": 30}
+    task = make_task(kind, method=method, inference_options=options, warm_calls=False)
     X, Y = training_set(task, graph, rng)
     oracle = task.compiled_oracle(X, Y)
     for _ in range(3):
@@ -136,6 +138,57 @@ def test_decode_with_trws_is_the_python_oracles(kind, graph):
                 compiled_decode(oracle, i, w, True),
                 python_labels(task.loss_augmented_argmax(x, y, w)),
             )
+
+
+def drifting_weights(task, rng, n_steps=4):
+    """Weights that drift by small random steps, as a learner's do from one call to the next."""
+    w = rng.normal(size=task.size_joint_feature)
+    return [w + 0.1 * k * rng.normal(size=w.size) for k in range(n_steps)]
+
+
+@pytest.mark.parametrize("method", ["trws", "ad3"])
+@pytest.mark.parametrize("graph", list(CYCLIC))
+def test_warm_calls_depend_on_their_graphs_own_calls_and_find_the_enumerated_maximum(
+    graph, method
+):
+    """Each graph starts from where its own previous call ended: decoding the graphs in
+    another order gives the same labellings; on these small graphs every call still finds
+    the enumerated maximum of loss plus score."""
+    rng = np.random.default_rng(7)
+    task = make_task("edge features", method=method)
+    X, Y = training_set(task, CYCLIC[graph], rng)
+    forward, backward = task.compiled_oracle(X, Y), task.compiled_oracle(X, Y)
+    for w in drifting_weights(task, rng):
+        found = [compiled_decode(forward, i, w, True) for i in range(len(X))]
+        found_backward = [compiled_decode(backward, i, w, True) for i in reversed(range(len(X)))]
+        for i, (x, y) in enumerate(zip(X, Y, strict=True)):
+            np.testing.assert_array_equal(found[i], found_backward[len(X) - 1 - i])
+            best_augmented = graph_brute_force(
+                task, x, y.labels, w, y.node_weights, task.class_weights
+            )[1]
+            value = task.score(x, found[i], w) + task.loss(y, found[i])
+            assert value == pytest.approx(best_augmented)
+
+
+@pytest.mark.parametrize("method", ["trws", "ad3"])
+def test_a_fit_with_warm_calls_reaches_the_objective_of_one_without(method):
+    """Both fits' primal and dual objectives enclose the same optimum: neither interval
+    [dual, primal] lies above the other."""
+    rng = np.random.default_rng(8)
+    X, Y = [], []
+    for graph in CYCLIC.values():
+        X_part, Y_part = training_set(make_task("edge features"), graph, rng, n_graphs=3)
+        X += X_part
+        Y += Y_part
+    last = {}
+    for warm_calls in (True, False):
+        task = make_task("edge features", method=method, warm_calls=warm_calls)
+        model = StructuredSVM(task, solver="n-slack", tol=1e-4, max_iter=50)
+        model.fit(X, Y)
+        last[warm_calls] = model.history_[-1]
+    assert last[True]["dual"] <= last[False]["primal"] + 1e-6
+    assert last[False]["dual"] <= last[True]["primal"] + 1e-6
+    assert last[True]["gap"] <= 1e-3 * abs(last[True]["primal"])
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -199,13 +252,22 @@ class CostlierMistakes(GraphTask):
         return 2.0 * super().loss(y_true, y)
 
 
-@pytest.mark.parametrize("method", ["ilp", "lp", "ad3", "brute"])
-def test_offered_with_max_product_only_and_never_to_a_subclass_that_changes_the_loss(method):
+@pytest.mark.parametrize("method", ["ilp", "lp", "brute"])
+def test_offered_to_message_passing_and_ad3_only_and_never_to_a_subclass_that_changes_the_loss(
+    method,
+):
     rng = np.random.default_rng(4)
     X, Y = training_set(make_task("undirected"), FORESTS["path"], rng)
     assert make_task("undirected", method=method).compiled_oracle(X, Y) is None
     assert CostlierMistakes(3, 2).compiled_oracle(X, Y) is None
     assert make_task("undirected").compiled_oracle(X, Y) is not None
+    assert make_task("undirected", method="ad3").compiled_oracle(X, Y) is not None
+
+
+def test_not_offered_to_relaxed_ad3_whose_fractional_outputs_are_not_labels():
+    rng = np.random.default_rng(4)
+    X, Y = training_set(make_task("undirected"), FORESTS["path"], rng)
+    assert make_task("undirected", method="ad3", relaxed=True).compiled_oracle(X, Y) is None
 
 
 def test_bad_inference_options_are_named_when_the_oracle_is_prepared():
