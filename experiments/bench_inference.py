@@ -29,7 +29,10 @@ integers for the first two models so that gco, which rounds costs to integers, s
 energy. gco's time includes building its graph from arrays; thinqpbo is timed from its solve on
 (its graph is built by one Python call per term, left out). ``--snakes`` adds the potentials of
 a model trained on the snakes images (a few BCFW passes on training images, evaluated on other
-training images).
+training images). ``--warm-calls`` trains the snakes model with AD3 and with TRW-S, each
+with and without warm calls (every decoding of a training image starting from the state its
+previous call left), back to back, and reports inference's CPU seconds and share of the fit,
+iterations per call, the final objective and gap, and accuracy.
 
 Run ``python -m experiments.bench_inference --help`` for the options.
 """
@@ -43,12 +46,15 @@ import time
 import warnings
 from collections.abc import Callable
 
+import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from experiments._measure import Stopwatch, format_table
-from structsvm import StructuredSVM
+from structsvm import CompiledOracle, StructuredSVM
 from structsvm.inference import INFERENCE_METHODS, infer
+from tasks import EdgeFeatureGraphTask
+from tasks._graph_oracle import decode_graph, graph_features, graph_loss, graph_scores
 
 TIME_LIMITED = ("ilp", "lp")
 DEFAULT_TIME_LIMIT = 120.0
@@ -308,6 +314,21 @@ def _row(kind, height, width, n_states, method, timing, energy, bound, certified
 SNAKE_METHODS = ("trws", "max-product", "ad3")
 
 
+def _snakes_data(n_train: int, n_held_out: int) -> tuple[tuple[list, list], ...]:
+    """Return the edge-feature model's (X, Y) of the first ``n_train`` training images, of
+    the next ``n_held_out`` and of the test images."""
+    from experiments.snakes import model_data
+    from structsvm.datasets import ImageDataset, load_snakes
+
+    train, test = load_snakes()
+    fit_part = ImageDataset(train.images[:n_train], train.labels[:n_train])
+    held_out = ImageDataset(
+        train.images[n_train : n_train + n_held_out],
+        train.labels[n_train : n_train + n_held_out],
+    )
+    return tuple(model_data("edge features", part) for part in (fit_part, held_out, test))
+
+
 def snakes(
     n_train: int = 100, n_held_out: int = 100, max_iter: int = 15
 ) -> list[dict[str, object]]:
@@ -319,17 +340,9 @@ def snakes(
     decoding of every training image at the final weights, over the fit's CPU time. The
     inference methods then run on the held-out images' potentials under the TRW-S model.
     """
-    from experiments.snakes import MAX_PRODUCT_OPTIONS, make_task, model_data
-    from structsvm.datasets import ImageDataset, load_snakes
+    from experiments.snakes import MAX_PRODUCT_OPTIONS, make_task
 
-    train, _ = load_snakes()
-    fit_part = ImageDataset(train.images[:n_train], train.labels[:n_train])
-    held_out = ImageDataset(
-        train.images[n_train : n_train + n_held_out],
-        train.labels[n_train : n_train + n_held_out],
-    )
-    X, Y = model_data("edge features", fit_part)
-    X_held, Y_held = model_data("edge features", held_out)
+    (X, Y), (X_held, Y_held), _ = _snakes_data(n_train, n_held_out)
     rows: list[dict[str, object]] = []
     learned = None
     for method, options in (("max-product", MAX_PRODUCT_OPTIONS), ("trws", {})):
@@ -377,6 +390,123 @@ def snakes(
     return rows + inference_rows
 
 
+@numba.njit(cache=True)
+def _counted_scores(data, i, w):
+    return graph_scores(data[0], i, w)
+
+
+@numba.njit(cache=True)
+def _counted_decode(data, i, w, scores, augmented):
+    """The graph task's decoding, adding its thread's CPU seconds, its iterations and 1 (the
+    call) into row i of ``data[1]``."""
+    with numba.objmode(start="float64"):
+        start = time.thread_time()
+    labels, n_iter = decode_graph(data[0], i, w, scores, augmented)
+    with numba.objmode(stop="float64"):
+        stop = time.thread_time()
+    data[1][i, 0] += stop - start
+    data[1][i, 1] += n_iter
+    data[1][i, 2] += 1
+    return labels
+
+
+@numba.njit(cache=True)
+def _counted_features(data, i, labels):
+    return graph_features(data[0], i, labels)
+
+
+@numba.njit(cache=True)
+def _counted_loss(data, i, labels):
+    return graph_loss(data[0], i, labels)
+
+
+class CountedGraphTask(EdgeFeatureGraphTask):
+    """An edge-feature graph task whose compiled decoding counts, graph by graph, its CPU
+    seconds, iterations and calls (``counts``, one row per training graph)."""
+
+    def compiled_oracle(self, X, Y):
+        oracle = super().compiled_oracle(X, Y)
+        self.counts = np.zeros((oracle.n_examples, 3))
+        return CompiledOracle(
+            (oracle.data, self.counts),
+            _counted_scores,
+            _counted_decode,
+            _counted_features,
+            _counted_loss,
+            oracle.n_examples,
+            exact=oracle.exact,
+        )
+
+
+def warm_calls(
+    methods: tuple[str, ...] = ("ad3", "trws"),
+    n_train: int = 100,
+    n_held_out: int = 100,
+    max_iter: int = 15,
+    repeats: int = 1,
+) -> list[dict[str, object]]:
+    """Train the edge-feature snakes model with and without warm calls, back to back.
+
+    BCFW (C = 0.1, ``max_iter`` passes) on the first ``n_train`` training images, scored on
+    the next ``n_held_out`` and on the test images; for every method, the fit without warm
+    calls then the one with, ``repeats`` times. Inference's CPU seconds are those of the
+    compiled decodings of the fit (each call timed on its thread); its share is over the
+    fit's CPU seconds.
+    """
+    from experiments.snakes import MODELS, N_NODE_FEATURES, N_STATES
+
+    (X, Y), *held_out_and_test = _snakes_data(n_train, n_held_out)
+    evaluation = dict(zip(("held-out", "test"), held_out_and_test, strict=True))
+
+    def fit(method: str, warm: bool, X: list, Y: list, max_iter: int) -> tuple:
+        task = CountedGraphTask(
+            N_STATES,
+            N_NODE_FEATURES,
+            MODELS["edge features"][1],
+            inference_method=method,
+            warm_calls=warm,
+        )
+        learner = StructuredSVM(task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter)
+        with Stopwatch() as timing, warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            learner.fit(X, Y)
+        return task, learner, timing
+
+    for method in methods:  # compile everything first
+        for warm in (False, True):
+            fit(method, warm, X[:2], Y[:2], 1)
+    rows: list[dict[str, object]] = []
+    for _ in range(repeats):
+        for method in methods:
+            for warm in (False, True):
+                task, learner, timing = fit(method, warm, X, Y, max_iter)
+                seconds, iterations, calls = task.counts.sum(axis=0)
+                last = learner.history_[-1]
+                row = {
+                    "method": method,
+                    "warm calls": warm,
+                    "fit s": timing.wall,
+                    "fit cpu s": timing.cpu,
+                    "inference cpu s": seconds,
+                    "share": seconds / timing.cpu,
+                    "calls": int(calls),
+                    "iterations per call": iterations / calls,
+                    "primal": last["primal"],
+                    "dual": last["dual"],
+                    "relative gap": last["relative_gap"],
+                }
+                for name, (X_eval, Y_eval) in evaluation.items():
+                    predictions = learner.predict(X_eval)
+                    correct = sum(
+                        int(np.sum(p == y)) for p, y in zip(predictions, Y_eval, strict=True)
+                    )
+                    row[f"{name} accuracy"] = correct / sum(len(y) for y in Y_eval)
+                rows.append(row)
+                print(format_table(rows[-1:]).splitlines()[-1], flush=True)
+    print(format_table(rows))
+    return rows
+
+
 def _parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -406,6 +536,12 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--states", nargs="+", type=int, default=list(STATE_COUNTS))
     parser.add_argument("--unaries", choices=["planted", "uniform"], default="planted")
     parser.add_argument("--snakes", action="store_true", help="train and infer on snakes")
+    parser.add_argument(
+        "--warm-calls",
+        action="store_true",
+        help="train snakes with and without warm calls of AD3 and TRW-S",
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="rounds of the --warm-calls fits")
     return parser.parse_args()
 
 
@@ -422,7 +558,9 @@ if __name__ == "__main__":
         )
     if arguments.snakes:
         snakes()
-    if arguments.side_by_side or arguments.snakes:
+    if arguments.warm_calls:
+        warm_calls(repeats=arguments.repeats)
+    if arguments.side_by_side or arguments.snakes or arguments.warm_calls:
         raise SystemExit(0)
     runs = DEFAULT_RUNS
     if arguments.grids:
