@@ -29,9 +29,10 @@ integers for the first two models so that gco, which rounds costs to integers, s
 energy. gco's time includes building its graph from arrays; thinqpbo is timed from its solve on
 (its graph is built by one Python call per term, left out). ``--snakes`` adds the potentials of
 a model trained on the snakes images (a few BCFW passes on training images, evaluated on other
-training images). ``--warm-calls`` trains the snakes model with AD3 and with TRW-S, each
-with and without warm calls (every decoding of a training image starting from the state its
-previous call left), back to back, and reports inference's CPU seconds and share of the fit,
+training images). ``--warm-calls snakes`` (or ``grid``, planted 20×20 grids with 5 states)
+trains the model with AD3 and with TRW-S, each with and without warm calls (every decoding
+of a training graph starting from the state its previous call left), back to back, and
+reports inference's CPU seconds and share of the fit,
 iterations per call, the final objective and gap, and accuracy.
 
 Run ``python -m experiments.bench_inference --help`` for the options.
@@ -347,7 +348,9 @@ def snakes(
     learned = None
     for method, options in (("max-product", MAX_PRODUCT_OPTIONS), ("trws", {})):
         task = make_task("edge features", method, options)
-        learner = StructuredSVM(task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter)
+        learner = StructuredSVM(
+            task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter, random_state=0
+        )
         with Stopwatch() as fit, warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             learner.fit(X, Y)
@@ -438,35 +441,66 @@ class CountedGraphTask(EdgeFeatureGraphTask):
         )
 
 
+GRID_SHAPE = (20, 20, 5)
+"""Height, width and states of the planted grids of :func:`planted_grid_data`."""
+
+
+def planted_grid_data(n_train: int, n_held_out: int, seed: int = 0) -> tuple[tuple, ...]:
+    """Return (X, Y) of ``n_train``, ``n_held_out`` and 100 test grids for an edge-feature task
+    with one constant edge feature (a free pairwise table).
+
+    Each grid's labels are a planted image (:func:`planted_costs`' rectangles, the states of
+    its cheapest unary costs); a node's features are its state one-hot plus standard normal
+    noise, and a constant.
+    """
+    height, width, n_states = GRID_SHAPE
+    rng = np.random.default_rng(seed)
+    edges = grid_edges(height, width)
+    parts = []
+    for n_graphs in (n_train, n_held_out, 100):
+        X, Y = [], []
+        for _ in range(n_graphs):
+            truth = np.argmin(planted_costs(rng, height, width, n_states, "planted"), axis=1)
+            nodes = np.eye(n_states)[truth] + rng.normal(size=(truth.size, n_states))
+            nodes = np.hstack([nodes, np.ones((truth.size, 1))])
+            X.append((nodes, edges, np.ones((len(edges), 1))))
+            Y.append(truth)
+        parts.append((X, Y))
+    return tuple(parts)
+
+
 def warm_calls(
+    problem: str = "snakes",
     methods: tuple[str, ...] = ("ad3", "trws"),
     n_train: int = 100,
     n_held_out: int = 100,
     max_iter: int = 15,
     repeats: int = 1,
 ) -> list[dict[str, object]]:
-    """Train the edge-feature snakes model with and without warm calls, back to back.
+    """Train a graph model with and without warm calls, back to back.
 
-    BCFW (C = 0.1, ``max_iter`` passes) on the first ``n_train`` training images, scored on
-    the next ``n_held_out`` and on the test images; for every method, the fit without warm
-    calls then the one with, ``repeats`` times. Inference's CPU seconds are those of the
-    compiled decodings of the fit (each call timed on its thread); its share is over the
-    fit's CPU seconds.
+    ``problem``: ``"snakes"``, the edge-feature snakes model on the first ``n_train``
+    training images, scored on the next ``n_held_out`` and on the test images; or
+    ``"grid"``, :func:`planted_grid_data`. BCFW (C = 0.1, ``max_iter`` passes, examples in
+    one seeded order); for every method, the fit without warm calls then the one with,
+    ``repeats`` times. Inference's CPU seconds are those of the compiled decodings of the
+    fit (each call timed on its thread); its share is over the fit's CPU seconds.
     """
     from experiments.snakes import MODELS, N_NODE_FEATURES, N_STATES
 
-    (X, Y), *held_out_and_test = _snakes_data(n_train, n_held_out)
+    if problem == "snakes":
+        shape = (N_STATES, N_NODE_FEATURES, MODELS["edge features"][1])
+        (X, Y), *held_out_and_test = _snakes_data(n_train, n_held_out)
+    else:
+        shape = (GRID_SHAPE[2], GRID_SHAPE[2] + 1, 1)
+        (X, Y), *held_out_and_test = planted_grid_data(n_train, n_held_out)
     evaluation = dict(zip(("held-out", "test"), held_out_and_test, strict=True))
 
     def fit(method: str, warm: bool, X: list, Y: list, max_iter: int) -> tuple:
-        task = CountedGraphTask(
-            N_STATES,
-            N_NODE_FEATURES,
-            MODELS["edge features"][1],
-            inference_method=method,
-            warm_calls=warm,
+        task = CountedGraphTask(*shape, inference_method=method, warm_calls=warm)
+        learner = StructuredSVM(
+            task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter, random_state=0
         )
-        learner = StructuredSVM(task, C=0.1, solver="bcfw", tol=1e-2, max_iter=max_iter)
         with Stopwatch() as timing, warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             learner.fit(X, Y)
@@ -483,6 +517,7 @@ def warm_calls(
                 seconds, iterations, calls = task.counts.sum(axis=0)
                 last = learner.history_[-1]
                 row = {
+                    "problem": problem,
                     "method": method,
                     "warm calls": warm,
                     "fit s": timing.wall,
@@ -538,8 +573,9 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--snakes", action="store_true", help="train and infer on snakes")
     parser.add_argument(
         "--warm-calls",
-        action="store_true",
-        help="train snakes with and without warm calls of AD3 and TRW-S",
+        choices=["snakes", "grid"],
+        help="train a model of snakes or of planted grids with and without warm calls of AD3 "
+        "and TRW-S",
     )
     parser.add_argument("--repeats", type=int, default=1, help="rounds of the --warm-calls fits")
     return parser.parse_args()
@@ -559,7 +595,7 @@ if __name__ == "__main__":
     if arguments.snakes:
         snakes()
     if arguments.warm_calls:
-        warm_calls(repeats=arguments.repeats)
+        warm_calls(arguments.warm_calls, repeats=arguments.repeats)
     if arguments.side_by_side or arguments.snakes or arguments.warm_calls:
         raise SystemExit(0)
     runs = DEFAULT_RUNS
