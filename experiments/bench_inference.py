@@ -444,14 +444,17 @@ class CountedGraphTask(EdgeFeatureGraphTask):
 GRID_SHAPE = (20, 20, 5)
 """Height, width and states of the planted grids of :func:`planted_grid_data`."""
 
+GRID_NOISE = 0.7
+"""The standard deviation of the noise on the planted grids' one-hot features."""
+
 
 def planted_grid_data(n_train: int, n_held_out: int, seed: int = 0) -> tuple[tuple, ...]:
     """Return (X, Y) of ``n_train``, ``n_held_out`` and 100 test grids for an edge-feature task
     with one constant edge feature (a free pairwise table).
 
     Each grid's labels are a planted image (:func:`planted_costs`' rectangles, the states of
-    its cheapest unary costs); a node's features are its state one-hot plus standard normal
-    noise, and a constant.
+    its cheapest unary costs); a node's features are its state one-hot plus normal noise of
+    standard deviation :data:`GRID_NOISE`, and a constant.
     """
     height, width, n_states = GRID_SHAPE
     rng = np.random.default_rng(seed)
@@ -461,7 +464,7 @@ def planted_grid_data(n_train: int, n_held_out: int, seed: int = 0) -> tuple[tup
         X, Y = [], []
         for _ in range(n_graphs):
             truth = np.argmin(planted_costs(rng, height, width, n_states, "planted"), axis=1)
-            nodes = np.eye(n_states)[truth] + rng.normal(size=(truth.size, n_states))
+            nodes = np.eye(n_states)[truth] + GRID_NOISE * rng.normal(size=(truth.size, n_states))
             nodes = np.hstack([nodes, np.ones((truth.size, 1))])
             X.append((nodes, edges, np.ones((len(edges), 1))))
             Y.append(truth)
