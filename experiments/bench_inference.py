@@ -55,7 +55,7 @@ from experiments._measure import Stopwatch, format_table
 from structsvm import CompiledOracle, StructuredSVM
 from structsvm.inference import INFERENCE_METHODS, infer
 from tasks import EdgeFeatureGraphTask
-from tasks._graph_oracle import decode_graph, graph_features, graph_loss, graph_scores
+from tasks._graph_oracle import AD3, decode_graph, graph_features, graph_loss, graph_scores
 
 TIME_LIMITED = ("ilp", "lp")
 DEFAULT_TIME_LIMIT = 120.0
@@ -400,16 +400,19 @@ def _counted_scores(data, i, w):
 
 @numba.njit(cache=True)
 def _counted_decode(data, i, w, scores, augmented):
-    """The graph task's decoding, adding its thread's CPU seconds, its iterations and 1 (the
-    call) into row i of ``data[1]``."""
+    """The graph task's decoding, adding into row i of ``data[1]`` its thread's CPU seconds,
+    its iterations, 1 (the call), and 1 if it ran no iterations, 1 if it ran its most."""
     with numba.objmode(start="float64"):
         start = time.thread_time()
     labels, n_iter = decode_graph(data[0], i, w, scores, augmented)
     with numba.objmode(stop="float64"):
         stop = time.thread_time()
+    most = data[0].ad3_options.max_iter if data[0].decoder == AD3 else data[0].max_iter
     data[1][i, 0] += stop - start
     data[1][i, 1] += n_iter
     data[1][i, 2] += 1
+    data[1][i, 3] += n_iter == 0
+    data[1][i, 4] += n_iter >= most
     return labels
 
 
@@ -425,11 +428,12 @@ def _counted_loss(data, i, labels):
 
 class CountedGraphTask(EdgeFeatureGraphTask):
     """An edge-feature graph task whose compiled decoding counts, graph by graph, its CPU
-    seconds, iterations and calls (``counts``, one row per training graph)."""
+    seconds, iterations, calls, calls without iterations and calls that ran the most
+    (``counts``, one row per training graph)."""
 
     def compiled_oracle(self, X, Y):
         oracle = super().compiled_oracle(X, Y)
-        self.counts = np.zeros((oracle.n_examples, 3))
+        self.counts = np.zeros((oracle.n_examples, 5))
         return CompiledOracle(
             (oracle.data, self.counts),
             _counted_scores,
@@ -522,7 +526,7 @@ def warm_calls(
         for method in methods:
             for warm in (False, True):
                 task, learner, timing = fit(method, warm, X, Y, max_iter)
-                seconds, iterations, calls = task.counts.sum(axis=0)
+                seconds, iterations, calls, none, most = task.counts.sum(axis=0)
                 last = learner.history_[-1]
                 row = {
                     "problem": problem,
@@ -534,6 +538,8 @@ def warm_calls(
                     "share": seconds / timing.cpu,
                     "calls": int(calls),
                     "iterations per call": iterations / calls,
+                    "without iterations": int(none),
+                    "at max_iter": int(most),
                     "primal": last["primal"],
                     "dual": last["dual"],
                     "relative gap": last["relative_gap"],
@@ -557,7 +563,7 @@ def warm_calls(
                 for w in weights:
                     for i in range(oracle.n_examples):
                         decode(oracle.data, i, w, scores(oracle.data, i, w), True)
-                seconds, iterations, calls = task.counts.sum(axis=0)
+                seconds, iterations, calls, none, most = task.counts.sum(axis=0)
                 replay_rows.append(
                     {
                         "replay": problem,
@@ -566,6 +572,8 @@ def warm_calls(
                         "inference cpu s": seconds,
                         "calls": int(calls),
                         "iterations per call": iterations / calls,
+                        "without iterations": int(none),
+                        "at max_iter": int(most),
                     }
                 )
     print(format_table(replay_rows))
