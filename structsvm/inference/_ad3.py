@@ -38,6 +38,12 @@ the model, and the reparametrised unary scores, split evenly over the edges, giv
 multipliers; p and q start on TRW-S's labelling, and TRW-S's labelling (improved by ICM) and
 bound are the first ones kept. Where TRW-S's bound is nearly tight the iterations only close the
 remaining gap; without the start, p starts uniform and the multipliers at zero.
+
+A run can also start where an earlier run on the same graph ended (``Ad3State``: TRW-S's
+messages, p, q, the multipliers and the step), as a learner's calls on one training graph do:
+TRW-S's passes then start from the kept messages, and AD3 from the kept multipliers unless
+TRW-S's start splits to a lower bound. Multipliers that sum to zero at every node bound the
+maximum whatever the scores, so the bounds stay valid.
 """
 
 from __future__ import annotations
@@ -64,11 +70,15 @@ class Ad3Options(NamedTuple):
     warm_start: bool
 
 
+MAX_ITER, TOL_RESIDUALS = 1000, 1e-6
+"""The defaults of the options ``max_iter`` and ``tol``."""
+
+
 def ad3_options(
     *,
-    max_iter: int = 1000,
+    max_iter: int = MAX_ITER,
     eta: float | None = None,
-    tol: float = 1e-6,
+    tol: float = TOL_RESIDUALS,
     warm_start: bool = True,
 ) -> Ad3Options:
     """Return the options of :func:`solve_ad3`, checked; raise ValueError if bad."""
@@ -124,9 +134,9 @@ def solve_ad3(
     model: PairwiseModel,
     relaxed: bool,
     *,
-    max_iter: int = 1000,
+    max_iter: int = MAX_ITER,
     eta: float | None = None,
-    tol: float = 1e-6,
+    tol: float = TOL_RESIDUALS,
     warm_start: bool = True,
 ) -> InferenceResult:
     """Run AD3; stop when the labelling meets the bound or both residuals fall below ``tol``.
