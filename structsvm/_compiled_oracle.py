@@ -219,27 +219,13 @@ class CompiledOracle(NamedTuple):
         ``size`` is the length of φ. Built from ``features``, so as sparse as φ is, whatever
         the task's own ``batch_joint_feature`` makes.
         """
-        indptr, indices, values = joint_feature_rows(
-            self.features, self.data, [self.labels(y) for y in Y]
-        )
-        return scipy.sparse.csr_matrix((values, indices, indptr), shape=(len(Y), size))
-
-
-def joint_feature_rows(
-    features: Any, data: tuple, labels: Sequence[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, values)``: the CSR rows φ(x_i, y_i) of examples 0, 1, ….
-
-    ``features`` is a compiled oracle's ``features`` (:class:`CompiledOracle`), ``data`` the
-    data it reads and ``labels[i]`` the labels of example i's output; row i is what
-    ``features(data, i, labels[i])`` returns.
-    """
-    rows = [features(data, i, example_labels) for i, example_labels in enumerate(labels)]
-    indptr = offsets_of([len(indices) for indices, _ in rows])
-    if not rows:
-        return indptr, np.zeros(0, dtype=np.int64), np.zeros(0)
-    indices = np.concatenate([indices for indices, _ in rows])
-    return indptr, indices, np.concatenate([values for _, values in rows])
+        rows = [self.features(self.data, i, self.labels(y)) for i, y in enumerate(Y)]
+        indptr = offsets_of([len(indices) for indices, _ in rows])
+        if not rows:
+            return scipy.sparse.csr_matrix((0, size))
+        indices = np.concatenate([indices for indices, _ in rows])
+        values = np.concatenate([values for _, values in rows])
+        return scipy.sparse.csr_matrix((values, indices, indptr), shape=(len(rows), size))
 
 
 def csr_arrays(matrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from structsvm._compiled_oracle import CompiledOracle, joint_feature_rows, offsets_of
+from structsvm._compiled_oracle import CompiledOracle, offsets_of
 from structsvm._task import Task, overrides_any
 from structsvm._utils.validation import (
     check_class_weights,
@@ -22,7 +22,12 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from tasks._chain_constraints import check_forbidden, find_violation
-from tasks._chain_features import dense_rows_as_csr, sparse_unary_scores
+from tasks._chain_features import (
+    chain_features_csr,
+    dense_rows_as_csr,
+    parallel_chain_features_csr,
+    sparse_unary_scores,
+)
 from tasks._chain_oracle import (
     DENSE_FROM,
     ChainData,
@@ -42,6 +47,10 @@ from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 from tasks._viterbi_second_order import batch_viterbi_second_order
+
+#: Batches of at least this many stored entries build their joint features on Numba's threads:
+#: smaller ones take less time on one thread than compiling the threaded build.
+PARALLEL_ENTRIES = 1 << 20
 
 #: The most bytes of dense positions that :meth:`ChainTask.batch_argmax` stacks at once.
 STACKED_BYTES = 1 << 23
@@ -367,8 +376,11 @@ class ChainTask(Task):
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
         indptr, indices, data = self._features_csr(X, Y)
+        # The entries come as the first part of arrays sized by a bound on them: the values are
+        # copied out (the indices are, into the matrix's index type), so that the matrix, kept
+        # for a whole fit, does not hold the unused rest.
         return scipy.sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
+            (data.copy(), indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
         )
 
     def sparse_joint_feature(
@@ -490,14 +502,10 @@ class ChainTask(Task):
     def _features_csr(
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(indptr, indices, data)`` of the joint features of every sequence.
-
-        Each row is the compiled oracle's ``features`` (:func:`tasks._chain_oracle.chain_features`),
-        so that a fit compiles φ once.
-        """
+        """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
         data = self._chain_data(X, Y)
-        labels = np.split(data.labels, data.offsets[1:-1])
-        return joint_feature_rows(chain_features, data, labels)
+        threaded = use_threads(len(data.offsets) - 1) and len(data.values) >= PARALLEL_ENTRIES
+        return (parallel_chain_features_csr if threaded else chain_features_csr)(data)
 
     def _chain_data(
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,

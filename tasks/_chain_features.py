@@ -1,4 +1,4 @@
-"""Compiled joint features of linear chains, and the unary scores read from stored entries.
+"""Compiled joint features of linear chains, as the rows of a CSR matrix.
 
 φ of a sequence holds, in increasing column order: the emission sums ``Σ_{t: y_t = l} x_t`` per
 label, the counts of label pairs and triples, the first and last labels, and the label counts
@@ -26,6 +26,56 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
     return indptr, columns.astype(np.int64, copy=False), X[rows, columns].astype(np.float64)
+
+
+@numba.njit(cache=True)
+def chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(indptr, indices, values)`` of the joint feature of every sequence of ``data``.
+
+    Emission sums that come out exactly zero are left out.
+    """
+    offsets = data.offsets
+    bound = 0
+    for k in range(len(offsets) - 1):
+        bound += entries_bound(data, offsets[k], offsets[k + 1])
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
+    for k in range(len(offsets) - 1):
+        first, stop, at = offsets[k], offsets[k + 1], indptr[k]
+        indptr[k + 1] = at + sequence_features(
+            data, first, stop, data.labels[first:stop], indices[at:], values[at:]
+        )
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
+
+
+@numba.njit(cache=True, parallel=True)
+def parallel_chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`chain_features_csr`'s result, the sequences built on Numba's threads.
+
+    Every row is built by the same serial code into a slot of its own, as long as its bound
+    on the entries; the rows are then moved down in place, in order (a row never moves past
+    the start of its own slot), so the result does not depend on the number of threads.
+    """
+    offsets = data.offsets
+    n_sequences = len(offsets) - 1
+    slots = np.zeros(n_sequences + 1, dtype=np.int64)
+    for k in range(n_sequences):
+        slots[k + 1] = slots[k] + entries_bound(data, offsets[k], offsets[k + 1])
+    indices, values = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1])
+    sizes = np.zeros(n_sequences, dtype=np.int64)
+    for k in numba.prange(n_sequences):
+        first, stop, begin, end = offsets[k], offsets[k + 1], slots[k], slots[k + 1]
+        sizes[k] = sequence_features(
+            data, first, stop, data.labels[first:stop], indices[begin:end], values[begin:end]
+        )
+    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
+    for k in range(n_sequences):
+        begin, source = indptr[k], slots[k]
+        for p in range(sizes[k]):
+            indices[begin + p] = indices[source + p]
+            values[begin + p] = values[source + p]
+        indptr[k + 1] = begin + sizes[k]
+    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
 
 
 @numba.njit(cache=True, inline="always")

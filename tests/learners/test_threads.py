@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm._utils.parallel
+import tasks._chain
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
@@ -46,7 +47,9 @@ def serial_and_threaded(task, call):
 
 @pytest.mark.parametrize("options", CHAIN_TASKS.values(), ids=CHAIN_TASKS.keys())
 @pytest.mark.parametrize("sparse", [False, True])
-def test_chain_oracles_on_threads_are_the_serial_ones(options, sparse):
+def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse, monkeypatch):
+    # The joint features of a batch this small are built on threads only when told to.
+    monkeypatch.setattr(tasks._chain, "PARALLEL_ENTRIES", 0)
     task = ChainTask(4, 5, **options)
     X, Y = chain_data(300, 4, 5, seed=1, sparse=sparse)
     Y = [np.where(y == 1, 2, y) if "forbidden_transitions" in options else y for y in Y]
@@ -59,6 +62,9 @@ def test_chain_oracles_on_threads_are_the_serial_ones(options, sparse):
         serial, threaded = serial_and_threaded(task, call)
         for mine, theirs in zip(threaded, serial, strict=True):
             np.testing.assert_array_equal(mine, theirs)
+    serial, threaded = serial_and_threaded(task, lambda: task.batch_joint_feature(X, Y))
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(threaded, part), getattr(serial, part))
 
 
 def test_multiclass_oracles_on_threads_are_the_serial_ones():
