@@ -47,10 +47,9 @@ def fit_in_this_process(learner: str, score: bool = True) -> dict[str, float]:
     import tasks
 
     figures = {"import (s)": time.perf_counter() - start, "RSS import (MB)": peak_rss_megabytes()}
-    from experiments.ocr_letters import build_learner, parse_args
-    from structsvm.datasets import ocr_letters_split
+    from experiments.ocr_letters import build_learner, parse_args, read_split
 
-    train, test = ocr_letters_split("small")
+    train, test = read_split("small")
     figures["RSS data (MB)"] = peak_rss_megabytes()
     model = build_learner(
         learner, tasks.ChainTask(n_labels=26, n_features=128), 0.1, parse_args([])

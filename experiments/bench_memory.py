@@ -123,12 +123,11 @@ def import_steps(recorder: Recorder) -> None:
 def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
     """The steps of ``python -m experiments.ocr_letters`` (small split, its defaults)."""
     import_steps(recorder)
-    from experiments.ocr_letters import build_learner, parse_args
-    from structsvm.datasets import ocr_letters_split
+    from experiments.ocr_letters import build_learner, parse_args, read_split
     from tasks import ChainTask
 
     args = parse_args([])
-    train, test = recorder.run("data", lambda: ocr_letters_split("small"))
+    train, test = recorder.run("data", lambda: read_split("small"))
     task = ChainTask(n_labels=26, n_features=128)
     fitted = {}
     for learner in learners:

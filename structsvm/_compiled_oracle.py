@@ -50,6 +50,15 @@ class ScoreTable(NamedTuple):
 
 
 @numba.njit(cache=True)
+def unscored(data, i, w):
+    """The ``scores`` of passes that take every example's part scores from a
+    :class:`ScoreTable` and never call it: raises if called (``i`` is never negative)."""
+    if i >= 0:
+        raise RuntimeError("scores called by a pass that scores every example at once")
+    return np.zeros((0, 0))
+
+
+@numba.njit(cache=True)
 def no_labelling_score(data, i, w, scores, labels):
     """The absent ``labelling_score`` of :class:`CompiledOracle`: NaN, whatever it is asked."""
     return np.nan
@@ -137,7 +146,9 @@ class CompiledOracle(NamedTuple):
     labelling_score: Any = no_labelling_score
     add_features: Any = no_add_features
 
-    def functions(self, used: Collection[str] = ORACLE_FUNCTIONS) -> tuple[Any, ...]:
+    def functions(
+        self, used: Collection[str] = ORACLE_FUNCTIONS, *, scored_at_once: bool = False
+    ) -> tuple[Any, ...]:
         """Return ``(scores, decode, features, loss, labelling_score, add_features)`` compiled.
 
         Each function named in ``used`` is compiled for the protocol's argument types over
@@ -145,7 +156,10 @@ class CompiledOracle(NamedTuple):
         float64 and int64 arrays) and handed to the compiled passes by address
         (:class:`~structsvm._native_function.NativeFunction`), so that a pass is compiled once
         per signature and never again with a task's code; the others are None, and a pass
-        that calls none of them compiles none of them.
+        that calls none of them compiles none of them. With ``scored_at_once``, for passes
+        that take every example's part scores from :attr:`batch_scores`, a task that has it
+        gets :func:`unscored` in place of its ``scores``: the same signature, so the
+        same compiled pass, without compiling the task's ``scores``.
 
         Raises
         ------
@@ -168,8 +182,14 @@ class CompiledOracle(NamedTuple):
             "labelling_score": (*example, w, PART_SCORES, labels),
             "add_features": (*example, labels, types.float64, w),
         }
+        table = scored_at_once and self.batch_scores is not None
         functions = tuple(
-            NativeFunction(getattr(self, name), arguments[name]) if name in used else None
+            NativeFunction(
+                unscored if table and name == "scores" else getattr(self, name),
+                arguments[name],
+            )
+            if name in used
+            else None
             for name in ORACLE_FUNCTIONS
         )
         scores = functions[0]

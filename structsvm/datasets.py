@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from structsvm._task import Task
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 OCR_SPLITS = ("small", "large")
 
 
 @dataclass
 class SequenceDataset:
-    """Labelled sequences: ``X[k]`` is a (T_k, d) float array, ``Y[k]`` a (T_k,) int array."""
+    """Labelled sequences: ``X[k]`` is a (T_k, d) numeric array, ``Y[k]`` a (T_k,) int array."""
 
     X: list[np.ndarray]
     Y: list[np.ndarray]
@@ -41,16 +44,25 @@ class SequenceDataset:
         return int(sum(len(y) for y in self.Y))
 
 
-def load_ocr_letters() -> SequenceDataset:
+def load_ocr_letters(dtype: npt.DTypeLike = np.float64) -> SequenceDataset:
     """Load the OCR letters data set (Taskar, Guestrin & Koller, NIPS 2003).
 
     6,877 handwritten words; each letter is a 16×8 binary image flattened to 128 features
-    (float64 values 0/1), labelled 0..25 for 'a'..'z'. ``folds`` gives the 10
-    cross-validation folds of the original data. See ``structsvm/data/README.md`` for sources.
+    (values 0/1 of ``dtype``: float64 by default, uint8 as stored, an eighth of the memory),
+    labelled 0..25 for 'a'..'z'. ``folds`` gives the 10 cross-validation folds of the original
+    data. See ``structsvm/data/README.md`` for sources.
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not a numeric type.
     """
+    pixel_type = np.dtype(dtype)
+    if pixel_type.kind not in "uif":
+        raise ValueError(f"dtype must be a numeric type (as np.float64, np.uint8), got {dtype!r}")
     with resources.files("structsvm").joinpath("data/ocr_letters.npz").open("rb") as handle:
         data = np.load(handle)
-        pixels = data["X"].astype(np.float64)
+        pixels = data["X"].astype(pixel_type, copy=False)
         letters = data["y"].astype(np.int64)
         lengths = data["lengths"].astype(np.int64)
         folds = data["folds"].astype(np.int64)
@@ -65,7 +77,9 @@ def load_ocr_letters() -> SequenceDataset:
     )
 
 
-def ocr_letters_split(split: str = "small") -> tuple[SequenceDataset, SequenceDataset]:
+def ocr_letters_split(
+    split: str = "small", dtype: npt.DTypeLike = np.float64
+) -> tuple[SequenceDataset, SequenceDataset]:
     """Return the (train, test) halves of a standard OCR letters split.
 
     Parameters
@@ -73,10 +87,12 @@ def ocr_letters_split(split: str = "small") -> tuple[SequenceDataset, SequenceDa
     split : {"small", "large"}
         "small": train on fold 1 (704 words), test on the other nine folds.
         "large": train on folds 1–9 (6,251 words), test on fold 0 (626 words).
+    dtype : numeric type, default=np.float64
+        The pixels' type (:func:`load_ocr_letters`).
     """
     if split not in OCR_SPLITS:
         raise ValueError(f"split must be one of {OCR_SPLITS}, got {split!r}")
-    data = load_ocr_letters()
+    data = load_ocr_letters(dtype)
     train_mask = data.folds == 1 if split == "small" else data.folds != 0
     return data.select(train_mask), data.select(~train_mask)
 

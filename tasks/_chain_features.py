@@ -204,8 +204,7 @@ def _sorted_emissions(
     bucket_start = 0
     for label in range(n_labels):
         bucket_stop = label_entries[label]
-        if bucket_stop - bucket_start > 1:
-            keys[bucket_start:bucket_stop].sort()
+        shell_sort(keys[bucket_start:bucket_stop])
         position = bucket_start
         while position < bucket_stop:
             column = keys[position] // n_entries
@@ -256,22 +255,13 @@ def _chain_part_features(
     return nnz
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -> int:
     """Turn ``codes[:n_codes]`` into the distinct columns ``at + code``, increasing, in place.
 
-    ``counts`` receives how often each occurs; returns how many distinct codes there are. A
-    short sequence's few codes are sorted by insertion, without the set-up of a quicksort.
+    ``counts`` receives how often each occurs; returns how many distinct codes there are.
     """
-    if n_codes > 32:
-        codes[:n_codes].sort()
-    else:
-        for k in range(1, n_codes):
-            code, into = codes[k], k
-            while into > 0 and codes[into - 1] > code:
-                codes[into] = codes[into - 1]
-                into -= 1
-            codes[into] = code
+    shell_sort(codes[:n_codes])
     n_distinct = position = 0
     while position < n_codes:
         code = codes[position]
@@ -283,6 +273,32 @@ def _count_codes(codes: np.ndarray, n_codes: int, at: int, counts: np.ndarray) -
         counts[n_distinct] = run
         n_distinct += 1
     return n_distinct
+
+
+@numba.njit(cache=True)
+def shell_sort(keys: np.ndarray) -> None:
+    """Sort ``keys`` in place in increasing order (Shell's sort, Knuth's gaps 1, 4, 13, …).
+
+    The few short runs of a sequence's codes and entries sort about as fast as by a quicksort,
+    and the function compiles in about an eighth of the CPU time of Numba's ``ndarray.sort``.
+
+    References
+    ----------
+    D. L. Shell, "A high-speed sorting procedure", Communications of the ACM 2(7), 1959.
+    D. E. Knuth, The Art of Computer Programming, vol. 3, 2nd ed., §5.2.1, 1998.
+    """
+    n = len(keys)
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap > 0:
+        for k in range(gap, n):
+            key, into = keys[k], k
+            while into >= gap and keys[into - gap] > key:
+                keys[into] = keys[into - gap]
+                into -= gap
+            keys[into] = key
+        gap //= 3
 
 
 @numba.njit(cache=True, inline="always")

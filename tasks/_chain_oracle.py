@@ -72,16 +72,6 @@ class ChainData(NamedTuple):
     dense: np.ndarray
 
 
-@numba.njit(cache=True, inline="always")
-def _add_bias(data, w, scores):
-    """Add the per-label bias to every row of ``scores`` (when the task has one)."""
-    if data.use_bias:
-        bias = w[data.bias_at : data.bias_at + data.n_labels]
-        for t in range(scores.shape[0]):
-            for label in range(data.n_labels):
-                scores[t, label] += bias[label]
-
-
 @numba.njit(cache=True)
 def chain_scores(data, i, w):
     """Return the unary scores (T_i, L) of sequence i: ``x_t · E[l] + b[l]``."""
@@ -90,7 +80,11 @@ def chain_scores(data, i, w):
     scores = np.zeros((stop - first, data.n_labels))
     for t in range(stop - first):
         add_position_scores(data.indptr, data.indices, data.values, emissions, first + t, scores[t])
-    _add_bias(data, w, scores)
+    if data.use_bias:
+        bias = w[data.bias_at : data.bias_at + data.n_labels]
+        for t in range(scores.shape[0]):
+            for label in range(data.n_labels):
+                scores[t, label] += bias[label]
     return scores
 
 
@@ -290,5 +284,6 @@ def batch_scores(data: ChainData, w: np.ndarray) -> ScoreTable:
         scores = sparse_unary_scores(
             data.indptr, data.indices, data.values, np.asfortranarray(emissions)
         )
-    _add_bias(data, w, scores)
+    if data.use_bias:
+        scores += w[data.bias_at : data.bias_at + data.n_labels]
     return ScoreTable(scores, data.offsets)

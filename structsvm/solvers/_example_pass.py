@@ -69,7 +69,9 @@ class CompiledTrainingSet(TaskConstraints):
         true_features: FeatureMatrix, *, n_jobs: int | None = None, summed: bool = False,
     ) -> None:
         super().__init__(task, X, Y, n_jobs=n_jobs, true_features=true_features, summed=summed)
-        self.oracle, self.functions = oracle, oracle.functions(self.oracle_functions)
+        # Every pass is at a fixed w, scored at once where the task can (call).
+        self.oracle = oracle
+        self.functions = oracle.functions(self.oracle_functions, scored_at_once=True)
 
     @classmethod
     def prepare(

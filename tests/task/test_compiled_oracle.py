@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from structsvm import CompiledOracle, Task
-from structsvm._compiled_oracle import find_compiled_oracle, labels_of
-from tasks import MulticlassTask
+from structsvm._compiled_oracle import find_compiled_oracle, labels_of, unscored
+from tasks import ChainTask, MulticlassTask
 from tests.compiled_tasks import pair_problem
 
 
@@ -55,6 +55,21 @@ def test_the_passes_get_only_the_functions_they_name_compiled():
     functions = oracle.functions(("decode", "loss"))
     assert [f is None for f in functions] == [True, False, True, False, True, True]
     assert functions[3].dispatcher is oracle.loss
+
+
+def test_passes_that_score_at_once_get_a_stand_in_for_the_scores_of_a_task_that_has_a_table():
+    rng = np.random.default_rng(0)
+    task = ChainTask(3, 4)
+    X, Y = task.check_data([rng.normal(size=(5, 4))], [rng.integers(0, 3, 5)])
+    oracle = task.compiled_oracle(X, Y)
+    assert oracle.batch_scores is not None
+    scores, decode = oracle.functions(("scores", "decode"), scored_at_once=True)[:2]
+    assert scores.dispatcher is unscored and decode.dispatcher is oracle.decode
+    assert scores.numba_type == oracle.functions(("scores",))[0].numba_type
+    with pytest.raises(RuntimeError, match="scores every example at once"):
+        scores(oracle.data, 0, np.zeros(task.size_joint_feature))
+    without_table = oracle._replace(batch_scores=None)
+    assert without_table.functions(("scores",), scored_at_once=True)[0].dispatcher is oracle.scores
 
 
 def test_a_function_the_protocol_lacks_is_refused_by_name():

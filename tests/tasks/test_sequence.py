@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from structsvm import Task
 from tasks import ChainTask, split_sequences
+from tasks._chain_features import shell_sort
 from tests.references import all_labelings, chain_losses, chain_scores
 
 
@@ -131,6 +132,31 @@ def test_joint_feature_layout_by_hand():
     np.testing.assert_array_equal(phi[10:12], [1, 0])  # last label 0
     np.testing.assert_array_equal(phi[12:14], [1, 2])  # label counts
     assert task.size_joint_feature == len(phi) == 14
+
+
+@pytest.mark.parametrize("density", [1.0, 0.05])
+def test_long_sequences_count_every_label_pair_and_triple(density):
+    # Hundreds of pairs and triples, many repeated, on both emission paths: the counts are
+    # those of a plain tally.
+    rng = np.random.default_rng(5)
+    n, d = 4, 6
+    task = ChainTask(n, d, order=2)
+    x = rng.normal(size=(300, d)) * (rng.random((300, d)) < density)
+    y = rng.integers(0, n, 300)
+    pairs, triples = np.zeros((n, n)), np.zeros((n, n, n))
+    np.add.at(pairs, (y[:-1], y[1:]), 1.0)
+    np.add.at(triples, (y[:-2], y[1:-1], y[2:]), 1.0)
+    phi = task.batch_joint_feature([x], [y]).toarray().ravel()
+    np.testing.assert_array_equal(phi[n * d : n * d + n * n], pairs.ravel())
+    np.testing.assert_array_equal(phi[n * d + n * n : n * d + n * n + n**3], triples.ravel())
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 12, 13, 40, 41, 500])
+def test_shell_sort_orders_like_numpy(size):
+    keys = np.random.default_rng(size).integers(-20, 20, size)
+    expected = np.sort(keys)
+    shell_sort(keys)
+    np.testing.assert_array_equal(keys, expected)
 
 
 @pytest.mark.parametrize(
