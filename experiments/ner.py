@@ -24,10 +24,13 @@ SVMs' C does (:func:`crfsuite_penalty`, 1/(2C)); the grid is walked upwards, eve
 trained on the training file but its last whole documents (10% of the sentences), and only
 trainings that converged within their budget count (:func:`held_out_path`): a structural SVM
 whose certified relative duality gap reached ``--tol`` within ``--max-iter`` passes (CRFsuite,
-which has no such certificate, counts at its budget of ``--crf-max-iter`` iterations). The
-setting of the best entity F1 on the held-out sentences is trained again on the whole file,
-and only that run is scored on testa (``--regularisation fixed`` takes ``--C``, ``--crf-c1``,
-``--crf-c2`` instead). testb is never read.
+which has no such certificate, counts at its budget of ``--crf-max-iter`` iterations). A
+structural SVM walks the grid as one regularisation path, each C starting from the dual point
+of the last (``warm_start=True``), and its walk ends at its first C not solved. The setting of
+the best entity F1 on the held-out sentences is trained again on the whole file (a structural
+SVM along the grid up to its C, the time being the whole path's), and only that run is scored
+on testa (``--regularisation fixed`` takes ``--C``, ``--crf-c1``, ``--crf-c2`` instead).
+testb is never read.
 
 Each learner runs in a fresh process; the table gives entity precision, recall and F1 as
 conlleval computes them (:func:`tasks.chunk_scores`), the token error, the training time (wall
@@ -80,6 +83,8 @@ from tasks import ChainTask, chunk_scores
 
 LANGUAGES = {"esp": "Spanish", "ned": "Dutch"}
 LEARNERS = ("chain", "semi-markov", "crfsuite")
+C_GRID = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0]
+"""The values of C every learner selects from: two a decade, as a path walks them."""
 PAPER_TOKEN_ERRORS = {"structural SVM": 5.08, "CRF": 5.17, "averaged perceptron": 5.94, "HMM": 9.36}
 """Token error (%) on 300 Spanish sentences, Tsochantaridis et al. (ICML 2004), Table 2."""
 
@@ -265,14 +270,11 @@ def train_crfsuite(
     return Trained(lambda sentences: [tagger.tag(s) for s in sentences], timer, detail, True)
 
 
-def train_tagger(
-    learner: str, X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
-) -> Trained:
-    """Train the chain or the semi-Markov tagger; converged when its certified relative
-    duality gap reached ``args.tol`` within ``args.max_iter`` passes."""
+def path_tagger(learner: str, args: argparse.Namespace) -> SequenceTagger:
+    """Return the chain or semi-Markov tagger of ``args``, set to walk a path of C
+    (``warm_start=True``: each fit at a new C starts from the dual point of the last)."""
     segments = args.segment_length if learner == "semi-markov" else None
-    tagger = SequenceTagger(
-        C=args.C,
+    return SequenceTagger(
         solver=args.solver,
         tol=args.tol,
         max_iter=args.max_iter,
@@ -284,18 +286,42 @@ def train_tagger(
         averaging=args.averaging,
         gap_check_every=args.gap_check_every,
         random_state=0,
+        warm_start=True,
     )
+
+
+def fit_at(
+    tagger: SequenceTagger, C: float, X: list[list[dict[str, Any]]], tags: list[list[str]]
+) -> Trained:
+    """Fit ``tagger`` at C, from its fit at the last C if any; converged when its certified
+    relative duality gap reached its tolerance within its passes."""
     with Stopwatch() as timer:
-        tagger.fit(X, tags)
+        tagger.set_params(C=C).fit(X, tags)
     svm = tagger.svm_
-    detail = (
-        f"{svm.solver_}, C={args.C:g}, {svm.n_iter_} iterations"
-        + (f", {args.segment_loss} loss" if segments else "")
-        + f", relative gap "
-        f"{svm.history_[-1]['relative_gap']:.2g}, {tagger.vectorizer_.n_features_} features"
-    )
     gap = svm.history_[-1]["relative_gap"]
+    detail = (
+        f"{svm.solver_}, C={C:g}, {svm.n_iter_} passes"
+        + (f", {tagger.segment_loss} loss" if tagger.segments else "")
+        + f", relative gap {gap:.2g}, {tagger.vectorizer_.n_features_} features"
+    )
     return Trained(tagger.predict, timer, detail, bool(svm.converged_), f"{gap:.3g}")
+
+
+def train_tagger(
+    learner: str, X: list[list[dict[str, Any]]], tags: list[list[str]], args: argparse.Namespace
+) -> Trained:
+    """Train the chain or the semi-Markov tagger along ``args.C_path`` (C = the last value),
+    each C started from the last; converged when its certified relative duality gap reached
+    ``args.tol`` within ``args.max_iter`` passes at every C. The time is the whole path's."""
+    tagger = path_tagger(learner, args)
+    walked, converged = [], True
+    with Stopwatch() as timer:
+        for C in args.C_path:
+            last = fit_at(tagger, C, X, tags)
+            walked.append(f"C={C:g}: {tagger.svm_.n_iter_} passes, {last.timer.cpu:.0f} CPU-s")
+            converged = converged and last.converged
+    detail = last.detail + (f"; path {', '.join(walked)}" if len(walked) > 1 else "")
+    return Trained(last.predict, timer, detail, converged, last.gap)
 
 
 def train_perceptron(
@@ -352,9 +378,13 @@ def grid_lines(args: argparse.Namespace) -> list[Line]:
 def configured(line: Line, args: argparse.Namespace, C: float | None = None) -> argparse.Namespace:
     """Return ``args`` for one line: its segment loss (else the first of ``--segment-loss``)
     and, given C, its regularisation (CRFsuite: c1 = c2 = :func:`crfsuite_penalty` of C)."""
-    settings: dict[str, Any] = {"segment_loss": line.segment_loss or args.segment_losses[0]}
+    settings: dict[str, Any] = {
+        "segment_loss": line.segment_loss or args.segment_losses[0], "C_path": [args.C],
+    }
     if C is not None:
         settings["C"] = C
+        # A structural SVM is trained along the grid up to C, as on the held-out walk.
+        settings["C_path"] = [value for value in sorted(args.C_grid) if value < C] + [C]
         if line.learner == "crfsuite":
             settings.update(dict.fromkeys(("crf_c1", "crf_c2"), crfsuite_penalty(C)))
     return argparse.Namespace(**{**vars(args), **settings})
@@ -373,11 +403,16 @@ def run_learner(
     else:
         trained = train_tagger(learner, X, tags, args)
     del X, tags
+    return {"learner": learner, **scored(trained, evaluation)}
+
+
+def scored(trained: Trained, evaluation: Sentences) -> Row:
+    """Return the scores of a trained learner on sentences, its time, peak memory so far and
+    detail."""
     timer = trained.timer
     predicted = trained.predict(dicts(evaluation))
     scores = chunk_scores([t for _, _, t in evaluation], predicted)
     return {
-        "learner": learner,
         "entity F1": f"{100 * scores.f1:.2f}",
         "precision": f"{100 * scores.precision:.2f}",
         "recall": f"{100 * scores.recall:.2f}",
@@ -389,6 +424,34 @@ def run_learner(
         "converged": trained.converged,
         "detail": trained.detail,
     }
+
+
+def walk_line(
+    line: Line, fit: Sentences, held_out: Sentences, args: argparse.Namespace
+) -> list[Row]:
+    """Train one line upwards along the grid of C on ``fit`` and score every C on ``held_out``
+    (in its own process).
+
+    A structural SVM walks one path: each C starts from the dual point of the last
+    (:func:`path_tagger`), and the walk stops at the first C whose training does not converge
+    within its budget, as a larger C needs more passes still. CRFsuite trains every C afresh.
+    Each row's time is that C's alone.
+    """
+    X, tags = dicts(fit), [entity_tags(t) for _, _, t in fit]
+    del fit
+    rows = []
+    tagger = None
+    if line.learner != "crfsuite":
+        tagger = path_tagger(line.learner, configured(line, args))
+    for C in sorted(args.C_grid):
+        if tagger is None:
+            trained = train_crfsuite(X, tags, configured(line, args, C))
+        else:
+            trained = fit_at(tagger, C, X, tags)
+        rows.append({"learner": line.learner, **scored(trained, held_out)})
+        if not trained.converged:
+            break
+    return rows
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -417,9 +480,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--held-out", type=float, default=0.1,
                         help="share of the training sentences held out, the last whole "
                         "documents (default: 0.1)")
-    parser.add_argument("--C-grid", type=float, nargs="+", default=[0.1, 1.0, 10.0, 100.0, 1000.0],
+    parser.add_argument("--C-grid", type=float, nargs="+", default=C_GRID,
                         help="the values of C every learner selects from, CRFsuite's "
-                        "c1 = c2 = 1/(2C) (default: 0.1 1 10 100 1000)")
+                        f"c1 = c2 = 1/(2C) (default: {' '.join(f'{C:g}' for C in C_GRID)})")
     parser.add_argument("--jobs", type=int, default=1,
                         help="training runs at a time, each in its own process (default: 1)")
     parser.add_argument("--C", type=float, default=0.1,
@@ -472,24 +535,20 @@ def held_out_path(
 ) -> list[tuple[Line, float, Row]]:
     """Train every line along the increasing grid of C on ``fit`` and score it on ``held_out``.
 
-    Each value of C is one round, its trainings ``args.jobs`` at a time; a line leaves the path
-    at its first value whose training does not converge within its budget (a structural SVM
-    whose certified relative gap is above ``--tol`` after ``--max-iter`` passes), since a larger
-    C needs more passes still. Returns
-    ``(line, C, row)`` of every training, in the order run.
+    Each line walks the grid in its own process (:func:`walk_line`), ``args.jobs`` lines at a
+    time; a structural SVM's line ends at its first C whose training does not converge.
+    Returns ``(line, C, row)`` of every training, by C, then in the order of ``lines``.
     """
-    path, going = [], list(lines)
-    for C in sorted(args.C_grid):
-        if not going:
-            break
-        rows = run_in_fresh_processes(
-            run_learner,
-            [(line.learner, fit, held_out, configured(line, args, C)) for line in going],
-            args.jobs,
-        )
-        path += [(line, C, row) for line, row in zip(going, rows, strict=True)]
-        going = [line for line, row in zip(going, rows, strict=True) if row["converged"]]
-    return path
+    walks = run_in_fresh_processes(
+        walk_line, [(line, fit, held_out, args) for line in lines], args.jobs
+    )
+    grid = sorted(args.C_grid)
+    path = [
+        (grid.index(C), k, line, C, row)
+        for k, (line, rows) in enumerate(zip(lines, walks, strict=True))
+        for C, row in zip(grid, rows, strict=False)  # a walk may end early
+    ]
+    return [(line, C, row) for *_, line, C, row in sorted(path, key=lambda entry: entry[:2])]
 
 
 def select(learner: str, path: list[tuple[Line, float, Row]]) -> tuple[Line, float] | None:

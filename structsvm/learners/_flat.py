@@ -29,9 +29,12 @@ FLAT_PARAMETERS = (
 )
 """The parameters that flat estimators declare by default and pass on to their StructuredSVM."""
 
-PASSED_ON = FLAT_PARAMETERS + tuple(sorted(_SOLVER_SPECIFIC - set(FLAT_PARAMETERS)))
-"""Every parameter a flat estimator may declare and pass on: FLAT_PARAMETERS and the options
-that only some solvers take (bcfw's steps, order and averaging, the cutting planes' window)."""
+PASSED_ON = (
+    FLAT_PARAMETERS + tuple(sorted(_SOLVER_SPECIFIC - set(FLAT_PARAMETERS))) + ("warm_start",)
+)
+"""Every parameter a flat estimator may declare and pass on: FLAT_PARAMETERS, the options
+that only some solvers take (bcfw's steps, order and averaging, the cutting planes' window)
+and ``warm_start``."""
 
 
 def flat_parameter_constraints(names: Sequence[str] = FLAT_PARAMETERS) -> ParameterConstraints:

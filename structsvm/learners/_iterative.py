@@ -209,7 +209,11 @@ class IterativeEstimator(InterruptibleFit):
         # Imported here: tqdm.auto probes for IPython and widgets, which an import need not do.
         from tqdm.auto import tqdm
 
-        first = int(initial_state.history[-1][self._iteration_key]) if initial_state else 0
+        first = (
+            int(initial_state.history[-1][self._iteration_key])
+            if initial_state and initial_state.history
+            else 0
+        )
         state = None
         saved = None
         previous = first

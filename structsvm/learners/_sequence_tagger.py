@@ -108,6 +108,10 @@ cache_size, cache_timeout
         Seed of the solvers' random order.
     n_jobs : int or None, default=None
         Workers for the oracle calls, as in :class:`~structsvm.StructuredSVM`.
+    warm_start : bool, default=False
+        A fit on the same sentences and tags continues the earlier fit (see ``warm_start`` of
+        :class:`~structsvm.StructuredSVM`); with bcfw C may change, which walks a
+        regularisation path, each C starting from the dual point of the last.
     progress : bool, default=False
         Show a progress bar during fit.
     verbose : int, default=0
@@ -164,6 +168,7 @@ cache_size, cache_timeout
         inactive_window: int | None = None,
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
+        warm_start: bool = False,
         progress: bool = False,
         verbose: int = 0,
     ) -> None:
@@ -187,6 +192,7 @@ cache_size, cache_timeout
         self.inactive_window = inactive_window
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.warm_start = warm_start
         self.progress = progress
         self.verbose = verbose
 
@@ -202,7 +208,10 @@ cache_size, cache_timeout
         self.vectorizer_ = SequenceVectorizer(hash_features=self.hash_features)
         inputs = self.vectorizer_.fit_transform(X)
         task, labels = (self._chain if self.segments is None else self._segment_task)(tags)
-        self.svm_ = structural_svm_for(self, task).fit(inputs, labels)
+        svm = structural_svm_for(self, task)
+        if self.warm_start and hasattr(self, "svm_"):
+            svm = self.svm_.set_params(**svm.get_params(deep=False))
+        self.svm_ = svm.fit(inputs, labels)
         return self
 
     def _chain(self, tags: list[list[str]]) -> tuple[Any, list[np.ndarray]]:

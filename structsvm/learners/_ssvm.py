@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from structsvm._task import Task
-from structsvm._utils.fingerprint import problem_key
+from structsvm._utils.fingerprint import check_same_problem, problem_key
 from structsvm._utils.validation import (
     BOOLEAN,
     N_JOBS,
@@ -29,6 +29,7 @@ from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.learners._solver_choice import AUTO, resolve_solver
 from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
+from structsvm.solvers._bcfw import start_at_C
 from structsvm.solvers._objective import RESCALINGS, SLACK_NORMS
 
 _SOLVER_OPTIONS = {
@@ -202,13 +203,18 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ``tol``, ``max_iter``, ``inactive_window``, ``order`` and bcfw's gap-sampling, cache
         and ``gap_check_every`` options, ``n_jobs``, ``progress``,
         ``verbose`` and the checkpoint settings may change between the fits; a different
-        solver, C, rescaling, slack_norm, number of examples or training data, task (its type,
+        solver, rescaling, slack_norm, number of examples or training data, task (its type,
         size or joint features of the training data; a task that differs only in its loss is
         not detected), or (bcfw) ``averaging`` raises ValueError. The training data and joint
         features are compared only if the earlier fit recorded their digests, which a fit does
         when it runs with ``warm_start=True`` or ``checkpoint``. ``random_state`` is not used when
         continuing.
         A fit that already meets ``tol`` returns without a new iteration.
+        With bcfw, C may change too, which walks a regularisation path: the fit starts from
+        the earlier dual point rescaled to the new C (each block keeps its labellings' masses;
+        the average of the iterates restarts there), ``history_`` starts afresh with the
+        duality gap of that point, and the iterations are numbered from 0. The other solvers
+        raise ValueError for a new C.
     checkpoint : str or path-like, optional
         File to which the estimator, with everything needed to continue the fit, is written
         every ``checkpoint_every`` iterations and when fit ends (also when interrupted). Each
@@ -273,7 +279,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
     Notes
     -----
     ``history_``, ``n_iter_`` and the ``oracle_calls``, ``qp_time`` and ``time`` of the records
-    count over all the fits that continued one another.
+    count over all the fits that continued one another at the same C.
 
     References
     ----------
@@ -390,8 +396,8 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         ------
         ValueError
             For invalid parameters or data, or if ``warm_start`` continues a fit of a
-            different problem (solver, C, rescaling, slack_norm, task, data or bcfw's
-            ``averaging``).
+            different problem (solver, rescaling, slack_norm, task, data or bcfw's
+            ``averaging``; C for a solver other than bcfw).
         """
         shared = [name for name in self._parameter_constraints if name not in _SOLVER_SPECIFIC]
         validate_parameters(self, only=shared)
@@ -449,6 +455,27 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
                 initial_state=initial,
             )
         return self
+
+    def _continued_state(self, key: dict[str, Any]) -> SolverState | None:
+        """Return the state a warm start continues from, or None for a fresh fit.
+
+        A bcfw fit at another C (the problem otherwise the same) continues from its dual point
+        rescaled to the new C (:func:`~structsvm.solvers._bcfw.start_at_C`); the other solvers
+        refuse a new C.
+        """
+        state = getattr(self, "_resumable_state", None)
+        if not self.warm_start or state is None or self._problem_key["C"] == key["C"]:
+            return super()._continued_state(key)
+        before = self._problem_key
+        check_same_problem({**before, "C": key["C"]}, key, type(self).__name__)
+        if key["solver"] != "bcfw":
+            raise ValueError(
+                f"{type(self).__name__} with warm_start=True continues at a different C only "
+                f"with solver='bcfw', whose dual blocks rescale with C; the {key['solver']} "
+                f"fit was at C={before['C']!r}, now C={key['C']!r}: set warm_start=False to "
+                "fit from scratch"
+            )
+        return start_at_C(state, before["C"], key["C"])
 
     def _may_switch(self) -> bool:
         """Tell whether the fit with the task's own oracle ended converged and not interrupted."""

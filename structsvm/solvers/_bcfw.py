@@ -138,6 +138,50 @@ class BCFWDual:
         return w, _average_offset(reported_w, w, self.average_scale, self.averaging, self.steps)
 
 
+def start_at_C(state: SolverState, C_before: float, C: float) -> SolverState:
+    """Return the dual point of a bcfw state of C = ``C_before`` as a starting point at ``C``.
+
+    The blocks (``w_i``, ``ℓ_i`` and ``β_i``, each C times a convex or, for L2 slacks, conic
+    combination of the block's corners) are scaled by one factor t: any t in
+    ``[0, C / C_before]`` keeps them feasible at C, the share ``1 − t C_before / C`` of every
+    block's mass going to its true labelling (whose corner is zero). t maximises the dual at C
+    along that segment, ``t = clip(Σ ℓ_i / (‖w‖² + Σ β_i² / C), 0, C / C_before)``; with pairwise
+    steps, whose active sets need not hold the true labelling, every labelling keeps its mass
+    (``t = C / C_before``). The cache's corners carry over. What only holds for the earlier C
+    is dropped: the average of the iterates (it restarts at the new iterate, on the averaging
+    schedule of a new run), the block gaps, the cache's gaps at the last oracle calls and the
+    last duality gap. The state has an empty history: :func:`bcfw` given it numbers its passes
+    from 0 and first evaluates the duality gap of the point at C.
+    """
+    dual: BCFWDual = state.dual_state
+    n = len(dual.block_losses)
+    iterate, _ = dual.iterate_and_offset(np.zeros(len(state.w)))
+    largest = C / C_before
+    curvature = iterate @ iterate + dual.block_sums @ dual.block_sums / C
+    factor = largest
+    if dual.active_sets is None and curvature > 0:
+        factor = min(max(dual.total_loss / curvature, 0.0), largest)
+    cache = dual.cache
+    if cache is not None:
+        cache = dataclasses.replace(cache.copy(), exact_gaps=np.full(n, np.inf))
+    rescaled = dataclasses.replace(
+        dual.copy(),
+        block_values=[values * factor for values in dual.block_values],
+        block_losses=dual.block_losses * factor,
+        block_sums=dual.block_sums * factor,
+        total_loss=dual.total_loss * factor,
+        average_scale=1.0,
+        average_loss=0.0,
+        average_sum_offset=np.zeros(n),
+        steps=0,
+        block_gaps=None,
+        cache=cache,
+        duality_gap=np.inf,
+        evaluated_w=None,
+    )
+    return SolverState(w=iterate * factor, working_set=None, history=[], dual_state=rescaled)
+
+
 def check_variant_options(
     order: str, gap_sweep_every: int, gap_mixing: float, cache_size: int, cache_timeout: int,
     slack_norm: int, gap_check_every: int, step: str, rescaling: str,
@@ -262,7 +306,9 @@ def bcfw(
         for up to ``max_iter`` further passes, numbering them on from its history, as the
         earlier run would have gone on (up to rounding: w and the average's offset are rebuilt
         from the blocks and the state's weights, see :class:`BCFWDual`). A state that already
-        meets ``tol`` is yielded back, marked converged, without a new pass.
+        meets ``tol`` is yielded back, marked converged, without a new pass. A state with an
+        empty history, as :func:`start_at_C` makes of a run at another C, is a starting point:
+        the passes are numbered from 0, the first record being the gap of that point.
         ``initial_state`` is left unchanged.
     n_jobs : int or None, default=None
         Workers for the duality-gap evaluation after each pass: with a compiled pass, Numba's
@@ -386,10 +432,11 @@ def bcfw(
         )
         start_w = np.zeros(size)
     else:
-        last = initial_state.history[-1]
-        best_dual = last["dual"]
-        if last.get("certified", True):
-            best_primal, best_w = last["primal"], initial_state.w
+        if initial_state.history:
+            last = initial_state.history[-1]
+            best_dual = last["dual"]
+            if last.get("certified", True):
+                best_primal, best_w = last["primal"], initial_state.w
         dual_state = initial_state.dual_state.copy()
         if dual_state.averaging != bool(averaging):
             raise ValueError(

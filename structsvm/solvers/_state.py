@@ -72,9 +72,10 @@ class RunCounters:
         cls, initial_state: SolverState | None, max_iter: int, *, first: int = 0,
         number: str = "iteration",
     ) -> RunCounters:
-        """Start counting for a fresh run (iterations ``first .. max_iter``) or make up to
-        ``max_iter`` more, numbered on from the last record's ``number``."""
-        if initial_state is None:
+        """Start counting for a fresh run (iterations ``first .. max_iter``; also from a state
+        with no history, a starting point) or make up to ``max_iter`` more, numbered on from
+        the last record's ``number``."""
+        if initial_state is None or not initial_state.history:
             return cls([], range(first, max_iter + 1), time.perf_counter())
         history = list(initial_state.history)
         last = history[-1]
@@ -117,8 +118,8 @@ class RunCounters:
 
 def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverState | None:
     """Return a copy of a state marked converged if its last record is certified and meets
-    ``tol``, else None."""
-    if initial_state is None:
+    ``tol``, else None (also for a state with no history, whose gap is not known)."""
+    if initial_state is None or not initial_state.history:
         return None
     last = initial_state.history[-1]
     if not last.get("certified", True) or not meets_tolerance(last["primal"], last["dual"], tol):

@@ -82,6 +82,23 @@ def test_the_held_out_slice_is_the_last_whole_documents(tmp_path):
     assert fit == loaded[0] and held_out == loaded[1]
 
 
+def fake_rows(held_out):
+    """A stand-in for the trainings: ``held_out[learner, loss, C]`` gives (F1, converged)."""
+
+    def row(learner, args):
+        loss = args.segment_loss if learner == "semi-markov" else None
+        f1, converged = held_out[learner, loss, args.C]
+        return {
+            "learner": learner, "entity F1": f"{f1}", "converged": converged,
+            "relative gap": "-",
+            "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}, {loss}, "
+            f"path {args.C_path}",
+            **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-"),
+        }
+
+    return row
+
+
 def test_each_learner_is_trained_with_its_best_converged_setting_on_held_out_data(
     data_dir, monkeypatch
 ):
@@ -97,54 +114,73 @@ def test_each_learner_is_trained_with_its_best_converged_setting_on_held_out_dat
         ("crfsuite", None, 0.1): (70.0, True), ("crfsuite", None, 1.0): (70.0, True),
         ("crfsuite", None, 10.0): (70.0, True),
     }
-    runs = []
+    row = fake_rows(held_out)
+    walked, final = [], []
 
     def run_in_fresh_processes(function, batch, jobs):
+        if function is ner.walk_line:
+            walks = []
+            for line, fit, scored, args in batch:
+                walked.append((line, len(fit), len(scored)))
+                rows = []
+                for C in sorted(args.C_grid):
+                    rows.append(row(line.learner, ner.configured(line, args, C)))
+                    if not rows[-1]["converged"]:
+                        break
+                walks.append(rows)
+            return walks
         assert function is ner.run_learner
-        runs.append(batch)
-        rows = []
-        for learner, _, _, args in batch:
-            loss = args.segment_loss if learner == "semi-markov" else None
-            f1, converged = held_out[learner, loss, args.C]
-            rows.append({
-                "entity F1": f"{f1}", "converged": converged, "relative gap": "-",
-                "detail": f"C={args.C:g}, c1={args.crf_c1:g}, c2={args.crf_c2:g}, {loss}",
-                **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-"),
-            })
-        return rows
+        final.extend((learner, len(train), len(scored)) for learner, train, scored, _ in batch)
+        return [row(learner, args) for learner, _, _, args in batch]
 
     monkeypatch.setattr(ner, "run_in_fresh_processes", run_in_fresh_processes)
     tables = ner.main([
         "--data-dir", str(data_dir), "--encoding", "latin-1", "--settings", "entities",
         "--languages", "esp", "--C-grid", "10", "0.1", "1",
     ])
-    # One round per C, upwards; a line leaves at its first training that does not converge.
-    trained = [[(learner, args.C) for learner, _, _, args in batch] for batch in runs]
-    assert trained[:3] == [
-        [("chain", 0.1), ("semi-markov", 0.1), ("semi-markov", 0.1), ("crfsuite", 0.1)],
-        [("chain", 1.0), ("semi-markov", 1.0), ("semi-markov", 1.0), ("crfsuite", 1.0)],
-        [("chain", 10.0), ("semi-markov", 10.0), ("crfsuite", 10.0)],
+    # Every line walks the grid (selected on the last of the 3 training sentences, trained on
+    # the other 2); the chosen settings are trained on all 3 and scored on testa.
+    assert walked == [
+        (ner.Line("chain"), 2, 1), (ner.Line("semi-markov", "segments"), 2, 1),
+        (ner.Line("semi-markov", "hamming"), 2, 1), (ner.Line("crfsuite"), 2, 1),
     ]
-    # Selected on the last of the 3 training sentences, trained on all 3, scored on testa.
-    assert [{(len(train), len(scored)) for _, train, scored, _ in batch} for batch in runs] == [
-        {(2, 1)}, {(2, 1)}, {(2, 1)}, {(3, 3)}
-    ]
-    # Every learner draws from the one grid of C, CRFsuite with c1 = c2 = 1/(2C).
-    assert [(args.crf_c1, args.crf_c2) for learner, _, _, args in runs[0]
-            if learner == "crfsuite"] == [(5.0, 5.0)]
+    assert final == [("chain", 3, 3), ("semi-markov", 3, 3), ("crfsuite", 3, 3)]
     # The best converged held-out F1 wins (not the unconverged 90 nor 73); ties go to the
-    # first training run: CRFsuite's smallest C, the semi-Markov model's first loss.
+    # smallest C, then to the semi-Markov model's first loss. CRFsuite draws from the same grid
+    # with c1 = c2 = 1/(2C); a structural SVM is trained along the grid up to its C.
     assert [row["detail"] for row in tables["esp"]] == [
-        "C=1, c1=0.1, c2=0.1, None", "C=1, c1=0.1, c2=0.1, hamming", "C=0.1, c1=5, c2=5, None"
+        "C=1, c1=0.1, c2=0.1, None, path [0.1, 1.0]",
+        "C=1, c1=0.1, c2=0.1, hamming, path [0.1, 1.0]",
+        "C=0.1, c1=5, c2=5, None, path [0.1]",
     ]
+
+
+def test_a_structural_svm_walks_the_grid_until_a_training_does_not_converge(data_dir):
+    args = ner.parse_args(["--encoding", "latin-1", "--C-grid", "0.1", "1", "10", "100"])
+    sentences = ner.load(data_dir / "esp.train", "latin-1")
+    rows = ner.walk_line(ner.Line("chain"), sentences, sentences, args)
+    # On three separable sentences 100 passes certify C = 1 but not C = 10, the end of the walk.
+    assert [row["detail"].split(", ")[1] for row in rows] == ["C=0.1", "C=1", "C=10"]
+    assert [row["converged"] for row in rows] == [True, True, False]
+    at_1 = ner.configured(ner.Line("chain"), args, 1.0)
+    final = ner.run_learner("chain", sentences, sentences, at_1)
+    assert final["detail"].split("; path ")[1].startswith("C=0.1: ") and final["converged"]
+    assert final["entity F1"] == rows[1]["entity F1"] == "100.00"
 
 
 def test_a_learner_without_a_converged_training_is_not_scored(data_dir, monkeypatch):
+    held_out = {
+        ("chain", None, 0.1): (50.0, False), ("crfsuite", None, 0.1): (50.0, True),
+        ("crfsuite", None, 1.0): (50.0, True),
+    }
+    row = fake_rows(held_out)
+
     def run_in_fresh_processes(function, batch, jobs):
-        return [{"learner": learner, "entity F1": "50.0", "converged": learner == "crfsuite",
-                 "detail": learner, "relative gap": "-",
-                 **dict.fromkeys(("train time", "train CPU", "peak RSS"), "-")}
-                for learner, _, _, _ in batch]
+        if function is ner.walk_line:
+            return [
+                [row(line.learner, ner.configured(line, args, 0.1))] for line, *_, args in batch
+            ]
+        return [row(learner, args) for learner, _, _, args in batch]
 
     monkeypatch.setattr(ner, "run_in_fresh_processes", run_in_fresh_processes)
     tables = ner.main([

@@ -173,3 +173,21 @@ def test_a_bad_solver_option_is_refused_by_the_structural_svm_rule():
         SequenceTagger(solver="bcfw", step="newton").fit(X, TAGS)
     with pytest.raises(ValueError, match="order"):
         SequenceTagger(solver="bcfw", order="sorted").fit(X, TAGS)
+
+
+@pytest.mark.parametrize("segments", [None, 3])
+def test_a_warm_started_tagger_walks_c_from_the_last_fit_to_the_optimum_at_the_new_c(segments):
+    settings = {"solver": "bcfw", "tol": 1e-2, "max_iter": 2000, "random_state": 0,
+                "bio": segments is None, "segments": segments}
+    path = SequenceTagger(C=0.1, warm_start=True, **settings).fit(X, TAGS)
+    svm = path.svm_
+    path.set_params(C=1.0).fit(X, TAGS)
+    cold = SequenceTagger(C=1.0, **{**settings, "max_iter": 20000}).fit(X, TAGS)
+
+    assert path.svm_ is svm and path.svm_.C == 1.0
+    # The fit at C = 1 starts from the dual point of C = 0.1, not from zero.
+    assert path.svm_.history_[0]["dual"] > 0
+    assert path.svm_.converged_ and cold.svm_.converged_
+    assert path.svm_.dual_objective_ <= cold.svm_.primal_objective_
+    assert cold.svm_.dual_objective_ <= path.svm_.primal_objective_
+    assert path.predict(X) == cold.predict(X) == TAGS
