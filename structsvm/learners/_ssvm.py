@@ -28,8 +28,7 @@ from structsvm._utils.validation import (
 from structsvm.learners._base import StructuredEstimator
 from structsvm.learners._iterative import IterativeEstimator, interruptible_fit
 from structsvm.learners._solver_choice import AUTO, resolve_solver
-from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState
-from structsvm.solvers._bcfw import start_at_C
+from structsvm.solvers import SOLVER_DEFAULTS, SOLVERS, SolverState, start_at_C
 from structsvm.solvers._objective import RESCALINGS, SLACK_NORMS
 
 _SOLVER_OPTIONS = {
@@ -460,7 +459,7 @@ class StructuredSVM(IterativeEstimator, StructuredEstimator):
         """Return the state a warm start continues from, or None for a fresh fit.
 
         A bcfw fit at another C (the problem otherwise the same) continues from its dual point
-        rescaled to the new C (:func:`~structsvm.solvers._bcfw.start_at_C`); the other solvers
+        rescaled to the new C (:func:`~structsvm.solvers.start_at_C`); the other solvers
         refuse a new C.
         """
         state = getattr(self, "_resumable_state", None)

@@ -8,7 +8,7 @@ between iterations and keeps the latest weights. :data:`SOLVERS` names them and
 through a joint kernel (:func:`joint_kernel_n_slack`).
 """
 
-from structsvm.solvers._bcfw import bcfw
+from structsvm.solvers._bcfw import bcfw, start_at_C
 from structsvm.solvers._defaults import SOLVER_DEFAULTS
 from structsvm.solvers._dual_cd import dual_coordinate_descent
 from structsvm.solvers._n_slack import joint_kernel_n_slack, n_slack
@@ -24,5 +24,5 @@ SOLVERS = {
 
 __all__ = [
     "SOLVERS", "SOLVER_DEFAULTS", "SolverState", "bcfw", "dual_coordinate_descent",
-    "joint_kernel_n_slack", "n_slack", "one_slack",
+    "joint_kernel_n_slack", "n_slack", "one_slack", "start_at_C",
 ]

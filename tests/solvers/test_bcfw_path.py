@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from structsvm import StructuredSVM
-from structsvm.solvers import bcfw
-from structsvm.solvers._bcfw import start_at_C
+from structsvm.solvers import bcfw, start_at_C
 from tests.solvers.bcfw_problems import PROBLEMS
 from tests.solvers.test_bcfw_pairwise import active_labellings, joint_feature
 
