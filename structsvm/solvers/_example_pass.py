@@ -69,7 +69,8 @@ class CompiledTrainingSet(TaskConstraints):
         true_features: FeatureMatrix, *, n_jobs: int | None = None, summed: bool = False,
     ) -> None:
         super().__init__(task, X, Y, n_jobs=n_jobs, true_features=true_features, summed=summed)
-        # Every pass is at a fixed w, scored at once where the task can (call).
+        # These passes hold w fixed and read every example's part scores from the batch
+        # table where the task has one, so the per-example scoring is never called.
         self.oracle = oracle
         self.functions = oracle.functions(self.oracle_functions, scored_at_once=True)
 
