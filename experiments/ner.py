@@ -77,9 +77,8 @@ from experiments._measure import (
 )
 from structsvm import SequenceTagger, SequenceVectorizer, StructuredPerceptron
 from structsvm.io import read_columns
-from structsvm.learners._sequence_tagger import bio_segments
 from structsvm.solvers import SOLVER_DEFAULTS
-from tasks import ChainTask, chunk_scores
+from tasks import ChainTask, chunk_scores, extract_chunks
 
 LANGUAGES = {"esp": "Spanish", "ned": "Dutch"}
 LEARNERS = ("chain", "semi-markov", "crfsuite")
@@ -219,9 +218,9 @@ def entity_tags(tags: list[str]) -> list[str]:
     semi-Markov model (whose segments read the tags the same way) and CRFsuite see the same
     entities.
     """
-    result = []
-    for start, stop, kind in bio_segments(tags, len(tags)):
-        result += ["O"] if kind == "O" else [f"B-{kind}"] + [f"I-{kind}"] * (stop - start - 1)
+    result = ["O"] * len(tags)
+    for kind, start, stop in extract_chunks(tags):
+        result[start:stop] = [f"B-{kind}"] + [f"I-{kind}"] * (stop - start - 1)
     return result
 
 

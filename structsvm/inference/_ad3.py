@@ -255,13 +255,9 @@ def ad3(
     resumed = state.started[0]
     kept_bound = np.inf
     if resumed:  # the rounding of the kept p and the bound of the kept multipliers
-        for node in range(n_nodes):
-            labels[node] = np.argmax(state.p[node])
-        icm(unary, tables, per_edge, edges, starts, ends, labels)
-        score = labelling_score(unary, tables, per_edge, edges, labels)
-        if score > best_score:
-            best_score = score
-            best_labels[:] = labels
+        best_score = _rounding(
+            unary, tables, per_edge, edges, starts, ends, state.p, labels, best_labels, best_score
+        )
         kept_bound = split_bound(unary, tables, per_edge, edges, state.multipliers)
         best_bound = min(best_bound, kept_bound)
         if gap_closed(best_score, best_bound, gap_tolerance) and stop_when_certified:
@@ -355,14 +351,9 @@ def ad3(
         dual_residual = np.sqrt(dual_residual / scale)
         converged = primal_residual < tol and dual_residual < tol
         if converged or iteration % ROUNDING_INTERVAL == 0 or iteration == max_iter - 1:
-            # Rounding by local search from the argmax of p, and bound.
-            for node in range(n_nodes):
-                labels[node] = np.argmax(p[node])
-            icm(unary, tables, per_edge, edges, starts, ends, labels)
-            score = labelling_score(unary, tables, per_edge, edges, labels)
-            if score > best_score:
-                best_score = score
-                best_labels[:] = labels
+            best_score = _rounding(
+                unary, tables, per_edge, edges, starts, ends, p, labels, best_labels, best_score
+            )
             bound = split_bound(unary, tables, per_edge, edges, multipliers)
             best_bound = min(best_bound, bound)
             certified = gap_closed(best_score, best_bound, gap_tolerance)
@@ -377,6 +368,31 @@ def ad3(
             eta /= 2.0
         state.eta[0] = eta
     return best_labels, best_bound, n_iter
+
+
+@numba.njit(cache=True)
+def _rounding(
+    unary: np.ndarray,
+    tables: np.ndarray,
+    per_edge: bool,
+    edges: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    p: np.ndarray,
+    labels: np.ndarray,
+    best_labels: np.ndarray,
+    best_score: float,
+) -> float:
+    """Round p by local search (ICM) from its argmax, in ``labels``; return the better of its
+    score and ``best_score``, the better labelling being left in ``best_labels``."""
+    for node in range(p.shape[0]):
+        labels[node] = np.argmax(p[node])
+    icm(unary, tables, per_edge, edges, starts, ends, labels)
+    score = labelling_score(unary, tables, per_edge, edges, labels)
+    if score > best_score:
+        best_labels[:] = labels
+        return score
+    return best_score
 
 
 @numba.njit(cache=True)
