@@ -59,6 +59,15 @@ def unscored(data, i, w):
 
 
 @numba.njit(cache=True)
+def unfeatured(data, i, labels):
+    """The ``features`` of passes that add φ by the task's ``add_features`` and take ``w · φ``
+    by its ``labelling_score``, and never call it: raises if called (``i`` is never negative)."""
+    if i >= 0:
+        raise RuntimeError("features called by a pass that adds them by add_features")
+    return np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
+@numba.njit(cache=True)
 def no_labelling_score(data, i, w, scores, labels):
     """The absent ``labelling_score`` of :class:`CompiledOracle`: NaN, whatever it is asked."""
     return np.nan
@@ -68,6 +77,11 @@ def no_labelling_score(data, i, w, scores, labels):
 def no_add_features(data, i, labels, scale, out):
     """The absent ``add_features`` of :class:`CompiledOracle`: False, ``out`` untouched."""
     return False
+
+
+#: The stand-ins that :meth:`CompiledOracle.functions` hands a pass for the functions it never
+#: calls, by name.
+STAND_INS = {"scores": unscored, "features": unfeatured}
 
 
 class CompiledOracle(NamedTuple):
@@ -147,7 +161,7 @@ class CompiledOracle(NamedTuple):
     add_features: Any = no_add_features
 
     def functions(
-        self, used: Collection[str] = ORACLE_FUNCTIONS, *, scored_at_once: bool = False
+        self, used: Collection[str] = ORACLE_FUNCTIONS, *, uncalled: Collection[str] = ()
     ) -> tuple[Any, ...]:
         """Return ``(scores, decode, features, loss, labelling_score, add_features)`` compiled.
 
@@ -156,21 +170,26 @@ class CompiledOracle(NamedTuple):
         float64 and int64 arrays) and handed to the compiled passes by address
         (:class:`~structsvm._native_function.NativeFunction`), so that a pass is compiled once
         per signature and never again with a task's code; the others are None, and a pass
-        that calls none of them compiles none of them. With ``scored_at_once``, for passes
-        that take every example's part scores from :attr:`batch_scores`, a task that has it
-        gets :func:`unscored` in place of its ``scores``: the same signature, so the
-        same compiled pass, without compiling the task's ``scores``.
+        that calls none of them compiles none of them. The functions named in ``uncalled``,
+        which the calling pass never calls on this oracle (``scores`` where it reads
+        :attr:`batch_scores`, ``features`` where it has both shortcuts), get a stand-in of
+        their signature that raises if called (:data:`STAND_INS`): the same compiled pass,
+        without compiling the task's function.
 
         Raises
         ------
         ValueError
-            If ``used`` names a function the protocol does not have.
+            If ``used`` names a function the protocol does not have, or ``uncalled`` one that
+            has no stand-in.
         TypeError
             If ``scores`` returns another type than a C-contiguous 2-D float64 array.
         """
         unknown = sorted(set(used) - set(ORACLE_FUNCTIONS))
         if unknown:
             raise ValueError(f"used names {unknown}; expected names among {ORACLE_FUNCTIONS}")
+        unknown = sorted(set(uncalled) - set(STAND_INS))
+        if unknown:
+            raise ValueError(f"uncalled names {unknown}; expected names among {list(STAND_INS)}")
         data = numba.typeof(self.data)
         example = (data, types.int64)
         w, labels = types.float64[::1], types.int64[::1]
@@ -182,11 +201,9 @@ class CompiledOracle(NamedTuple):
             "labelling_score": (*example, w, PART_SCORES, labels),
             "add_features": (*example, labels, types.float64, w),
         }
-        table = scored_at_once and self.batch_scores is not None
         functions = tuple(
             NativeFunction(
-                unscored if table and name == "scores" else getattr(self, name),
-                arguments[name],
+                STAND_INS[name] if name in uncalled else getattr(self, name), arguments[name]
             )
             if name in used
             else None
@@ -204,6 +221,11 @@ class CompiledOracle(NamedTuple):
     def offers_labelling_score(self) -> bool:
         """Whether the task offers ``labelling_score`` (passes then keep the part scores)."""
         return self.labelling_score is not no_labelling_score
+
+    @property
+    def offers_add_features(self) -> bool:
+        """Whether the task offers ``add_features``."""
+        return self.add_features is not no_add_features
 
     def output(self, labels: np.ndarray) -> Any:
         """Return the task's output of ``labels``."""

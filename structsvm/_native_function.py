@@ -7,14 +7,22 @@ for every caller, and the caller's on-disk cache entry depends on the callee's i
 address: a caller calls it through a pointer with Numba's own calling convention (exceptions
 propagate), so each callee is compiled once and each caller only for the callee's signature,
 which is all that its cache entry depends on. Boxing one costs an attribute read per call.
+
+The code behind the address is compiled from the dispatcher's Python function without the
+wrappers that let Python (and C) call it, which are a fair share of a small function's compile
+time; that compilation is a dispatcher of its own, cached on disk under its own name, and a
+call from Python runs the dispatcher as it is.
 """
 
 from __future__ import annotations
 
+import types as pytypes
 from typing import Any
 
+import numba
 from llvmlite import ir
 from numba.core import cgutils, types
+from numba.core.caching import NullCache
 from numba.core.datamodel import models
 from numba.core.extending import NativeValue, lower_builtin, register_model, typeof_impl, unbox
 from numba.core.typing.templates import Signature
@@ -73,14 +81,38 @@ class NativeFunction:
 
     def __init__(self, dispatcher: Any, arguments: tuple) -> None:
         self.dispatcher = dispatcher
-        dispatcher.compile(arguments)
-        compiled = dispatcher.overloads[tuple(arguments)]
+        unwrapped = _unwrapped(dispatcher)
+        unwrapped.compile(arguments)
+        compiled = unwrapped.overloads[tuple(arguments)]
         self.address = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
         self.numba_type = NativeFunctionType(compiled.signature)
 
     def __call__(self, *arguments: Any) -> Any:
         """Return the dispatcher's result for ``arguments`` (a call from Python)."""
         return self.dispatcher(*arguments)
+
+
+#: The wrapper-less dispatcher of each dispatcher that :class:`NativeFunction` has compiled.
+_UNWRAPPED: dict[Any, Any] = {}
+
+
+def _unwrapped(dispatcher: Any) -> Any:
+    """Return a dispatcher of ``dispatcher``'s Python function, with its options, that compiles
+    no wrappers for calls from Python or C; cached on disk as ``<name>__native`` if it is."""
+    if dispatcher not in _UNWRAPPED:
+        function = dispatcher.py_func
+        twin = pytypes.FunctionType(
+            function.__code__, function.__globals__, function.__name__, function.__defaults__,
+            function.__closure__,
+        )
+        twin.__qualname__ = f"{function.__qualname__}__native"
+        twin.__module__ = function.__module__
+        options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
+        _UNWRAPPED[dispatcher] = numba.njit(
+            **options, cache=not isinstance(dispatcher._cache, NullCache),
+            no_cpython_wrapper=True, no_cfunc_wrapper=True,
+        )(twin)
+    return _UNWRAPPED[dispatcher]
 
 
 @typeof_impl.register(NativeFunction)

@@ -22,12 +22,7 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from tasks._chain_constraints import check_forbidden, find_violation
-from tasks._chain_features import (
-    chain_features_csr,
-    dense_rows_as_csr,
-    parallel_chain_features_csr,
-    sparse_unary_scores,
-)
+from tasks._chain_features import dense_rows_as_csr, features_csr, sparse_unary_scores
 from tasks._chain_oracle import (
     DENSE_FROM,
     ChainData,
@@ -47,10 +42,6 @@ from tasks._slack_rescaling import batch_slack_rescaled_viterbi, loss_states
 from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 from tasks._viterbi_second_order import batch_viterbi_second_order
-
-#: Batches of at least this many stored entries build their joint features on Numba's threads:
-#: smaller ones take less time on one thread than compiling the threaded build.
-PARALLEL_ENTRIES = 1 << 20
 
 #: The most bytes of dense positions that :meth:`ChainTask.batch_argmax` stacks at once.
 STACKED_BYTES = 1 << 23
@@ -204,13 +195,11 @@ class ChainTask(Task):
             A dense vector for a dense ``x``; one sparse row for a sparse ``x``, whose φ would
             be mostly zeros.
         """
-        indptr, indices, data = self._features_csr([x], [y])
+        row = self._features_csr([x], [y])
         if scipy.sparse.issparse(x):
-            return scipy.sparse.csr_matrix(
-                (data, indices, indptr), shape=(1, self.size_joint_feature)
-            )
+            return row
         phi = np.zeros(self.size_joint_feature)
-        phi[indices] = data
+        phi[row.indices] = row.data
         return phi
 
     def loss(self, y_true: np.ndarray, y: np.ndarray) -> float:
@@ -375,13 +364,7 @@ class ChainTask(Task):
         -------
         scipy.sparse.csr_matrix of shape (n_sequences, size_joint_feature)
         """
-        indptr, indices, data = self._features_csr(X, Y)
-        # The entries come as the first part of arrays sized by a bound on them: the values are
-        # copied out (the indices are, into the matrix's index type), so that the matrix, kept
-        # for a whole fit, does not hold the unused rest.
-        return scipy.sparse.csr_matrix(
-            (data.copy(), indices, indptr), shape=(len(indptr) - 1, self.size_joint_feature)
-        )
+        return self._features_csr(X, Y)
 
     def sparse_joint_feature(
         self, x: np.ndarray | scipy.sparse.spmatrix, y: np.ndarray
@@ -390,8 +373,8 @@ class ChainTask(Task):
 
         Costs time in proportion to the stored entries of ``x``, without building a matrix.
         """
-        _, indices, data = self._features_csr([x], [y])
-        return indices, data
+        row = self._features_csr([x], [y])
+        return row.indices.astype(np.int64), row.data
 
     def compiled_oracle(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray]
@@ -501,11 +484,9 @@ class ChainTask(Task):
     # ----------------------------------------------------------------- weight blocks
     def _features_csr(
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix], Y: Sequence[np.ndarray]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return ``(indptr, indices, data)`` of the joint features of every sequence."""
-        data = self._chain_data(X, Y)
-        threaded = use_threads(len(data.offsets) - 1) and len(data.values) >= PARALLEL_ENTRIES
-        return (parallel_chain_features_csr if threaded else chain_features_csr)(data)
+    ) -> scipy.sparse.csr_matrix:
+        """Return the joint features of every sequence as the rows of a CSR matrix."""
+        return features_csr(self._chain_data(X, Y), self.size_joint_feature)
 
     def _chain_data(
         self, X: Sequence[np.ndarray | scipy.sparse.spmatrix] | None = None,

@@ -1,4 +1,5 @@
-"""Compiled joint features of linear chains, as the rows of a CSR matrix.
+"""Joint features of linear chains, as the rows of a CSR matrix: a batch's in NumPy, one
+sequence's compiled (for the compiled oracle).
 
 φ of a sequence holds, in increasing column order: the emission sums ``Σ_{t: y_t = l} x_t`` per
 label, the counts of label pairs and triples, the first and last labels, and the label counts
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
+import scipy.sparse
 
 from structsvm._utils.parallel import run_in_parts
 
@@ -28,54 +30,77 @@ def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return indptr, columns.astype(np.int64, copy=False), X[rows, columns].astype(np.float64)
 
 
-@numba.njit(cache=True)
-def chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(indptr, indices, values)`` of the joint feature of every sequence of ``data``.
+def features_csr(data: ChainData, size: int) -> scipy.sparse.csr_matrix:
+    """Return the joint feature of every sequence of ``data`` as the rows of a CSR matrix.
 
-    Emission sums that come out exactly zero are left out.
+    ``size`` is the length of φ. Built with NumPy and SciPy, without compiling: the emission
+    sums are one sparse product, ``P @ X`` with ``P[(k, l), t] = 1`` where sequence k has label
+    l at position t, which adds the terms of every sum in position order, as
+    :func:`sequence_features` does, and leaves out the sums that are exactly zero; the label
+    pairs, triples and labels are counted by :func:`numpy.unique`. The matrix is canonical
+    (sorted, distinct columns), with the same entries as :func:`sequence_features` writes.
     """
-    offsets = data.offsets
-    bound = 0
-    for k in range(len(offsets) - 1):
-        bound += entries_bound(data, offsets[k], offsets[k + 1])
-    indptr = np.zeros(len(offsets), dtype=np.int64)
-    indices, values = np.empty(bound, dtype=np.int64), np.empty(bound)
-    for k in range(len(offsets) - 1):
-        first, stop, at = offsets[k], offsets[k + 1], indptr[k]
-        indptr[k + 1] = at + sequence_features(
-            data, first, stop, data.labels[first:stop], indices[at:], values[at:]
-        )
-    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
+    offsets, labels = data.offsets, data.labels
+    n_sequences, n_labels, n_features = len(offsets) - 1, data.n_labels, data.n_features
+    n_positions = int(offsets[-1])
+    sequence = np.repeat(np.arange(n_sequences, dtype=np.int64), np.diff(offsets))
+    # The (sequence, label) pairs that occur, increasing, and the pair of each position.
+    pairs, pair_of, pair_counts = np.unique(
+        sequence * n_labels + labels, return_inverse=True, return_counts=True
+    )
+    pair_sequence, pair_label = np.divmod(pairs, n_labels)
+    by_pair = scipy.sparse.csr_matrix(
+        (np.ones(n_positions), pair_of, np.arange(n_positions + 1)),
+        shape=(n_positions, len(pairs)),
+    ).T.tocsr()
+    sums = by_pair @ scipy.sparse.csr_matrix(
+        (data.values, data.indices, data.indptr), shape=(n_positions, n_features)
+    )
+    sums.sort_indices()
+    # A sequence's pairs are consecutive rows of the sums, in label order: its emissions.
+    columns = np.repeat(pair_label * n_features, np.diff(sums.indptr))
+    columns += sums.indices
+    first_pairs = np.searchsorted(pair_sequence, np.arange(n_sequences + 1))
+    emissions = scipy.sparse.csr_matrix(
+        (sums.data, columns, sums.indptr[first_pairs]), shape=(n_sequences, size)
+    )
+    blocks = []
+    last = np.zeros(n_positions, dtype=bool)
+    last[offsets[1:] - 1] = True
+    if data.use_transitions:
+        t = np.flatnonzero(~last)
+        codes = labels[t] * n_labels + labels[t + 1]
+        blocks.append(_counted(sequence[t], codes, n_labels**2, data.transitions_at))
+    if data.use_triples:
+        has_two_more = ~last
+        has_two_more[offsets[1:][np.diff(offsets) > 1] - 2] = False
+        t = np.flatnonzero(has_two_more)
+        codes = (labels[t] * n_labels + labels[t + 1]) * n_labels + labels[t + 2]
+        blocks.append(_counted(sequence[t], codes, n_labels**3, data.triples_at))
+    if data.use_start_end:
+        every, ones = np.arange(n_sequences, dtype=np.int64), np.ones(n_sequences)
+        blocks.append((every, data.start_at + labels[offsets[:-1]], ones))
+        blocks.append((every, data.end_at + labels[offsets[1:] - 1], ones))
+    if data.use_bias:
+        blocks.append((pair_sequence, data.bias_at + pair_label, pair_counts.astype(np.float64)))
+    if not blocks:
+        return emissions
+    # Rows made from (row, column) entries in this order keep their columns increasing.
+    rows, columns, values = (np.concatenate(part) for part in zip(*blocks, strict=True))
+    chain_part = scipy.sparse.csr_matrix((values, (rows, columns)), shape=(n_sequences, size))
+    chain_part.has_sorted_indices = True
+    # The two have no column in common: the sum takes each entry as it is.
+    return emissions + chain_part
 
 
-@numba.njit(cache=True, parallel=True)
-def parallel_chain_features_csr(data: ChainData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return :func:`chain_features_csr`'s result, the sequences built on Numba's threads.
-
-    Every row is built by the same serial code into a slot of its own, as long as its bound
-    on the entries; the rows are then moved down in place, in order (a row never moves past
-    the start of its own slot), so the result does not depend on the number of threads.
-    """
-    offsets = data.offsets
-    n_sequences = len(offsets) - 1
-    slots = np.zeros(n_sequences + 1, dtype=np.int64)
-    for k in range(n_sequences):
-        slots[k + 1] = slots[k] + entries_bound(data, offsets[k], offsets[k + 1])
-    indices, values = np.empty(slots[-1], dtype=np.int64), np.empty(slots[-1])
-    sizes = np.zeros(n_sequences, dtype=np.int64)
-    for k in numba.prange(n_sequences):
-        first, stop, begin, end = offsets[k], offsets[k + 1], slots[k], slots[k + 1]
-        sizes[k] = sequence_features(
-            data, first, stop, data.labels[first:stop], indices[begin:end], values[begin:end]
-        )
-    indptr = np.zeros(n_sequences + 1, dtype=np.int64)
-    for k in range(n_sequences):
-        begin, source = indptr[k], slots[k]
-        for p in range(sizes[k]):
-            indices[begin + p] = indices[source + p]
-            values[begin + p] = values[source + p]
-        indptr[k + 1] = begin + sizes[k]
-    return indptr, indices[: indptr[-1]], values[: indptr[-1]]
+def _counted(
+    rows: np.ndarray, codes: np.ndarray, n_codes: int, at: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the (row, column, count) of each code (0 .. n_codes - 1) that occurs in a row,
+    at column ``at + code``, sorted by row and column."""
+    keys, counts = np.unique(rows * n_codes + codes, return_counts=True)
+    row, code = np.divmod(keys, n_codes)
+    return row, at + code, counts.astype(np.float64)
 
 
 @numba.njit(cache=True, inline="always")

@@ -69,10 +69,17 @@ class CompiledTrainingSet(TaskConstraints):
         true_features: FeatureMatrix, *, n_jobs: int | None = None, summed: bool = False,
     ) -> None:
         super().__init__(task, X, Y, n_jobs=n_jobs, true_features=true_features, summed=summed)
-        # These passes hold w fixed and read every example's part scores from the batch
-        # table where the task has one, so the per-example scoring is never called.
         self.oracle = oracle
-        self.functions = oracle.functions(self.oracle_functions, scored_at_once=True)
+        self.functions = oracle.functions(self.oracle_functions, uncalled=self.uncalled(oracle))
+
+    @classmethod
+    def uncalled(cls, oracle: CompiledOracle) -> tuple[str, ...]:
+        """Return the oracle's functions that these passes never call on ``oracle``.
+
+        The passes hold w fixed and read every example's part scores from the batch table
+        where the task has one, so its per-example scoring is never called.
+        """
+        return () if oracle.batch_scores is None else ("scores",)
 
     @classmethod
     def prepare(

@@ -15,6 +15,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from structsvm._compiled_oracle import CompiledOracle
 from structsvm._utils.parallel import run_in_parts
 from structsvm.solvers._example_oracle import decode_keeping_scores, sparse_dot
 from structsvm.solvers._example_pass import CompiledTrainingSet
@@ -115,6 +116,13 @@ class CompiledSummedPasses(CompiledTrainingSet):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, summed=True, **kwargs)
         self.bounds = example_blocks(self.n_examples, self.task.size_joint_feature)
+
+    @classmethod
+    def uncalled(cls, oracle: CompiledOracle) -> tuple[str, ...]:
+        """Return the base class's, and ``features`` where the oracle offers both shortcuts
+        (:func:`block_sums` adds φ and takes ``w · φ`` by them)."""
+        both = oracle.offers_labelling_score and oracle.offers_add_features
+        return (*super().uncalled(oracle), *(("features",) if both else ()))
 
     def oracle_pass(self, w: np.ndarray) -> PassSummary:
         """Make the pass at ``w`` in one compiled call; return its sums."""

@@ -6,7 +6,6 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm._utils.parallel
-import tasks._chain
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
 from tasks import ChainTask, MulticlassTask
@@ -47,9 +46,7 @@ def serial_and_threaded(task, call):
 
 @pytest.mark.parametrize("options", CHAIN_TASKS.values(), ids=CHAIN_TASKS.keys())
 @pytest.mark.parametrize("sparse", [False, True])
-def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse, monkeypatch):
-    # The joint features of a batch this small are built on threads only when told to.
-    monkeypatch.setattr(tasks._chain, "PARALLEL_ENTRIES", 0)
+def test_chain_oracles_and_features_on_threads_are_the_serial_ones(options, sparse):
     task = ChainTask(4, 5, **options)
     X, Y = chain_data(300, 4, 5, seed=1, sparse=sparse)
     Y = [np.where(y == 1, 2, y) if "forbidden_transitions" in options else y for y in Y]

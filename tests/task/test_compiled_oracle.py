@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from structsvm import CompiledOracle, Task
-from structsvm._compiled_oracle import find_compiled_oracle, labels_of, unscored
+from structsvm._compiled_oracle import (
+    find_compiled_oracle,
+    labels_of,
+    no_labelling_score,
+    unfeatured,
+    unscored,
+)
+from structsvm.solvers._example_pass import CompiledExamplePasses
+from structsvm.solvers._summed_pass import CompiledSummedPasses
 from tasks import ChainTask, MulticlassTask
 from tests.compiled_tasks import pair_problem
 
@@ -57,19 +65,45 @@ def test_the_passes_get_only_the_functions_they_name_compiled():
     assert functions[3].dispatcher is oracle.loss
 
 
-def test_passes_that_score_at_once_get_a_stand_in_for_the_scores_of_a_task_that_has_a_table():
+def test_a_pass_gets_stand_ins_of_the_same_signature_for_the_functions_it_never_calls():
     rng = np.random.default_rng(0)
     task = ChainTask(3, 4)
     X, Y = task.check_data([rng.normal(size=(5, 4))], [rng.integers(0, 3, 5)])
     oracle = task.compiled_oracle(X, Y)
-    assert oracle.batch_scores is not None
-    scores, decode = oracle.functions(("scores", "decode"), scored_at_once=True)[:2]
-    assert scores.dispatcher is unscored and decode.dispatcher is oracle.decode
-    assert scores.numba_type == oracle.functions(("scores",))[0].numba_type
+    scores, decode, features = oracle.functions(
+        ("scores", "decode", "features"), uncalled=("scores", "features")
+    )[:3]
+    assert scores.dispatcher is unscored and features.dispatcher is unfeatured
+    assert decode.dispatcher is oracle.decode
+    real = oracle.functions(("scores", "features"))
+    assert scores.numba_type == real[0].numba_type
+    assert features.numba_type == real[2].numba_type
     with pytest.raises(RuntimeError, match="scores every example at once"):
         scores(oracle.data, 0, np.zeros(task.size_joint_feature))
-    without_table = oracle._replace(batch_scores=None)
-    assert without_table.functions(("scores",), scored_at_once=True)[0].dispatcher is oracle.scores
+    with pytest.raises(RuntimeError, match="adds them by add_features"):
+        features(oracle.data, 0, Y[0])
+    with pytest.raises(ValueError, match=r"uncalled names \['loss'\]"):
+        oracle.functions(("loss",), uncalled=("loss",))
+
+
+@pytest.mark.parametrize("table", [True, False])
+@pytest.mark.parametrize("shortcuts", [True, False])
+def test_the_compiled_passes_stand_in_only_for_what_their_oracle_makes_unnecessary(
+    table, shortcuts
+):
+    rng = np.random.default_rng(0)
+    task = ChainTask(3, 4)
+    X, Y = task.check_data([rng.normal(size=(5, 4))], [rng.integers(0, 3, 5)])
+    oracle = task.compiled_oracle(X, Y)
+    if not table:
+        oracle = oracle._replace(batch_scores=None)
+    if not shortcuts:
+        oracle = oracle._replace(labelling_score=no_labelling_score)
+    per_example = ("scores",) if table else ()
+    assert CompiledExamplePasses.uncalled(oracle) == per_example
+    assert CompiledSummedPasses.uncalled(oracle) == per_example + (
+        ("features",) if shortcuts else ()
+    )
 
 
 def test_a_function_the_protocol_lacks_is_refused_by_name():

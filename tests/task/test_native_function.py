@@ -38,6 +38,11 @@ def call_at(fns, data, w, i):
     return fns[0](data, i, w)
 
 
+@numba.njit
+def call_at_scalar(fns, x):
+    return fns[0](x)
+
+
 DATA = (np.arange(12.0).reshape(4, 3), 1.5)
 W = np.array([1.0, -2.0, 0.5])
 
@@ -50,7 +55,19 @@ def shifted():
 def test_its_type_is_the_signature_compiled_for(shifted):
     signature = shifted.numba_type.signature
     assert signature.args == (numba.typeof(DATA), types.int64, types.float64[::1])
+    shifted_rows.compile(signature.args)
     assert signature.return_type == shifted_rows.overloads[signature.args].signature.return_type
+
+
+def test_compiling_for_compiled_callers_leaves_the_python_callable_dispatcher_uncompiled():
+    @numba.njit
+    def doubled(x):
+        return 2.0 * x
+
+    native = NativeFunction(doubled, (types.float64,))
+    assert not doubled.overloads
+    assert call_at_scalar((native,), 1.5) == 3.0
+    assert native(1.5) == 3.0 and list(doubled.overloads) == [(types.float64,)]
 
 
 def test_compiled_code_calling_it_gets_the_direct_call_results(shifted):
@@ -126,7 +143,7 @@ def test_a_cached_caller_serves_a_new_process_whose_callee_changed(tmp_path):
 
     write_callee("2.0 * x")
     assert run_caller(tmp_path, tmp_path / "cache") == {
-        "value": 5.0, "compiled": ["scaled", "caller"]
+        "value": 5.0, "compiled": ["scaled__native", "caller"]
     }
     write_callee("3.0 * x  # changed")
-    assert run_caller(tmp_path, tmp_path / "cache") == {"value": 7.0, "compiled": ["scaled"]}
+    assert run_caller(tmp_path, tmp_path / "cache") == {"value": 7.0, "compiled": ["scaled__native"]}

@@ -484,16 +484,47 @@ def test_oracles_reject_non_finite_weights_where_they_read_them():
 
 
 @pytest.mark.parametrize("density", [1.0, 0.05])
-def test_emission_sums_add_in_position_order_on_either_path(density):
-    # Sequences storing at least n_features entries are summed by a dense accumulator, sparser
-    # ones by sorting their entries: both must add every column's terms in position order.
+def test_emission_sums_add_in_position_order_on_every_path(density):
+    # The batch's features are a sparse product; one sequence's compiled features sum by a dense
+    # accumulator when it stores at least n_features entries and by sorting its entries
+    # otherwise: each must add every column's terms in position order.
     rng = np.random.default_rng(11)
     task = ChainTask(3, 8)
     X = [rng.normal(size=(n, 8)) * (rng.random((n, 8)) < density) for n in (1, 4, 9, 30)]
     Y = [rng.integers(0, 3, len(x)) for x in X]
     phi = task.batch_joint_feature(X, Y).toarray()
-    for row, x, y in zip(phi, X, Y, strict=True):
+    oracle = task.compiled_oracle(X, Y)
+    for i, (row, x, y) in enumerate(zip(phi, X, Y, strict=True)):
         emissions = np.zeros((3, 8))
         for position, label in zip(x, y, strict=True):
             emissions[label] = emissions[label] + position
         np.testing.assert_array_equal(row[:24], emissions.ravel())
+        compiled = np.zeros(task.size_joint_feature)
+        indices, values = oracle.features(oracle.data, i, y)
+        compiled[indices] = values
+        np.testing.assert_array_equal(compiled[:24], emissions.ravel())
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"order": 2}, {"transitions": False}, {"start_end": False, "bias": False},
+     {"transitions": False, "start_end": False, "bias": False}],
+)
+def test_a_batchs_joint_features_are_the_compiled_oracles_bit_for_bit(options, sparse):
+    rng = np.random.default_rng(12)
+    task = ChainTask(4, 6, **options)
+    X = [rng.normal(size=(n, 6)) * (rng.random((n, 6)) < 0.4) for n in rng.integers(1, 8, 40)]
+    X = [scipy.sparse.csr_matrix(x) for x in X] if sparse else X
+    Y = [rng.integers(0, 4, x.shape[0]) for x in X]
+    batch = task.batch_joint_feature(X, Y)
+    assert batch.has_canonical_format and batch.shape == (40, task.size_joint_feature)
+    oracle = task.compiled_oracle(X, Y)
+    for i, y in enumerate(Y):
+        indices, values = oracle.features(oracle.data, i, y)
+        np.testing.assert_array_equal(batch[i].indices, indices)
+        np.testing.assert_array_equal(batch[i].data.view(np.int64), values.view(np.int64))
+        single = task.sparse_joint_feature(X[i], y)
+        assert single[0].dtype == np.int64
+        np.testing.assert_array_equal(single[0], indices)
+        np.testing.assert_array_equal(single[1], values)
