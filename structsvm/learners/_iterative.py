@@ -24,6 +24,7 @@ import numpy as np
 from structsvm._utils.checkpoint import read_checkpoint, write_checkpoint
 from structsvm._utils.estimator import not_fitted_error, warn_not_converged
 from structsvm._utils.fingerprint import check_same_problem
+from structsvm._utils.parallel import compiled_threads
 from structsvm._utils.validation import BOOLEAN, PATH, Interval, ParameterConstraints
 from structsvm.solvers import SolverState
 
@@ -227,7 +228,10 @@ class IterativeEstimator(InterruptibleFit):
         if initial_state is None:
             self._forget_fit()
         try:
-            with bar:
+            # The BLAS runs on the fit's threads as the passes do: one that spreads a solver's
+            # small products over cores that other work keeps busy waits far longer than it
+            # computes.
+            with compiled_threads(self.n_jobs), bar:
                 for state in iterations:
                     self._adopt(state, key)
                     record = self.history_[-1]

@@ -4,10 +4,13 @@ import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from threadpoolctl import threadpool_info
 
 import structsvm._utils.parallel
+from structsvm import StructuredSVM
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
+from structsvm.solvers._working_set import FeatureSpace
 from tasks import ChainTask, MulticlassTask
 from tasks._threads import (
     PARALLEL_FROM,
@@ -160,3 +163,24 @@ def test_a_large_batch_is_stacked_on_threads_into_the_serial_stack():
         stack = stacked_rows(X, offsets)
     assert stack.dtype == np.float64
     np.testing.assert_array_equal(stack, np.concatenate(X))
+
+
+def blas_threads_now():
+    return max(info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas")
+
+
+@pytest.mark.parametrize("n_jobs", [None, 1, -1])
+def test_a_fit_runs_the_blas_of_its_qps_on_its_threads(n_jobs, monkeypatch):
+    # OpenBLAS spreading the working set's small products over cores that other work keeps
+    # busy waits far longer than it computes.
+    seen = []
+    products = FeatureSpace.inner_products
+
+    def noting_products(space, left, right):
+        seen.append(blas_threads_now())
+        return products(space, left, right)
+
+    monkeypatch.setattr(FeatureSpace, "inner_products", noting_products)
+    X, Y = chain_data(20, 3, 4, seed=3)
+    StructuredSVM(ChainTask(3, 4), C=1.0, solver="n-slack", max_iter=3, n_jobs=n_jobs).fit(X, Y)
+    assert seen and set(seen) == {n_threads(n_jobs)}
