@@ -57,9 +57,11 @@ def features_csr(data: ChainData, size: int) -> scipy.sparse.csr_matrix:
         (data.values, data.indices, data.indptr), shape=(n_positions, n_features)
     )
     sums.sort_indices()
-    # A sequence's pairs are consecutive rows of the sums, in label order: its emissions.
-    columns = np.repeat(pair_label * n_features, np.diff(sums.indptr))
-    columns += sums.indices
+    # A sequence's pairs are consecutive rows of the sums, in label order: its emissions. The
+    # columns are shifted by label in place, in the smallest index type that holds them.
+    index = np.int32 if max(size, sums.nnz) <= np.iinfo(np.int32).max else np.int64
+    columns = sums.indices.astype(index, copy=False)
+    columns += np.repeat((pair_label * n_features).astype(index), np.diff(sums.indptr))
     first_pairs = np.searchsorted(pair_sequence, np.arange(n_sequences + 1))
     emissions = scipy.sparse.csr_matrix(
         (sums.data, columns, sums.indptr[first_pairs]), shape=(n_sequences, size)
