@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 import warnings
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -70,6 +70,24 @@ def interruptible_fit(fit: Callable[..., Any]) -> Callable[..., Any]:
                 return self
 
     return interruptible
+
+
+def on_threads(
+    iterations: Iterator[SolverState], n_jobs: int | None
+) -> Iterator[SolverState]:
+    """Yield the states of a solver, each computed with the BLAS on the fit's threads.
+
+    As the compiled passes do (:func:`~structsvm._utils.parallel.compiled_threads`; one thread
+    for an estimator without ``n_jobs``): a BLAS that spreads a solver's small products over
+    cores that other work keeps busy waits far longer than it computes. The limit holds only
+    while the solver computes, not while the caller keeps a state.
+    """
+    while True:
+        with compiled_threads(n_jobs):
+            state = next(iterations, None)
+        if state is None:
+            return
+        yield state
 
 
 class InterruptibleFit:
@@ -228,11 +246,8 @@ class IterativeEstimator(InterruptibleFit):
         if initial_state is None:
             self._forget_fit()
         try:
-            # The BLAS runs on the fit's threads as the passes do: one that spreads a solver's
-            # small products over cores that other work keeps busy waits far longer than it
-            # computes.
-            with compiled_threads(self.n_jobs), bar:
-                for state in iterations:
+            with bar:
+                for state in on_threads(iterations, getattr(self, "n_jobs", None)):
                     self._adopt(state, key)
                     record = self.history_[-1]
                     number = int(record[self._iteration_key])
