@@ -67,12 +67,12 @@ def block_sums(
             loss = fns[3](data, i, labels)
             hat_score = fns[4](data, i, w, scores, labels)
             added = fns[5](data, i, labels, 1.0, accumulator)
-            if not added or np.isnan(hat_score):
+            if not added or not keep:
                 indices, values = fns[2](data, i, labels)
                 if not added:
                     for p in range(len(indices)):
                         accumulator[indices[p]] += values[p]
-                if np.isnan(hat_score):
+                if not keep:
                     hat_score = sparse_dot(w, indices, values)
             loss_sum += loss
             slack_sum += max(loss - true_scores[i] + hat_score, 0.0)

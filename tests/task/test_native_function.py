@@ -146,4 +146,6 @@ def test_a_cached_caller_serves_a_new_process_whose_callee_changed(tmp_path):
         "value": 5.0, "compiled": ["scaled__native", "caller"]
     }
     write_callee("3.0 * x  # changed")
-    assert run_caller(tmp_path, tmp_path / "cache") == {"value": 7.0, "compiled": ["scaled__native"]}
+    assert run_caller(tmp_path, tmp_path / "cache") == {
+        "value": 7.0, "compiled": ["scaled__native"]
+    }
