@@ -38,6 +38,7 @@ import numpy as np
 from experiments import conll2000
 from experiments._measure import first_time, peak_rss_megabytes, run_in_fresh_process
 from experiments._options import FAST_BCFW, solver_and_options
+from experiments.ocr_letters import read_split
 from structsvm import StructuredPerceptron, StructuredSVM
 from structsvm.datasets import ocr_letters_split
 from structsvm.solvers import SOLVERS
@@ -66,8 +67,12 @@ def fmt(value: float, digits: int = 3, unit: str = "") -> str:
 
 
 def ocr_run(split: str, learner: str, C: float, time_limit: float) -> Row:
-    """Train one learner on one OCR split; return its table row (runs in its own process)."""
-    train, test = ocr_letters_split(split)
+    """Train one learner on one OCR split; return its table row (runs in its own process).
+
+    The pixels are read as stored, uint8, as :mod:`experiments.ocr_letters` reads them (the
+    results are those of float64 pixels).
+    """
+    train, test = read_split(split)
     task = ChainTask(n_labels=26, n_features=128)
     if learner == "perceptron":
         start = time.perf_counter()

@@ -31,8 +31,9 @@ LEARNERS = ("perceptron", "n-slack", "1-slack", "bcfw")
 def read_split(split: str) -> tuple[SequenceDataset, SequenceDataset]:
     """Return the (train, test) words of ``split`` with their pixels as stored, uint8.
 
-    The task makes each word float64 as it checks it, so that the nine test folds of the small
-    split are not held as float64 (48 MB) for the whole job.
+    The task keeps integer pixels as they are and converts positions to float64 only where it
+    computes with them, with the same results: the nine test folds of the small split take
+    6 MB rather than 48 MB as float64.
     """
     return ocr_letters_split(split, dtype=np.uint8)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -16,6 +17,7 @@ from structsvm._utils.validation import (
     check_consistent_length,
     check_examples,
     check_feature_array,
+    check_feature_shape,
     check_flag,
     check_labels,
     check_positive_int,
@@ -43,17 +45,19 @@ from tasks._threads import row_blocks_product, stacked_rows, use_threads
 from tasks._viterbi import add_hamming_loss, batch_viterbi
 from tasks._viterbi_second_order import batch_viterbi_second_order
 
-#: The most bytes of dense positions that :meth:`ChainTask.batch_argmax` stacks at once.
+#: The most bytes of dense positions, counted as float64, that :meth:`ChainTask.batch_argmax`
+#: stacks and scores at once (integer positions are stacked as they are, and converted to
+#: float64 by the product).
 STACKED_BYTES = 1 << 23
 
 
 class ChainTask(Task):
     """Label every position of a sequence: a linear-chain model with a Hamming loss.
 
-    An input ``x`` is a float array or a ``scipy.sparse`` matrix of shape (T, n_features), one
-    row per position; its output ``y`` is an int array of shape (T,) with labels in
-    ``0 .. n_labels - 1``. With L labels and d features, the weight vector is laid out in blocks,
-    in this order:
+    An input ``x`` is a float or integer array or a ``scipy.sparse`` matrix of shape
+    (T, n_features), one row per position; its output ``y`` is an int array of shape (T,) with
+    labels in ``0 .. n_labels - 1``. With L labels and d features, the weight vector is laid
+    out in blocks, in this order:
 
     * emissions, ``w[:L*d].reshape(L, d)``: row ``y`` scores the features seen with label ``y``;
     * if ``transitions``, the L×L transition matrix (row: previous label, column: next label);
@@ -76,8 +80,10 @@ class ChainTask(Task):
 
     Data are lists of sequences, ``X[k]`` (T_k, n_features) dense or ``scipy.sparse`` (held as
     CSR float64; all sparse if any is), ``Y[k]`` (T_k,); concatenated data convert with
-    :func:`split_sequences`. Sparse sequences cost time in proportion to their stored entries
-    and give the results of the dense array of the same values.
+    :func:`split_sequences`. Dense integer arrays (pixels read as uint8) are held as they are
+    and give the results of the float64 array of the same values. Sparse sequences cost time in
+    proportion to their stored entries and give the results of the dense array of the same
+    values.
 
     Parameters
     ----------
@@ -310,10 +316,13 @@ class ChainTask(Task):
     def check_data(
         self, X: Sequence[np.ndarray], Y: Sequence[np.ndarray] | None = None
     ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
-        """Return X as a list of finite (T_k, n_features) float arrays and Y as int labels.
+        """Return X as a list of finite (T_k, n_features) sequences and Y as int64 labels.
 
-        Sparse sequences come back as CSR float64 matrices with sorted, distinct column indices.
-        If any sequence is sparse, the dense ones are converted too, so that X is all sparse.
+        Dense integer and bool arrays come back as they are (uint8 pixels stay uint8: the task
+        converts positions to float64 only where it stacks them, with the same results as for
+        float64 input); other dense sequences as float64 arrays. Sparse sequences come back as
+        CSR float64 matrices with sorted, distinct column indices. If any sequence is sparse,
+        the dense ones are converted too, so that X is all sparse.
 
         Raises
         ------
@@ -334,7 +343,10 @@ class ChainTask(Task):
         if any(scipy.sparse.issparse(x) for x in X):
             # The sparse ones are CSR already, and kept as they are: a new matrix would copy a
             # view of a larger array (see _stacked_csr).
-            X = [x if scipy.sparse.issparse(x) else scipy.sparse.csr_matrix(x) for x in X]
+            X = [
+                x if scipy.sparse.issparse(x) else scipy.sparse.csr_matrix(x, dtype=np.float64)
+                for x in X
+            ]
         if Y is None:
             return X, None
         check_consistent_length(X, Y, "Y")
@@ -515,7 +527,8 @@ class ChainTask(Task):
             self.n_features, self._transitions_at, self._triples_at, self._start_at,
             self._end_at, self._bias_at, self.transitions, self.order == 2, self.start_end,
             self.bias, self._constrained, self.forbidden_transitions, self.forbidden_first,
-            self.forbidden_last, np.ascontiguousarray(X_all) if blas else np.zeros((0, 0)),
+            self.forbidden_last,
+            np.ascontiguousarray(X_all, dtype=np.float64) if blas else np.zeros((0, 0)),
         )
 
     def _unary_scores(
@@ -659,7 +672,10 @@ def _concatenate(
 ) -> tuple[np.ndarray | scipy.sparse.csr_matrix, np.ndarray]:
     """Stack sequences into one (N, d) array; return it and the start offsets (n + 1,).
 
-    The stack is a CSR matrix if any sequence is sparse, a dense float64 array otherwise.
+    The stack is a CSR matrix if any sequence is sparse, else a dense array: of the arrays'
+    common integer or bool type if they have one (:func:`_stacked_dtype`), which holds their
+    values exactly and which products and :func:`_csr_arrays` convert to float64 as they read
+    it; float64 otherwise.
 
     Raises
     ------
@@ -678,12 +694,21 @@ def _concatenate(
         x = X[0]
         if scipy.sparse.issparse(x):
             return (x if scipy.sparse.isspmatrix_csr(x) else scipy.sparse.csr_matrix(x)), offsets
-        return np.asarray(x, dtype=np.float64), offsets
+        return np.asarray(x, dtype=_stacked_dtype(X)), offsets
     if all_arrays:
-        return stacked_rows(X, offsets), offsets
+        return stacked_rows(X, offsets, _stacked_dtype(X)), offsets
     if not any(scipy.sparse.issparse(x) for x in X):
         return np.concatenate(X).astype(np.float64, copy=False), offsets
     return _stacked_csr(X), offsets
+
+
+def _stacked_dtype(X: Sequence[Any]) -> np.dtype:
+    """Return the type of a dense stack of the sequences X: the common type of integer or bool
+    arrays (uint8 pixels stay uint8, an eighth of float64), float64 for any other batch."""
+    if not all(isinstance(x, np.ndarray) for x in X):
+        return np.dtype(np.float64)
+    common = functools.reduce(np.promote_types, {x.dtype for x in X})
+    return common if common.kind in "biu" else np.dtype(np.float64)
 
 
 def _stacked_csr(X: Sequence[np.ndarray | scipy.sparse.spmatrix]) -> scipy.sparse.csr_matrix:
@@ -770,32 +795,32 @@ def _empty_sequence(name: str) -> ValueError:
 def _check_sequence(
     x: np.ndarray | scipy.sparse.spmatrix, name: str, n_features: int
 ) -> np.ndarray | scipy.sparse.csr_matrix:
-    """Return a checked sequence; a sparse one as CSR float64 with sorted, distinct columns.
+    """Return a checked sequence: dense as a float64 or integer array, sparse as CSR float64
+    with sorted, distinct columns.
 
-    A sequence that already is one is returned as it is, not copied (the tasks never write into
-    their data); any other is converted into a new matrix.
+    A dense integer or bool array is returned as it is: it is finite by construction, and
+    uint8 takes an eighth of the memory of float64; the task converts positions to float64
+    where it stacks them (:func:`_concatenate`), which gives the same values as converting
+    here. A sparse matrix that already is CSR float64 with sorted, distinct columns is returned
+    as it is too (the tasks never write into their data); any other sequence is converted into
+    a new float64 array or matrix.
     """
-    if not scipy.sparse.issparse(x):
-        x = check_feature_array(x, name, ndim=2, n_features=n_features)
-        if x.shape[0] == 0:
-            raise _empty_sequence(name)
-        return x
-    if x.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array, got shape {x.shape}")
-    if x.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be a numeric array, got a sparse matrix of {x.dtype}")
-    if x.shape[1] != n_features:
-        raise ValueError(
-            f"{name} has {x.shape[1]} features per row, expected n_features={n_features}"
+    if scipy.sparse.issparse(x):
+        check_feature_shape(x, name, ndim=2, n_features=n_features)
+        if x.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must be a numeric array, got a sparse matrix of {x.dtype}")
+        canonical = (
+            scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 and x.has_canonical_format
         )
-    canonical = (
-        scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 and x.has_canonical_format
-    )
-    if not canonical:
-        x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
-        x.sum_duplicates()
-    if not np.all(np.isfinite(x.data)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+        if not canonical:
+            x = scipy.sparse.csr_matrix(x, dtype=np.float64, copy=True)
+            x.sum_duplicates()
+        if not np.all(np.isfinite(x.data)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+    elif isinstance(x, np.ndarray) and x.dtype.kind in "biu":
+        check_feature_shape(x, name, ndim=2, n_features=n_features)
+    else:
+        x = check_feature_array(x, name, ndim=2, n_features=n_features)
     if x.shape[0] == 0:
         raise _empty_sequence(name)
     return x

@@ -23,11 +23,16 @@ if TYPE_CHECKING:
 
 def dense_rows_as_csr(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(indptr, indices, data)`` (int64, int64, float64) of the non-zero entries of a
-    dense (N, d) array, row by row."""
+    dense (N, d) array of any real type, row by row, in contiguous arrays of their own.
+
+    (``np.nonzero`` gives strided views of one array holding the row indices too, which the
+    column indices would otherwise keep alive.)
+    """
     rows, columns = np.nonzero(X)
     indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return indptr, columns.astype(np.int64, copy=False), X[rows, columns].astype(np.float64)
+    values = X[rows, columns].astype(np.float64)
+    return indptr, np.ascontiguousarray(columns, dtype=np.int64), values
 
 
 def features_csr(data: ChainData, size: int) -> scipy.sparse.csr_matrix:

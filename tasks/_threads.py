@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
+import numpy.typing as npt
 
 from structsvm._utils.parallel import blas_threads, run_in_parts
 
@@ -59,15 +60,17 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return product
 
 
-def stacked_rows(X: Sequence[np.ndarray], offsets: np.ndarray) -> np.ndarray:
-    """Return ``np.concatenate(X)`` as float64, its parts copied on Numba's number of threads.
+def stacked_rows(
+    X: Sequence[np.ndarray], offsets: np.ndarray, dtype: npt.DTypeLike = np.float64
+) -> np.ndarray:
+    """Return ``np.concatenate(X)`` as ``dtype``, its parts copied on Numba's number of threads.
 
     ``offsets`` (n + 1,) marks where each array starts in the stack; a batch that
     :func:`use_threads` keeps serial is stacked on the calling thread.
     """
     if not use_threads(len(X)):
-        return np.concatenate(X).astype(np.float64, copy=False)
-    stack = np.empty((offsets[-1], *np.shape(X[0])[1:]))
+        return np.concatenate(X).astype(dtype, copy=False)
+    stack = np.empty((offsets[-1], *np.shape(X[0])[1:]), dtype=dtype)
 
     def copy(begin: int, stop: int) -> None:
         np.concatenate(X[begin:stop], out=stack[offsets[begin] : offsets[stop]], casting="unsafe")

@@ -5,11 +5,14 @@ import sys
 
 import pytest
 
-# Plotting, Dask, the progress bar, the command line, scikit-learn (which loads SciPy's statistics
-# and optimisation) and the parts of SciPy a structured fit does not use are imported by the
-# functions that use them.
+# Plotting, Dask, joblib (with multiprocessing and asyncio), the progress bar, the command line,
+# scikit-learn (which loads SciPy's statistics and optimisation) and the parts of SciPy a
+# structured fit does not use are imported by the functions that use them.
 LAZY = (
     "matplotlib",
+    "joblib",
+    "multiprocessing",
+    "asyncio",
     "structsvm.plotting",
     "structsvm.cli",
     "dask",
@@ -47,10 +50,10 @@ def test_the_lazily_imported_names_still_work():
 
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux")
 def test_the_packages_add_little_memory_to_the_libraries_a_fit_needs():
-    # Numba, NumPy, SciPy's sparse matrices, joblib and cvxopt are what a fit runs on (about
-    # 110 MB); structsvm and tasks add about 12 MB of their own.
+    # Numba, NumPy, SciPy's sparse matrices and cvxopt are what a fit runs on (about 105 MB);
+    # structsvm and tasks add about 12 MB of their own.
     peak = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    libraries = "import numba, numpy, scipy.sparse, joblib, cvxopt"
+    libraries = "import numba, numpy, scipy.sparse, cvxopt"
 
     def peak_kilobytes(imports):
         result = subprocess.run(

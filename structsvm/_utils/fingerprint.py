@@ -13,7 +13,6 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-import joblib
 import numpy as np
 import scipy.sparse as sp
 
@@ -67,6 +66,8 @@ def data_digest(items: Sequence[Any]) -> str:
             item = np.asarray(item)
             parts = (item,)
         else:
+            import joblib  # imported here: fits that never need it do without its imports
+
             digest.update(joblib.hash(item).encode())
             continue
         digest.update(f"{type(item).__name__}{item.shape}".encode())

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
@@ -40,9 +41,6 @@ from typing import Any, TypeVar
 import numba
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed, effective_n_jobs, parallel_config
-from joblib.externals.loky.backend.reduction import dumps as worker_pickle
-from joblib.parallel import get_active_backend
 from threadpoolctl import ThreadpoolController
 
 from structsvm._task import Task
@@ -100,6 +98,8 @@ def map_chunks(
     n_examples = len(batches[0])
     if n_jobs == 1 or n_examples <= 1:
         return batch_method(*batches, *shared)
+    from joblib import Parallel, delayed, parallel_config
+
     context = nullcontext() if backend is None else parallel_config(backend)
     with context:
         n_chunks = min(n_examples, effective_n_jobs(n_jobs))
@@ -112,6 +112,29 @@ def map_chunks(
             for begin, stop in itertools.pairwise(bounds)
         )
     return joined_chunks(results)
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """Return how many workers ``n_jobs`` asks for, as :func:`joblib.effective_n_jobs` does.
+
+    joblib (with multiprocessing, asyncio and its other imports, a few MB) is imported only
+    where it can change the answer: 1 is one worker, and so is None while joblib is not
+    imported, as no ``joblib.parallel_config`` context can then be active.
+    """
+    if n_jobs == 1 or (n_jobs is None and "joblib" not in sys.modules):
+        return 1
+    import joblib
+
+    return joblib.effective_n_jobs(n_jobs)
+
+
+def active_backend() -> Any:
+    """Return joblib's active backend; None while joblib is not imported (none can be set)."""
+    if "joblib" not in sys.modules:
+        return None
+    from joblib.parallel import get_active_backend
+
+    return get_active_backend()[0]
 
 
 @functools.cache
@@ -194,8 +217,9 @@ def check_picklable(batch_method: Callable[..., Any], n_jobs: int | None) -> Non
     functions); a task holding a lock, a generator or an open file would otherwise fail deep
     inside joblib.
     """
-    backend, _ = get_active_backend()
-    if getattr(backend, "uses_threads", False):
+    from joblib.externals.loky.backend.reduction import dumps as worker_pickle
+
+    if getattr(active_backend(), "uses_threads", False):
         return
     try:
         worker_pickle(batch_method)
@@ -227,8 +251,7 @@ def dask_client(n_jobs: int | None) -> Any:
     """
     if check_n_jobs(n_jobs) == 1:
         return None
-    backend, _ = get_active_backend()
-    client = getattr(backend, "client", None)
+    client = getattr(active_backend(), "client", None)
     if client is None:
         return None
     from distributed import Client  # the dask backend is active, so distributed is installed

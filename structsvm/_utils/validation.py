@@ -396,15 +396,21 @@ def check_feature_array(
         array = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{name} must be a numeric array; could not convert it: {error}") from None
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array, got shape {array.shape}")
-    if n_features is not None and array.shape[-1] != n_features:
-        raise ValueError(
-            f"{name} has {array.shape[-1]} features per row, expected n_features={n_features}"
-        )
+    check_feature_shape(array, name, ndim=ndim, n_features=n_features)
     if finite and not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return array
+
+
+def check_feature_shape(x: Any, name: str, *, ndim: int, n_features: int | None) -> None:
+    """Raise ValueError, naming ``name``, unless the array or sparse matrix ``x`` has ``ndim``
+    dimensions and a last axis of length ``n_features`` (any length if None)."""
+    if x.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {x.shape}")
+    if n_features is not None and x.shape[-1] != n_features:
+        raise ValueError(
+            f"{name} has {x.shape[-1]} features per row, expected n_features={n_features}"
+        )
 
 
 def check_labels(y: Any, name: str, *, n_labels: int, ndim: int = 1) -> np.ndarray:

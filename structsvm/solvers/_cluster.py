@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from joblib import effective_n_jobs
 
 from structsvm._task import Task
-from structsvm._utils.parallel import check_picklable, dask_client, joined_chunks
+from structsvm._utils.parallel import (
+    check_picklable,
+    dask_client,
+    effective_n_jobs,
+    joined_chunks,
+)
 from structsvm.solvers._cutting_plane import ConstraintSource, TaskConstraints
 from structsvm.solvers._example_pass import CompiledExamplePasses
 from structsvm.solvers._oracle import FeatureMatrix, OraclePass, PassSummary

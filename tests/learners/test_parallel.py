@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import structsvm._utils.parallel
 from structsvm import StructuredSVM, TaskContractViolation
 from structsvm._utils.parallel import ParallelTask, map_chunks
 from tasks import MulticlassTask
@@ -79,7 +78,7 @@ def test_one_worker_calls_the_task_directly(n_jobs, monkeypatch, one_hot_multicl
     def no_joblib(*args, **kwargs):
         raise AssertionError("joblib.Parallel was used for one worker")
 
-    monkeypatch.setattr(structsvm._utils.parallel, "Parallel", no_joblib)
+    monkeypatch.setattr(joblib, "Parallel", no_joblib)
     serial = task.batch_argmax(X, w)
     assert_same_outputs(map_chunks(task.batch_argmax, (X,), w, n_jobs=n_jobs), serial)
     for solver in ("n-slack", "bcfw"):

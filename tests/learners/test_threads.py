@@ -1,12 +1,12 @@
 """Compiled tasks run their batch methods on threads: the results are the serial ones."""
 
+import joblib
 import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info
 
-import structsvm._utils.parallel
 from structsvm import StructuredSVM
 from structsvm._utils.parallel import map_chunks, n_threads, oracle_threads
 from structsvm.solvers._oracle import loss_augmented_pass
@@ -96,7 +96,7 @@ def test_an_oracle_pass_of_a_threaded_task_uses_threads_not_joblib(monkeypatch):
     def no_joblib(*args, **kwargs):
         raise AssertionError("joblib.Parallel was used for a threaded task")
 
-    monkeypatch.setattr(structsvm._utils.parallel, "Parallel", no_joblib)
+    monkeypatch.setattr(joblib, "Parallel", no_joblib)
     task = Recording(3, 4)
     X, Y = chain_data(40, 3, 4, seed=3)
     w = np.random.default_rng(4).normal(size=task.size_joint_feature)

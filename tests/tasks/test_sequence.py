@@ -1,6 +1,7 @@
 """The linear-chain task: Viterbi oracles against brute-force enumeration, layout, validation."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsvm import Task
+from structsvm import ConvergenceWarning, StructuredPerceptron, StructuredSVM, Task
 from tasks import ChainTask, split_sequences
 from tasks._chain_features import shell_sort
 from tests.references import all_labelings, chain_losses, chain_scores
@@ -276,10 +277,105 @@ def test_check_data_names_the_bad_sequence(X, Y, message):
         ChainTask(2, 3).check_data(X, Y)
 
 
-def test_check_data_returns_float_sequences_and_int_labels():
-    X, Y = ChainTask(2, 3).check_data([x.astype(int) for x in GOOD_X], [list(y) for y in GOOD_Y])
-    assert all(x.dtype == np.float64 and x.ndim == 2 for x in X)
+def test_check_data_keeps_integer_arrays_and_returns_the_rest_as_float_with_int_labels():
+    integer = [x.astype(np.uint8) for x in GOOD_X]
+    X, Y = ChainTask(2, 3).check_data(integer, [list(y) for y in GOOD_Y])
+    assert all(x is kept for x, kept in zip(X, integer, strict=True))
     assert all(y.dtype == np.int64 for y in Y)
+    X, _ = ChainTask(2, 3).check_data([x.astype(np.float32).tolist() for x in GOOD_X[:2]])
+    assert all(x.dtype == np.float64 and x.ndim == 2 for x in X)
+    X, _ = ChainTask(2, 3).check_data(
+        [scipy.sparse.csr_matrix(GOOD_X[0]), np.ones((2, 3), dtype=np.uint8)]
+    )
+    assert all(scipy.sparse.isspmatrix_csr(x) and x.dtype == np.float64 for x in X)
+
+
+def integer_batch(rng, task, n_sequences, dtype):
+    """Sequences of ``dtype`` (pixels 0/1 for uint8 and bool, small signed integers else)."""
+    lengths = rng.integers(1, 9, n_sequences)
+    low, high = (0, 2) if dtype in (np.uint8, np.bool_) else (-3, 4)
+    X = [rng.integers(low, high, (t, task.n_features)).astype(dtype) for t in lengths]
+    Y = [rng.integers(0, task.n_labels, t) for t in lengths]
+    return X, Y
+
+
+def assert_same_labellings(got, want):
+    assert len(got) == len(want)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.bool_, np.int64, "mixed"])
+@pytest.mark.parametrize("order", [1, 2])
+def test_integer_sequences_give_the_results_of_their_float64_copies_bit_for_bit(dtype, order):
+    # 80 sequences: batches large enough for the threaded paths; "mixed" stacks int8 and uint8
+    # sequences as int16.
+    rng = np.random.default_rng(8)
+    task = ChainTask(4, 5, start_end=True, bias=True, order=order)
+    X, Y = integer_batch(rng, task, 80, np.int8 if dtype == "mixed" else dtype)
+    if dtype == "mixed":
+        X = [x.astype(np.uint8) * 3 if k % 2 else x for k, x in enumerate(X)]
+    X_float = [x.astype(np.float64) for x in X]
+    Y_other = [rng.integers(0, task.n_labels, len(y)) for y in Y]
+    w = rng.normal(size=task.size_joint_feature)
+
+    checked, _ = task.check_data(X, Y)
+    assert all(x is kept for x, kept in zip(checked, X, strict=True))
+    assert_same_labellings(task.batch_argmax(X, w), task.batch_argmax(X_float, w))
+    assert_same_labellings(
+        task.batch_loss_augmented_argmax(X, Y, w), task.batch_loss_augmented_argmax(X_float, Y, w)
+    )
+    got, want = task.batch_joint_feature(X, Y_other), task.batch_joint_feature(X_float, Y_other)
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_array_equal(got.data, want.data)
+    np.testing.assert_array_equal(
+        task.batch_score(X, Y_other, w), task.batch_score(X_float, Y_other, w)
+    )
+    if order == 1:
+        assert_same_labellings(
+            task.batch_slack_rescaled_argmax(X, Y, w),
+            task.batch_slack_rescaled_argmax(X_float, Y, w),
+        )
+    for x, x_float, y in list(zip(X, X_float, Y_other, strict=True))[:5]:
+        np.testing.assert_array_equal(task.joint_feature(x, y), task.joint_feature(x_float, y))
+        for got, want in zip(
+            task.sparse_joint_feature(x, y), task.sparse_joint_feature(x_float, y), strict=True
+        ):
+            np.testing.assert_array_equal(got, want)
+        assert task.score(x, y, w) == task.score(x_float, y, w)
+        np.testing.assert_array_equal(task.argmax(x, w), task.argmax(x_float, w))
+        np.testing.assert_array_equal(
+            task.loss_augmented_argmax(x, y, w), task.loss_augmented_argmax(x_float, y, w)
+        )
+        for got, want in zip(task.top_k(x, w, 3), task.top_k(x_float, w, 3), strict=True):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(task.max_marginals(x, w), task.max_marginals(x_float, w))
+
+
+@pytest.mark.parametrize(
+    ("learner", "options"),
+    [
+        (StructuredPerceptron, {"max_epochs": 5, "averaged": True}),
+        (StructuredSVM, {"solver": "n-slack", "max_iter": 15}),
+        (StructuredSVM, {"solver": "1-slack", "max_iter": 30}),
+        (StructuredSVM, {"solver": "bcfw", "max_iter": 10}),
+    ],
+)
+def test_a_fit_on_uint8_pixels_learns_the_weights_of_the_fit_on_their_float64_copies(
+    learner, options
+):
+    rng = np.random.default_rng(9)
+    task = ChainTask(3, 6)
+    X, Y = integer_batch(rng, task, 70, np.uint8)
+    X_float = [x.astype(np.float64) for x in X]
+    fitted = []
+    for data in (X, X_float):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fitted.append(learner(task, random_state=0, **options).fit(data, Y))
+    np.testing.assert_array_equal(fitted[0].w_, fitted[1].w_)
+    assert_same_labellings(fitted[0].predict(X), fitted[1].predict(X_float))
 
 
 @pytest.mark.parametrize(
