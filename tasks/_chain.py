@@ -383,7 +383,8 @@ class ChainTask(Task):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Return the non-zero entries of φ(x, y): sorted column indices and their values.
 
-        Costs time in proportion to the stored entries of ``x``, without building a matrix.
+        Costs time in proportion to the stored entries of ``x`` (its matrix of one row is built
+        by :func:`tasks._chain_features.features_csr`).
         """
         row = self._features_csr([x], [y])
         return row.indices.astype(np.int64), row.data
