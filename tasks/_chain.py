@@ -24,7 +24,12 @@ from structsvm._utils.validation import (
     check_weights,
 )
 from tasks._chain_constraints import check_forbidden, find_violation
-from tasks._chain_features import dense_rows_as_csr, features_csr, sparse_unary_scores
+from tasks._chain_features import (
+    dense_rows_as_csr,
+    features_csr,
+    followed_by,
+    sparse_unary_scores,
+)
 from tasks._chain_oracle import (
     DENSE_FROM,
     ChainData,
@@ -479,14 +484,11 @@ class ChainTask(Task):
         w, unary, offsets, labels = self._labelled_scores(X, Y, w, "Y")
         transitions, _, start, end = self._decoding_weights(w, constrained=False)
         position_scores = unary[np.arange(len(labels)), labels]
-        is_last = np.zeros(len(labels), dtype=bool)
-        is_last[offsets[1:] - 1] = True
+        is_last = ~followed_by(offsets, 1)
         following = np.where(is_last, 0, np.roll(labels, -1))
         position_scores += np.where(is_last, end[labels], transitions[labels, following])
         if self.order == 2:
-            has_two_more = np.ones(len(labels), dtype=bool)
-            has_two_more[offsets[1:] - 1] = False
-            has_two_more[offsets[1:][offsets[1:] - offsets[:-1] > 1] - 2] = False
+            has_two_more = followed_by(offsets, 2)
             after_next = np.where(has_two_more, np.roll(labels, -2), 0)
             n = self.n_labels
             triples = w[self._triples_at : self._start_at].reshape(n, n, n)

@@ -72,16 +72,12 @@ def features_csr(data: ChainData, size: int) -> scipy.sparse.csr_matrix:
         (sums.data, columns, sums.indptr[first_pairs]), shape=(n_sequences, size)
     )
     blocks = []
-    last = np.zeros(n_positions, dtype=bool)
-    last[offsets[1:] - 1] = True
     if data.use_transitions:
-        t = np.flatnonzero(~last)
+        t = np.flatnonzero(followed_by(offsets, 1))
         codes = labels[t] * n_labels + labels[t + 1]
         blocks.append(_counted(sequence[t], codes, n_labels**2, data.transitions_at))
     if data.use_triples:
-        has_two_more = ~last
-        has_two_more[offsets[1:][np.diff(offsets) > 1] - 2] = False
-        t = np.flatnonzero(has_two_more)
+        t = np.flatnonzero(followed_by(offsets, 2))
         codes = (labels[t] * n_labels + labels[t + 1]) * n_labels + labels[t + 2]
         blocks.append(_counted(sequence[t], codes, n_labels**3, data.triples_at))
     if data.use_start_end:
@@ -98,6 +94,14 @@ def features_csr(data: ChainData, size: int) -> scipy.sparse.csr_matrix:
     chain_part.has_sorted_indices = True
     # The two have no column in common: the sum takes each entry as it is.
     return emissions + chain_part
+
+
+def followed_by(offsets: np.ndarray, count: int) -> np.ndarray:
+    """Return, for every position of the sequences that ``offsets`` delimits, whether at least
+    ``count`` more positions of its sequence follow it (bool, shape (offsets[-1],))."""
+    lengths = np.diff(offsets)
+    place = np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
+    return place < np.repeat(lengths, lengths) - count
 
 
 def _counted(
