@@ -36,13 +36,19 @@ def inner_products(left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
 
     Sparse vectors that are not very sparse (ψ of a chain or multiclass task stores a few
     percent of its entries or more) are multiplied as dense blocks, which is several times
-    faster than a sparse product; very sparse or very long ones stay sparse.
+    faster than a sparse product; very sparse or very long ones stay sparse. A Gram matrix
+    (``right is left``) is made dense once and multiplied by its own transpose, which NumPy
+    computes as a symmetric product.
     """
     if not (sp.issparse(left) or sp.issparse(right)):
         return np.asarray(left) @ np.asarray(right).T
-    entries = (left.shape[0] + right.shape[0]) * left.shape[1]
-    stored = sum(m.nnz if sp.issparse(m) else m.size for m in (left, right))
+    blocks = (left,) if right is left else (left, right)
+    entries = sum(m.shape[0] for m in blocks) * left.shape[1]
+    stored = sum(m.nnz if sp.issparse(m) else m.size for m in blocks)
     if entries <= DENSE_PRODUCT_SIZE and stored > DENSE_PRODUCT_DENSITY * entries:
+        if right is left:
+            dense = _dense(left)
+            return dense @ dense.T
         return _dense(left) @ _dense(right).T
     return _dense(left @ right.T)
 
