@@ -21,6 +21,18 @@ def test_inner_products_of_dense_and_sparse_vectors_agree(density, columns):
         np.testing.assert_allclose(product, expected, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("density", [0.5, 0.02, 0.001])
+def test_the_gram_matrix_of_one_block_is_its_products_exactly_symmetric(density):
+    rng = np.random.default_rng(2)
+    block = sp.random(60, 400, density=density, format="csr", random_state=rng)
+    dense = block.toarray()
+
+    gram = inner_products(block, block)
+
+    np.testing.assert_allclose(gram, dense @ dense.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(gram, gram.T)
+
+
 def test_a_gram_working_set_keeps_the_gram_matrix_of_its_vectors():
     rng = np.random.default_rng(1)
     working_set = GramWorkingSet(FeatureSpace(30))
