@@ -9,14 +9,13 @@ loss into the unary scores for loss-augmented inference. :func:`infer_many` infe
 models that share a graph and pairwise scores, at once where the method allows.
 """
 
-from structsvm.inference._infer import INFERENCE_METHODS, infer, infer_many
-from structsvm.inference._loss import hamming_augmented_unary
-from structsvm.inference._result import InferenceResult
+from structsvm._utils.lazy_exports import lazy_exports
 
-__all__ = [
-    "INFERENCE_METHODS",
-    "InferenceResult",
-    "hamming_augmented_unary",
-    "infer",
-    "infer_many",
-]
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "structsvm.inference._infer": ("INFERENCE_METHODS", "infer", "infer_many"),
+        "structsvm.inference._loss": ("hamming_augmented_unary",),
+        "structsvm.inference._result": ("InferenceResult",),
+    },
+)

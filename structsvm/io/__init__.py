@@ -19,56 +19,31 @@ any; a class of your own is named to :func:`load` or to :func:`register`. A file
 one, or a damaged one, raises :class:`ModelFileError`.
 """
 
-from structsvm.io._columns import read_columns
-from structsvm.io._conllu import DependencySentence, read_conllu, write_conllu
-from structsvm.io._errors import FileFormatError
-from structsvm.io._model_file import ModelFileError, load, save
-from structsvm.io._registry import register
-from structsvm.io._sequences import read_fasta, read_msf
-from structsvm.io._svmhmm import TaggedSequences, read_svmhmm, write_svmhmm
-from structsvm.io._svmlight import read_svmlight, write_svmlight
-from structsvm.io._treebank import Tree, parse_trees, read_treebank
-from structsvm.io._trees import (
-    BracketScores,
-    base_label,
-    binarise,
-    bracket_scores,
-    collapse_unaries,
-    labelled_brackets,
-    prepare_tree,
-    strip_empty,
-    strip_function_tags,
-    unbinarise,
-)
+from structsvm._utils.lazy_exports import lazy_exports
 
-__all__ = [
-    "BracketScores",
-    "DependencySentence",
-    "FileFormatError",
-    "ModelFileError",
-    "TaggedSequences",
-    "Tree",
-    "base_label",
-    "binarise",
-    "bracket_scores",
-    "collapse_unaries",
-    "labelled_brackets",
-    "load",
-    "parse_trees",
-    "prepare_tree",
-    "read_columns",
-    "read_conllu",
-    "read_fasta",
-    "read_msf",
-    "read_svmhmm",
-    "read_svmlight",
-    "read_treebank",
-    "register",
-    "save",
-    "strip_empty",
-    "strip_function_tags",
-    "unbinarise",
-    "write_conllu",
-    "write_svmhmm",
-    "write_svmlight",
-]
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "structsvm.io._columns": ("read_columns",),
+        "structsvm.io._conllu": ("DependencySentence", "read_conllu", "write_conllu"),
+        "structsvm.io._errors": ("FileFormatError",),
+        "structsvm.io._model_file": ("ModelFileError", "load", "save"),
+        "structsvm.io._registry": ("register",),
+        "structsvm.io._sequences": ("read_fasta", "read_msf"),
+        "structsvm.io._svmhmm": ("TaggedSequences", "read_svmhmm", "write_svmhmm"),
+        "structsvm.io._svmlight": ("read_svmlight", "write_svmlight"),
+        "structsvm.io._treebank": ("Tree", "parse_trees", "read_treebank"),
+        "structsvm.io._trees": (
+            "BracketScores",
+            "base_label",
+            "binarise",
+            "bracket_scores",
+            "collapse_unaries",
+            "labelled_brackets",
+            "prepare_tree",
+            "strip_empty",
+            "strip_function_tags",
+            "unbinarise",
+        ),
+    },
+)

@@ -8,58 +8,36 @@ matrices and the Mercer check; the estimators :class:`BinarySVM` (with :func:`kk
 :class:`KernelMachine`.
 """
 
-from structsvm.kernels._arc_cosine import ArcCosineKernel
-from structsvm.kernels._binary_svm import BinarySVM, NotSeparableError
-from structsvm.kernels._kernels import (
-    CallableKernel,
-    Kernel,
-    LinearKernel,
-    MercerReport,
-    NormalizedKernel,
-    PolynomialKernel,
-    ProductKernel,
-    RBFKernel,
-    ScaledKernel,
-    SigmoidKernel,
-    SumKernel,
-    VectorKernel,
-    check_mercer,
-    feature_space_distance,
-    gram_matrix,
-)
-from structsvm.kernels._kkt import KKTReport, kkt_report
-from structsvm.kernels._machine import KernelMachine
-from structsvm.kernels._one_class_svm import OneClassSVM
-from structsvm.kernels._perceptron import KernelPerceptron
-from structsvm.kernels._ridge import KernelRidge
-from structsvm.kernels._string import AllSubsequencesKernel
-from structsvm.kernels._svr import SVR
+from structsvm._utils.lazy_exports import lazy_exports
 
-__all__ = [
-    "SVR",
-    "AllSubsequencesKernel",
-    "ArcCosineKernel",
-    "BinarySVM",
-    "CallableKernel",
-    "KKTReport",
-    "Kernel",
-    "KernelMachine",
-    "KernelPerceptron",
-    "KernelRidge",
-    "LinearKernel",
-    "MercerReport",
-    "NormalizedKernel",
-    "NotSeparableError",
-    "OneClassSVM",
-    "PolynomialKernel",
-    "ProductKernel",
-    "RBFKernel",
-    "ScaledKernel",
-    "SigmoidKernel",
-    "SumKernel",
-    "VectorKernel",
-    "check_mercer",
-    "feature_space_distance",
-    "gram_matrix",
-    "kkt_report",
-]
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "structsvm.kernels._arc_cosine": ("ArcCosineKernel",),
+        "structsvm.kernels._binary_svm": ("BinarySVM", "NotSeparableError"),
+        "structsvm.kernels._kernels": (
+            "CallableKernel",
+            "Kernel",
+            "LinearKernel",
+            "MercerReport",
+            "NormalizedKernel",
+            "PolynomialKernel",
+            "ProductKernel",
+            "RBFKernel",
+            "ScaledKernel",
+            "SigmoidKernel",
+            "SumKernel",
+            "VectorKernel",
+            "check_mercer",
+            "feature_space_distance",
+            "gram_matrix",
+        ),
+        "structsvm.kernels._kkt": ("KKTReport", "kkt_report"),
+        "structsvm.kernels._machine": ("KernelMachine",),
+        "structsvm.kernels._one_class_svm": ("OneClassSVM",),
+        "structsvm.kernels._perceptron": ("KernelPerceptron",),
+        "structsvm.kernels._ridge": ("KernelRidge",),
+        "structsvm.kernels._string": ("AllSubsequencesKernel",),
+        "structsvm.kernels._svr": ("SVR",),
+    },
+)

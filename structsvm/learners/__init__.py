@@ -12,36 +12,23 @@ leaves of a tree, :class:`SequenceTagger` a tagger of sentences of per-token fea
 :func:`mistake_bound` give the perceptron's mistake bound.
 """
 
-from structsvm.learners._bounds import margin, mistake_bound, radius
-from structsvm.learners._feature_dicts import SequenceVectorizer
-from structsvm.learners._kernel_multiclass import KernelMulticlassSVM
-from structsvm.learners._latent import LatentStructuredSVM, latent_objective
-from structsvm.learners._multiclass import MulticlassSVM
-from structsvm.learners._multilabel import MultiLabelSVM
-from structsvm.learners._perceptron import StructuredPerceptron
-from structsvm.learners._performance import PerformanceSVM
-from structsvm.learners._ranking import RankingSVM
-from structsvm.learners._ranking_metrics import mean_ndcg, pairwise_accuracy
-from structsvm.learners._sequence_tagger import SequenceTagger
-from structsvm.learners._ssvm import StructuredSVM
-from structsvm.learners._taxonomy import TaxonomySVM
+from structsvm._utils.lazy_exports import lazy_exports
 
-__all__ = [
-    "KernelMulticlassSVM",
-    "LatentStructuredSVM",
-    "MultiLabelSVM",
-    "MulticlassSVM",
-    "PerformanceSVM",
-    "RankingSVM",
-    "SequenceTagger",
-    "SequenceVectorizer",
-    "StructuredPerceptron",
-    "StructuredSVM",
-    "TaxonomySVM",
-    "latent_objective",
-    "margin",
-    "mean_ndcg",
-    "mistake_bound",
-    "pairwise_accuracy",
-    "radius",
-]
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "structsvm.learners._bounds": ("margin", "mistake_bound", "radius"),
+        "structsvm.learners._feature_dicts": ("SequenceVectorizer",),
+        "structsvm.learners._kernel_multiclass": ("KernelMulticlassSVM",),
+        "structsvm.learners._latent": ("LatentStructuredSVM", "latent_objective"),
+        "structsvm.learners._multiclass": ("MulticlassSVM",),
+        "structsvm.learners._multilabel": ("MultiLabelSVM",),
+        "structsvm.learners._perceptron": ("StructuredPerceptron",),
+        "structsvm.learners._performance": ("PerformanceSVM",),
+        "structsvm.learners._ranking": ("RankingSVM",),
+        "structsvm.learners._ranking_metrics": ("mean_ndcg", "pairwise_accuracy"),
+        "structsvm.learners._sequence_tagger": ("SequenceTagger",),
+        "structsvm.learners._ssvm": ("StructuredSVM",),
+        "structsvm.learners._taxonomy": ("TaxonomySVM",),
+    },
+)

@@ -15,13 +15,20 @@ F. Sha and F. Pereira. Shallow parsing with conditional random fields. In *Proce
 HLT-NAACL 2003*, pages 134–141, 2003.
 """
 
-from tasks.chunking._bio import bio_constraints
-from tasks.chunking._conll import Sentence, read_conll
-from tasks.chunking._conlleval import ChunkScores, TypeScores, chunk_scores, extract_chunks
-from tasks.chunking._features import ChunkingFeatures
-from tasks.chunking._tags import TagEncoder
+from structsvm._utils.lazy_exports import lazy_exports
 
-__all__ = [
-    "ChunkScores", "ChunkingFeatures", "Sentence", "TagEncoder", "TypeScores", "bio_constraints",
-    "chunk_scores", "extract_chunks", "read_conll",
-]
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "tasks.chunking._bio": ("bio_constraints",),
+        "tasks.chunking._conll": ("Sentence", "read_conll"),
+        "tasks.chunking._conlleval": (
+            "ChunkScores",
+            "TypeScores",
+            "chunk_scores",
+            "extract_chunks",
+        ),
+        "tasks.chunking._features": ("ChunkingFeatures",),
+        "tasks.chunking._tags": ("TagEncoder",),
+    },
+)
