@@ -37,14 +37,14 @@ def plot_convergence(models: Mapping[str, Any] | Any, path: str | Path) -> Path:
     Path
         The written file.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A figure of its own, drawn by the Agg renderer: pyplot's current backend and figures
+    # are left as they are.
+    from matplotlib.figure import Figure
 
     if not isinstance(models, Mapping):
         models = {type(models).__name__: models}
-    figure, axes = plt.subplots(2, 2, figsize=(11, 8), squeeze=False)
+    figure = Figure(figsize=(11, 8))
+    axes = figure.subplots(2, 2, squeeze=False)
     for label, model in models.items():
         records = [r for r in getattr(model, "history_", []) if "primal" in r]
         for column, (progress, _, _) in enumerate(PROGRESS_AXES):
@@ -70,5 +70,4 @@ def plot_convergence(models: Mapping[str, Any] | Any, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
-    plt.close(figure)
     return path

@@ -49,3 +49,18 @@ def test_models_without_a_dual_or_without_an_objective_are_drawn_or_skipped(prob
         "unfitted": StructuredSVM(task),
     }
     assert is_png(plot_convergence(models, tmp_path / "no_dual.png"))
+
+
+def test_drawing_leaves_pyplots_backend_and_figures_alone(problem, tmp_path):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    task, X, y = problem
+    model = StructuredSVM(task).fit(X, y)
+    backend = plt.get_backend()
+    plt.switch_backend("svg")
+    try:
+        open_figures = plt.get_fignums()
+        assert is_png(plot_convergence(model, tmp_path / "own_figure.png"))
+        assert plt.get_backend() == "svg"
+        assert plt.get_fignums() == open_figures
+    finally:
+        plt.switch_backend(backend)
