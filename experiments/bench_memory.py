@@ -3,11 +3,12 @@
 Runs a job step by step in a fresh process and prints, for every step, the resident set size
 (RSS) after it, its peak during the step (Linux's VmHWM, reset before each step through
 ``/proc/self/clear_refs``) and what the step adds over the RSS before it. The steps are the
-imports (the interpreter, NumPy, SciPy's sparse matrices, Numba, then ``structsvm, tasks``, with
-the number of modules loaded), the data, and per learner its fit and its scoring; then the
-convergence plot (Matplotlib). With ``--traced`` the peak of traced allocations (tracemalloc:
-the Python heap, NumPy's arrays included) of every fit and scoring is printed beside it, which
-tells arrays from the libraries' native memory (LLVM's code, BLAS buffers).
+imports (the interpreter, NumPy, SciPy's sparse matrices, Numba, then the job's module with the
+parts of ``structsvm`` and ``tasks`` it uses, with the number of modules loaded), the data, and
+per learner its fit and its scoring; then the convergence plot (Matplotlib). With ``--traced``
+the peak of traced allocations (tracemalloc: the Python heap, NumPy's arrays included) of every
+fit and scoring is printed beside it, which tells arrays from the libraries' native memory
+(LLVM's code, BLAS buffers).
 
 Jobs: ``ocr`` is ``python -m experiments.ocr_letters`` (small split, its defaults); ``conll``
 is :mod:`experiments.conll2000`'s structural SVM on the CoNLL-2000 files of ``--conll-dir``.
@@ -31,7 +32,7 @@ from typing import Any, NamedTuple
 from experiments._measure import format_table
 
 LEARNERS = ("perceptron", "n-slack", "1-slack")
-IMPORTS = ("numpy", "scipy.sparse", "numba", "structsvm, tasks")
+LIBRARIES = ("numpy", "scipy.sparse", "numba")
 
 
 class Step(NamedTuple):
@@ -111,18 +112,17 @@ class Recorder:
         return format_table([self.row(step) for step in self.steps])
 
 
-def import_steps(recorder: Recorder) -> None:
-    """Import the libraries one after the other, as steps."""
-    for names in IMPORTS:
-        recorder.run(
-            f"import {names}",
-            lambda names=names: [importlib.import_module(n.strip()) for n in names.split(",")],
-        )
+def import_steps(recorder: Recorder, job: str) -> None:
+    """Import the libraries one after the other, then the job's module (the parts of structsvm
+    and tasks that it uses), as steps."""
+    for name in LIBRARIES:
+        recorder.run(f"import {name}", lambda name=name: importlib.import_module(name))
+    recorder.run(f"import {job}", lambda: importlib.import_module(job))
 
 
 def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
     """The steps of ``python -m experiments.ocr_letters`` (small split, its defaults)."""
-    import_steps(recorder)
+    import_steps(recorder, "experiments.ocr_letters")
     from experiments.ocr_letters import build_learner, parse_args, read_split
     from tasks import ChainTask
 
@@ -158,7 +158,7 @@ def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
 
 def conll_job(recorder: Recorder, data_dir: str) -> None:
     """The steps of :mod:`experiments.conll2000`'s structural SVM (its defaults)."""
-    import_steps(recorder)
+    import_steps(recorder, "experiments.conll2000")
     from experiments.conll2000 import load, parse_args
     from structsvm import StructuredSVM
     from tasks import ChainTask, ChunkingFeatures, TagEncoder, chunk_scores

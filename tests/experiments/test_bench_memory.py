@@ -25,5 +25,5 @@ def test_the_main_job_is_measured_step_by_step(capsys):
     steps = [line.split("  ")[0] for line in table.splitlines()[1:]]
     assert steps == [
         "interpreter", "import numpy", "import scipy.sparse", "import numba",
-        "import structsvm, tasks", "data", "fit perceptron", "score perceptron",
+        "import experiments.ocr_letters", "data", "fit perceptron", "score perceptron",
     ]
