@@ -41,6 +41,7 @@ from tasks._chain_oracle import (
     chain_labelling_score,
     chain_loss,
     chain_scores,
+    chain_weights,
     decoding_weights,
 )
 from tasks._k_best import top_k_first_order, top_k_second_order
@@ -572,12 +573,18 @@ class ChainTask(Task):
     def _decoding_weights(
         self, w: np.ndarray, constrained: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Return :func:`tasks._chain_oracle.decoding_weights` of ``w``, the constraints kept
-        (``-inf`` where they forbid) or not."""
+        """Return the pair, triple, start and end scores of ``w`` that the decoders read, the
+        constraints kept (``-inf`` where they forbid) or not: those of
+        :func:`tasks._chain_oracle.decoding_weights`, whose triples have shape (0, 0, 0) for a
+        first-order chain (:func:`tasks._chain_oracle.chain_weights`)."""
         layout = self._chain_data()
         if not constrained:
             layout = layout._replace(constrained=False)
-        return decoding_weights(layout, np.ascontiguousarray(w))
+        w = np.ascontiguousarray(w)
+        if self.order == 2:
+            return decoding_weights(layout, w)
+        transitions, start, end = chain_weights(layout, w)
+        return transitions, np.zeros((0, 0, 0)), start, end
 
     def _decode(
         self, unary: np.ndarray, offsets: np.ndarray, w: np.ndarray

@@ -3,7 +3,7 @@
 ``forbidden_transitions[a, b]`` forbids label b right after a, ``forbidden_first[a]`` and
 ``forbidden_last[a]`` label a at the first and last position (BIO tags forbid ``O → I-NP``).
 The decoders give what is forbidden the score ``-inf``
-(:func:`tasks._chain_oracle.decoding_weights`); :func:`find_violation` checks given labellings.
+(:func:`tasks._chain_oracle.chain_weights`); :func:`find_violation` checks given labellings.
 """
 
 from __future__ import annotations

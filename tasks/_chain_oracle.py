@@ -1,7 +1,7 @@
 """The compiled oracle of the linear-chain task (:meth:`tasks.ChainTask.compiled_oracle`).
 
 Part scores are an example's unary scores (bias added); decoding is the task's own Viterbi on
-:func:`decoding_weights`, as its Python oracles, so the same labellings and ties; φ is
+:func:`chain_weights`, as its Python oracles, so the same labellings and ties; φ is
 :func:`tasks._chain_features.sequence_features`; the loss the weighted Hamming loss.
 """
 
@@ -143,22 +143,30 @@ def _viterbi_weights(data, w, work):
 
 
 @numba.njit(cache=True)
-def decoding_weights(data, w):
-    """Return copies of the pair, triple, start and end scores that the decoders read.
+def chain_weights(data, w):
+    """Return copies of the pair, start and end scores that a first-order decoder reads.
 
-    ``-inf`` where the constraints forbid (:func:`_fill_chain_weights`); the triple scores
-    include the pair scores (:func:`tasks._viterbi_second_order.second_order_scores`) and
-    have shape (0, 0, 0) for a first-order chain.
+    ``-inf`` where the constraints forbid (:func:`_fill_chain_weights`).
     """
     n = data.n_labels
     work = np.empty((n + 2, n))
     transitions, start, end = work[:n], work[n], work[n + 1]
     _fill_chain_weights(data, w, transitions, start, end)
-    triples = np.zeros((0, 0, 0))
-    if data.use_triples:
-        weights = w[data.triples_at : data.start_at].reshape((n, n, n))
-        triples = second_order_scores(transitions, weights)
-    return transitions, triples, start, end
+    return transitions, start, end
+
+
+@numba.njit(cache=True)
+def decoding_weights(data, w):
+    """Return copies of the pair, triple, start and end scores that a second-order decoder reads.
+
+    Those of :func:`chain_weights`, and the triple scores, which include the pair scores
+    (:func:`tasks._viterbi_second_order.second_order_scores`): a function of its own, so that a
+    first-order chain never compiles them.
+    """
+    transitions, start, end = chain_weights(data, w)
+    n = data.n_labels
+    weights = w[data.triples_at : data.start_at].reshape((n, n, n))
+    return transitions, second_order_scores(transitions, weights), start, end
 
 
 @numba.njit(cache=True, inline="always")
