@@ -187,7 +187,7 @@ def _appended_csr(rows: sp.csr_matrix, new: sp.csr_matrix, container: type) -> s
         storage.indptr[: n + 1] = rows.indptr
     storage.data[nnz : nnz + extra] = new.data[:extra]
     storage.indices[nnz : nnz + extra] = new.indices[:extra]
-    np.add(new.indptr[1:], nnz, out=storage.indptr[n + 1 : n + k + 1], casting="unsafe")
+    np.add(new.indptr[1:], nnz, out=storage.indptr[n + 1 : n + k + 1], dtype=index_dtype)
     return storage.view(n + k, nnz + extra, columns, container)
 
 
