@@ -11,10 +11,16 @@ Storage is never written below its filled length, so the rows of a block never c
 blocks that share storage are safe to keep: the filled length of every storage is kept in one
 registry, by the storage's identity, and forgotten with the storage. A block holds only its
 rows: copying, pickling or saving it (``np.save``, model files) writes no spare storage.
+
+Storage is memory mapped for it alone: room never written takes no memory, and storage that
+no block holds any more goes back to the system at once (freed to the C heap, it would stay
+with the process and keep its peak memory up).
 """
 
 from __future__ import annotations
 
+import math
+import mmap
 import threading
 import weakref
 from typing import NamedTuple
@@ -74,6 +80,12 @@ def _capacity(rows: int) -> int:
     return GROWTH * rows
 
 
+def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Return an uninitialised array in private pages mapped for it alone (at least one)."""
+    size = math.prod(shape) * np.dtype(dtype).itemsize
+    return np.ndarray(shape, dtype, buffer=mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))
+
+
 def appended(rows: FeatureMatrix, new: FeatureMatrix) -> FeatureMatrix:
     """Return the rows ``rows`` followed by ``new`` (CSR if either is sparse).
 
@@ -92,7 +104,7 @@ def selected(rows: FeatureMatrix, mask: np.ndarray) -> FeatureMatrix:
     if sp.issparse(rows):
         return _selected_csr(_as_csr(rows), mask, _container(rows))
     kept = np.flatnonzero(mask)
-    storage = np.empty((_capacity(len(kept)), rows.shape[1]), dtype=rows.dtype)
+    storage = _empty((_capacity(len(kept)), rows.shape[1]), rows.dtype)
     view = storage[: len(kept)]
     np.take(rows, kept, axis=0, out=view, mode="clip")  # "raise" would write via a temporary
     _FILLED.register(storage, len(kept))
@@ -109,7 +121,7 @@ def _appended_dense(rows: np.ndarray, new: np.ndarray) -> np.ndarray:
         or len(storage) < n + k
         or not _FILLED.claim(storage, n, k)
     ):
-        storage = np.empty((_capacity(n + k), rows.shape[1]), dtype=dtype)
+        storage = _empty((_capacity(n + k), rows.shape[1]), dtype)
         storage[:n] = rows
         _FILLED.register(storage, n + k)
     storage[n : n + k] = new
@@ -129,12 +141,12 @@ class _CSRStorage(NamedTuple):
         cls, rows: int, entries: int, dtype: np.dtype, index_dtype: np.dtype
     ) -> _CSRStorage:
         """Return storage for ``rows`` rows of ``entries`` entries in all, with room to grow."""
-        indptr = np.empty(_capacity(rows) + 1, dtype=index_dtype)
+        indptr = _empty((_capacity(rows) + 1,), index_dtype)
         indptr[0] = 0
         _FILLED.register(indptr, rows)
         return cls(
-            np.empty(_capacity(entries), dtype=dtype),
-            np.empty(_capacity(entries), dtype=index_dtype),
+            _empty((_capacity(entries),), dtype),
+            _empty((_capacity(entries),), index_dtype),
             indptr,
         )
 
