@@ -19,6 +19,7 @@ with the process and keep its peak memory up).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import mmap
 import threading
@@ -33,6 +34,10 @@ from structsvm.solvers._oracle import FeatureMatrix
 GROWTH = 2
 """New storage holds this many times the rows (and entries) written into it. SciPy copies the
 parts of a CSR matrix that are views of less than half their storage, so it is at most 2."""
+
+HUGE_PAGES_FROM = 4 << 20
+"""Storage of at least this many bytes is backed by huge pages where the system has them (as
+NumPy backs its own large arrays): writing rows into fresh storage then takes few page faults."""
 
 
 class _FilledLengths:
@@ -81,9 +86,18 @@ def _capacity(rows: int) -> int:
 
 
 def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """Return an uninitialised array in private pages mapped for it alone (at least one)."""
+    """Return an uninitialised array in private pages mapped for it alone (at least one page).
+
+    Large arrays ask for huge pages; without private mappings (Windows) the C heap is used.
+    """
+    if not hasattr(mmap, "MAP_PRIVATE"):
+        return np.empty(shape, dtype)
     size = math.prod(shape) * np.dtype(dtype).itemsize
-    return np.ndarray(shape, dtype, buffer=mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))
+    pages = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE)
+    if size >= HUGE_PAGES_FROM and hasattr(mmap, "MADV_HUGEPAGE"):
+        with contextlib.suppress(OSError):  # a system without transparent huge pages
+            pages.madvise(mmap.MADV_HUGEPAGE)
+    return np.ndarray(shape, dtype, buffer=pages)
 
 
 def appended(rows: FeatureMatrix, new: FeatureMatrix) -> FeatureMatrix:
