@@ -171,3 +171,14 @@ def test_a_checkpoint_holds_only_the_working_sets_rows(solver, chain_problem, tm
     assert isinstance(loaded.working_set_.vectors, type(rows))
     np.testing.assert_array_equal(_rows(loaded.working_set_), _rows(model.working_set_))
     assert (tmp_path / "grown.ckpt").stat().st_size == (tmp_path / "compact.ckpt").stat().st_size
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr"])
+def test_rows_of_another_width_are_refused(kind):
+    working_set = WorkingSet(FeatureSpace(COLUMNS))
+    _add(working_set, kind, 2, seed=1)
+    vectors = np.ones((1, COLUMNS + 1))
+    message = f"new rows must have {COLUMNS} columns, got {COLUMNS + 1}"
+
+    with pytest.raises(ValueError, match=message):
+        working_set.add(vectors, np.ones(1), np.zeros(1, np.int64), [(0, "wide")])
