@@ -118,6 +118,10 @@ class JointKernelProblem(ABC):
             np.concatenate([rows.examples, new.examples]), [*rows.outputs, *new.outputs]
         )
 
+    def kept(self, rows: Constraints, mask: np.ndarray) -> Constraints:
+        """Return the constraints where ``mask`` is true."""
+        return rows[mask]
+
     def inner_products(self, left: Constraints, right: Constraints) -> np.ndarray:
         """Return the joint-kernel inner products (:meth:`constraint_gram`)."""
         return self.constraint_gram(left, right)

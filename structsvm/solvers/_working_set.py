@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from structsvm.solvers._objective import L1_SLACKS, SlackPenalty
 from structsvm.solvers._oracle import FeatureMatrix
+from structsvm.solvers._row_storage import appended, selected
 
 #: A constraint's key: its group and what tells it from the group's others.
 ConstraintKey = tuple[int, Hashable]
@@ -66,7 +67,10 @@ class ConstraintSpace(Protocol):
         """Return a collection of no rows."""
 
     def stack(self, rows: Any, new: Any) -> Any:
-        """Return the rows ``rows`` followed by ``new``."""
+        """Return the rows ``rows`` followed by ``new``, leaving ``rows`` unchanged."""
+
+    def kept(self, rows: Any, mask: np.ndarray) -> Any:
+        """Return the rows where ``mask`` is true, leaving ``rows`` unchanged."""
 
     def inner_products(self, left: Any, right: Any) -> np.ndarray:
         """Return the dense matrix ``ψ_k · ψ_l`` of ``left`` against ``right``."""
@@ -99,10 +103,13 @@ class FeatureSpace:
         return np.zeros((0, self.size))
 
     def stack(self, rows: FeatureMatrix, new: FeatureMatrix) -> FeatureMatrix:
-        """Stack two blocks of rows (sparse if either is)."""
-        if sp.issparse(rows) or sp.issparse(new):
-            return sp.vstack([sp.csr_matrix(rows), new], format="csr")
-        return np.vstack([rows, new])
+        """Stack two blocks of rows (sparse if either is), writing ``new`` into spare storage
+        after ``rows`` where it can (:func:`~structsvm.solvers._row_storage.appended`)."""
+        return appended(rows, new)
+
+    def kept(self, rows: FeatureMatrix, mask: np.ndarray) -> FeatureMatrix:
+        """Return the rows where ``mask`` is true, in storage with room to append."""
+        return selected(rows, mask)
 
     def inner_products(self, left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
         """Return ``left @ right.T`` (see :func:`inner_products`)."""
@@ -147,7 +154,7 @@ class WorkingSet:
 
     def copy(self) -> WorkingSet:
         """Return a copy that later changes to this working set leave alone (the constraint
-        arrays, only ever replaced, are shared)."""
+        arrays, only ever replaced or appended to beyond the rows a copy sees, are shared)."""
         clone = copy.copy(self)
         clone.alpha = self.alpha.copy()
         clone.idle = self.idle.copy()
@@ -169,7 +176,7 @@ class WorkingSet:
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only the constraints where ``mask`` is true."""
-        self.vectors = self.vectors[mask]
+        self.vectors = self.space.kept(self.vectors, mask)
         self.offsets = self.offsets[mask]
         self.groups = self.groups[mask]
         self.keys = [key for key, kept in zip(self.keys, mask, strict=True) if kept]
