@@ -546,7 +546,9 @@ class ChainTask(Task):
         emissions = w[: self._transitions_at].reshape(self.n_labels, self.n_features)
         if scipy.sparse.issparse(X_all):
             unary = sparse_unary_scores(*_csr_arrays(X_all), emissions)
-        elif use_threads(len(offsets) - 1):
+        elif use_threads(len(offsets) - 1) or X_all.dtype != np.float64:
+            # In blocks of rows, which threads share and which the product converts to float64
+            # one at a time (integer positions as a whole would take a float64 copy of them).
             unary = row_blocks_product(X_all, emissions.T)
         else:
             unary = X_all @ emissions.T

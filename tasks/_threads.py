@@ -43,9 +43,10 @@ def run_sequences(run: Callable[[int, int], None], n_examples: int) -> None:
 def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Return ``A @ B`` (float64), in blocks of :data:`ROWS_PER_BLOCK` rows of ``A``.
 
-    Every block is one single-threaded BLAS product into its own rows of the result; runs of
-    blocks are shared among Numba's number of threads. A row of the result depends on its row
-    of ``A`` and on ``B`` only, whatever the number of threads.
+    Every block is made float64 (integer rows one block at a time) and multiplied by one
+    single-threaded BLAS product into its own rows of the result; runs of blocks are shared
+    among Numba's number of threads. A row of the result depends on its row of ``A`` and on
+    ``B`` only, whatever the number of threads, and is that of ``A`` as float64.
     """
     product = np.empty((A.shape[0], B.shape[1]))
     starts = range(0, A.shape[0], ROWS_PER_BLOCK)
@@ -53,7 +54,7 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     def multiply(first: int, stop: int) -> None:
         for begin in starts[first:stop]:
             end = begin + ROWS_PER_BLOCK
-            np.matmul(A[begin:end], B, out=product[begin:end])
+            np.matmul(A[begin:end].astype(np.float64, copy=False), B, out=product[begin:end])
 
     with blas_threads().limit(limits=1, user_api="blas"):
         run_in_parts(multiply, len(starts))

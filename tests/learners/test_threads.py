@@ -144,6 +144,19 @@ def test_row_blocks_product_on_threads_is_the_one_thread_product():
     np.testing.assert_array_equal(serial, whole)
 
 
+def test_row_blocks_product_of_integer_rows_is_that_of_their_float64_values():
+    rng = np.random.default_rng(11)
+    n_rows = 2 * ROWS_PER_BLOCK + 7
+    pixels = (rng.random((n_rows, 128)) < 0.3).astype(np.uint8)
+    B = rng.normal(size=(6, 128)).T
+    task = ChainTask(6, 128)
+    for n_jobs in (1, -1):
+        with oracle_threads(task, n_jobs):
+            np.testing.assert_array_equal(
+                row_blocks_product(pixels, B), row_blocks_product(pixels.astype(np.float64), B)
+            )
+
+
 def test_chain_unary_scores_of_a_large_batch_are_the_serial_ones():
     task = ChainTask(5, 8)
     X, _ = chain_data(2 * ROWS_PER_BLOCK // 3, 5, 8, seed=9)
