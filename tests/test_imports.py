@@ -72,6 +72,20 @@ def test_a_name_loads_the_modules_it_needs_and_no_others():
     assert not unused & loaded
 
 
+def test_cvxopt_is_loaded_by_the_first_qp_that_needs_it():
+    # A fit whose working-set QPs its active-set method solves (the OCR letters' 1-slack fit)
+    # never loads cvxopt's libraries.
+    marker = "import sys\nprint('cvxopt' if 'cvxopt' in sys.modules else '')"
+    assert "cvxopt" not in project_modules_after(f"import structsvm.qp\n{marker}")
+    solved = project_modules_after(
+        "import numpy as np\n"
+        "from structsvm.qp import solve_qp\n"
+        "solve_qp(np.eye(2), np.ones(2))\n"
+        f"{marker}"
+    )
+    assert "cvxopt" in solved
+
+
 def test_subpackages_and_submodules_are_attributes_once_asked_for():
     import structsvm
     import tasks
@@ -91,7 +105,7 @@ def test_the_lazily_imported_names_still_work():
 
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux")
 def test_the_packages_add_little_memory_to_the_libraries_a_fit_needs():
-    # Numba, NumPy, SciPy's sparse matrices and cvxopt are what a fit runs on (about 105 MB);
+    # Numba, NumPy, SciPy's sparse matrices and cvxopt (once a QP needs it) are what a fit runs on;
     # the modules of a structural SVM on a chain add about 9 MB of their own.
     peak = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     libraries = "import numba, numpy, scipy.sparse, cvxopt"

@@ -21,7 +21,19 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from cvxopt import blas, lapack, matrix, solvers, spmatrix
+
+
+class _Cvxopt:
+    """The ``cvxopt`` package, imported when first used: a fit whose QPs never reach it (the
+    1-slack solver's active-set solves, the perceptron, BCFW) does not load its libraries."""
+
+    def __getattr__(self, name: str) -> Any:
+        import cvxopt
+
+        return getattr(cvxopt, name)
+
+
+cvxopt = _Cvxopt()
 
 ACCEPTABLE_INACCURACY = 1e-6
 """Relative gap and infeasibility below which a solve cvxopt did not call optimal is accepted."""
@@ -70,40 +82,41 @@ class QPResult:
     ridge: float
 
 
-def as_cvxopt(array: np.ndarray | sp.spmatrix | None) -> matrix | spmatrix | None:
+def as_cvxopt(array: np.ndarray | sp.spmatrix | None) -> cvxopt.matrix | cvxopt.spmatrix | None:
     """Return a copy of an array as a cvxopt matrix (a vector as a column), sparse if it is."""
     if array is None:
         return None
     if sp.issparse(array):
         coo = sp.coo_matrix(array)
-        return spmatrix(coo.data.astype(np.float64), coo.row.tolist(), coo.col.tolist(), coo.shape)
+        values = coo.data.astype(np.float64)
+        return cvxopt.spmatrix(values, coo.row.tolist(), coo.col.tolist(), coo.shape)
     array = np.asarray(array, dtype=np.float64)
     if array.ndim == 1:
         array = array[:, None]
-    return matrix(np.ascontiguousarray(array))
+    return cvxopt.matrix(np.ascontiguousarray(array))
 
 
-def vector_view(vector: matrix) -> np.ndarray:
+def vector_view(vector: cvxopt.matrix) -> np.ndarray:
     """Return a writable 1-D NumPy view of a cvxopt column vector."""
     return np.asarray(vector).reshape(-1)
 
 
-def cholesky_factor(symmetric: np.ndarray | matrix) -> matrix:
+def cholesky_factor(symmetric: np.ndarray | cvxopt.matrix) -> cvxopt.matrix:
     """Return the lower Cholesky factor of a positive definite matrix (its lower triangle used).
 
     Raises ArithmeticError if the matrix is not numerically positive definite. The factorisations
     here use cvxopt's single-threaded LAPACK, whose speed does not depend on how busy the other
     cores are.
     """
-    factor = symmetric if isinstance(symmetric, matrix) else matrix(symmetric)
-    lapack.potrf(factor)
+    factor = symmetric if isinstance(symmetric, cvxopt.matrix) else cvxopt.matrix(symmetric)
+    cvxopt.lapack.potrf(factor)
     return factor
 
 
-def cholesky_solve(factor: matrix, rhs: np.ndarray) -> np.ndarray:
+def cholesky_solve(factor: cvxopt.matrix, rhs: np.ndarray) -> np.ndarray:
     """Solve ``L Lᵀ x = rhs`` for the lower Cholesky factor L."""
-    solution = matrix(rhs)
-    lapack.potrs(factor, solution)
+    solution = cvxopt.matrix(rhs)
+    cvxopt.lapack.potrs(factor, solution)
     return vector_view(solution)
 
 
@@ -123,7 +136,7 @@ class DenseMatrix:
     def __init__(self, array: np.ndarray | sp.spmatrix) -> None:
         if sp.issparse(array):
             array = array.toarray()
-        self._matrix = matrix(np.asfortranarray(array, dtype=np.float64))
+        self._matrix = cvxopt.matrix(np.asfortranarray(array, dtype=np.float64))
         self.array = np.asarray(self._matrix)
 
     @property
@@ -131,20 +144,20 @@ class DenseMatrix:
         return self._matrix.size
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
-        product = matrix(0.0, (self.shape[0], 1))
-        blas.gemv(self._matrix, matrix(vector), product)
+        product = cvxopt.matrix(0.0, (self.shape[0], 1))
+        cvxopt.blas.gemv(self._matrix, cvxopt.matrix(vector), product)
         return vector_view(product)
 
     def transpose_times(self, vector: np.ndarray) -> np.ndarray:
         """Return ``Aᵀ vector``."""
-        product = matrix(0.0, (self.shape[1], 1))
-        blas.gemv(self._matrix, matrix(vector), product, trans="T")
+        product = cvxopt.matrix(0.0, (self.shape[1], 1))
+        cvxopt.blas.gemv(self._matrix, cvxopt.matrix(vector), product, trans="T")
         return vector_view(product)
 
-    def cross_products(self) -> matrix:
+    def cross_products(self) -> cvxopt.matrix:
         """Return ``Aᵀ A`` (its lower triangle) as a cvxopt matrix."""
-        product = matrix(0.0, (self.shape[1], self.shape[1]))
-        blas.syrk(self._matrix, product, trans="T")
+        product = cvxopt.matrix(0.0, (self.shape[1], self.shape[1]))
+        cvxopt.blas.syrk(self._matrix, product, trans="T")
         return product
 
 
@@ -265,7 +278,7 @@ def solve_qp(
 
     def solve(ridge: float) -> dict[str, Any]:
         regularised = as_cvxopt(P + ridge * np.eye(P.shape[0]))
-        return solvers.qp(regularised, *cvxopt_args, initvals=initvals, options=options)
+        return cvxopt.solvers.qp(regularised, *cvxopt_args, initvals=initvals, options=options)
 
     solution, ridge = solve_regularised(solve, np.diag(P))
     x = np.array(solution["x"]).ravel()

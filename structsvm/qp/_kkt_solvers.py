@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from cvxopt import matrix, solvers
 
 from structsvm.qp._cvxopt import (
     DenseMatrix,
@@ -23,6 +22,7 @@ from structsvm.qp._cvxopt import (
     as_cvxopt,
     cholesky_factor,
     cholesky_solve,
+    cvxopt,
     qp_result,
     solve_qp,
     solve_regularised,
@@ -66,12 +66,12 @@ def _dual_operators(problem: WorkingSetQP, ridge: float) -> tuple[Callable, Call
     m = problem.n_constraints
     gram = DenseMatrix(problem.gram)
 
-    def apply_P(x: matrix, y: matrix, alpha: float = 1.0, beta: float = 0.0) -> None:
+    def apply_P(x: cvxopt.matrix, y: cvxopt.matrix, alpha: float = 1.0, beta: float = 0.0) -> None:
         u, out = vector_view(x), vector_view(y)
         out[:] = alpha * (gram @ u + ridge * u) + beta * out
 
     def apply_G(
-        x: matrix, y: matrix, trans: str = "N", alpha: float = 1.0, beta: float = 0.0
+        x: cvxopt.matrix, y: cvxopt.matrix, trans: str = "N", alpha: float = 1.0, beta: float = 0.0
     ) -> None:
         u, out = vector_view(x), vector_view(y)
         if trans == "N":
@@ -94,7 +94,7 @@ def _dual_kkt_solver(problem: WorkingSetQP, ridge: float) -> Callable:
     m = problem.n_constraints
     # The reduced matrix is assembled in place in one cvxopt matrix, which the Cholesky
     # factorisation then overwrites: no m × m temporaries per interior-point iteration.
-    reduced = matrix(0.0, (m, m))
+    reduced = cvxopt.matrix(0.0, (m, m))
     entries = np.asarray(reduced)
     gram = np.asfortranarray(problem.gram)
     diagonal = np.diag_indices(m)
@@ -113,7 +113,7 @@ def _dual_kkt_solver(problem: WorkingSetQP, ridge: float) -> Callable:
         entries[diagonal] += e + ridge
         cholesky = cholesky_factor(reduced)
 
-        def solve(x: matrix, y: matrix, z: matrix) -> None:
+        def solve(x: cvxopt.matrix, y: cvxopt.matrix, z: cvxopt.matrix) -> None:
             bx, bz = vector_view(x), vector_view(z)
             weighted = inverse_squares * bz
             ux = cholesky_solve(cholesky, bx - weighted[:m] + weighted[m:][index])
@@ -136,15 +136,15 @@ def solve_dual_form(problem: WorkingSetQP, options: dict[str, Any]) -> tuple[np.
     initvals = None
     if start is not None:
         initvals = {
-            "x": matrix(start.alpha),
-            "s": matrix(np.concatenate([start.alpha, start.group_room])),
-            "z": matrix(np.concatenate([start.margin_room, start.slacks])),
+            "x": cvxopt.matrix(start.alpha),
+            "s": cvxopt.matrix(np.concatenate([start.alpha, start.group_room])),
+            "z": cvxopt.matrix(np.concatenate([start.margin_room, start.slacks])),
         }
 
     def solve(ridge: float) -> dict[str, Any]:
         apply_P, apply_G = _dual_operators(problem, ridge)
         kktsolver = _dual_kkt_solver(problem, ridge)
-        return solvers.coneqp(
+        return cvxopt.solvers.coneqp(
             apply_P, q, apply_G, h, dims, initvals=initvals, kktsolver=kktsolver, options=options
         )
 
@@ -163,13 +163,13 @@ def _primal_operators(problem: WorkingSetQP) -> tuple[Callable, Callable]:
     index = problem.group_index
     m, p = vectors.shape
 
-    def apply_P(x: matrix, y: matrix, alpha: float = 1.0, beta: float = 0.0) -> None:
+    def apply_P(x: cvxopt.matrix, y: cvxopt.matrix, alpha: float = 1.0, beta: float = 0.0) -> None:
         u, out = vector_view(x), vector_view(y)
         out *= beta
         out[:p] += alpha * u[:p]
 
     def apply_G(
-        x: matrix, y: matrix, trans: str = "N", alpha: float = 1.0, beta: float = 0.0
+        x: cvxopt.matrix, y: cvxopt.matrix, trans: str = "N", alpha: float = 1.0, beta: float = 0.0
     ) -> None:
         u, out = vector_view(x), vector_view(y)
         if trans == "N":
@@ -218,7 +218,7 @@ def _primal_kkt_solver(problem: WorkingSetQP) -> Callable:
         schur[:: p + 1] += 1.0
         cholesky = cholesky_factor(schur)
 
-        def solve(x: matrix, y: matrix, z: matrix) -> None:
+        def solve(x: cvxopt.matrix, y: cvxopt.matrix, z: cvxopt.matrix) -> None:
             bx, bz = vector_view(x), vector_view(z)
             weighted = inverse_squares * bz
             f_w = bx[:p] - vectors.transpose_times(weighted[:m])
@@ -252,12 +252,12 @@ def solve_primal_form(
     if start is not None:
         w = problem.vectors.transpose_times(start.alpha)
         initvals = {
-            "x": matrix(np.concatenate([w, start.slacks])),
-            "s": matrix(np.concatenate([start.margin_room, start.slacks])),
-            "z": matrix(np.concatenate([start.alpha, start.group_room])),
+            "x": cvxopt.matrix(np.concatenate([w, start.slacks])),
+            "s": cvxopt.matrix(np.concatenate([start.margin_room, start.slacks])),
+            "z": cvxopt.matrix(np.concatenate([start.alpha, start.group_room])),
         }
     try:
-        solution = solvers.coneqp(
+        solution = cvxopt.solvers.coneqp(
             apply_P,
             q,
             apply_G,
