@@ -46,7 +46,8 @@ def row_blocks_product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     Every block is made float64 (integer rows one block at a time) and multiplied by one
     single-threaded BLAS product into its own rows of the result; runs of blocks are shared
     among Numba's number of threads. A row of the result depends on its row of ``A`` and on
-    ``B`` only, whatever the number of threads, and is that of ``A`` as float64.
+    ``B`` only, whatever the number of threads, and is the same for integer rows as for
+    their float64 values.
     """
     product = np.empty((A.shape[0], B.shape[1]))
     starts = range(0, A.shape[0], ROWS_PER_BLOCK)

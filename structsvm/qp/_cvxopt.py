@@ -30,7 +30,9 @@ class _Cvxopt:
     def __getattr__(self, name: str) -> Any:
         import cvxopt
 
-        return getattr(cvxopt, name)
+        value = getattr(cvxopt, name)
+        setattr(self, name, value)  # later uses in the QP loops read it without this call
+        return value
 
 
 cvxopt = _Cvxopt()

@@ -47,10 +47,9 @@ def inner_products(left: FeatureMatrix, right: FeatureMatrix) -> np.ndarray:
     entries = sum(m.shape[0] for m in blocks) * left.shape[1]
     stored = sum(m.nnz if sp.issparse(m) else m.size for m in blocks)
     if entries <= DENSE_PRODUCT_SIZE and stored > DENSE_PRODUCT_DENSITY * entries:
-        if right is left:
-            dense = _dense(left)
-            return dense @ dense.T
-        return _dense(left) @ _dense(right).T
+        dense_left = _dense(left)
+        dense_right = dense_left if right is left else _dense(right)
+        return dense_left @ dense_right.T
     return _dense(left @ right.T)
 
 
