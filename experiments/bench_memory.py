@@ -129,7 +129,7 @@ def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
     args = parse_args([])
     train, test = recorder.run("data", lambda: read_split("small"))
     task = ChainTask(n_labels=26, n_features=128)
-    fitted = {}
+    histories = {}
     for learner in learners:
         model = build_learner(learner, task, 0.1, args)
         with warnings.catch_warnings():
@@ -139,8 +139,8 @@ def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
             f"score {learner}",
             lambda m=model, d=train, e=test: (m.score(d.X, d.Y), m.score(e.X, e.Y)),
         )
-        fitted[learner] = model
-    del train, test  # as the job: the data are not held while the plot is drawn
+        histories[learner] = model.history_
+    del train, test, model  # as the job: only the histories are held for the plot
     if plot:
         from tempfile import TemporaryDirectory
 
@@ -149,10 +149,7 @@ def ocr_job(recorder: Recorder, learners: list[str], plot: bool) -> None:
         with TemporaryDirectory() as directory:
             recorder.run(
                 "plot",
-                lambda: plot_convergence(
-                    {k: m for k, m in fitted.items() if k != "perceptron"},
-                    Path(directory) / "convergence.png",
-                ),
+                lambda: plot_convergence(histories, Path(directory) / "convergence.png"),
             )
 
 

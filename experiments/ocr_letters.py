@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         f"OCR letters, {args.split} split: {len(train.X)} training words "
         f"({train.n_letters} letters), {len(test.X)} test words ({test.n_letters} letters)"
     )
-    rows, fitted = [], {}
+    rows, histories = [], {}
     for name in args.learners:
         for C in [None] if name == "perceptron" else args.C:
             model = build_learner(name, task, C, args)
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 model.fit(train.X, train.Y)
             elapsed = time.perf_counter() - start
             label = name if C is None else f"{name} C={C:g}"
-            fitted[label] = model
+            histories[label] = model.history_
             rows.append(
                 {
                     "learner": label,
@@ -82,11 +82,12 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
                 }
             )
             print_table(rows[-1:], header=len(rows) == 1)
-    del train, test  # the data are not held while the plot is drawn
+    # Neither the data nor a model is held while the next model trains or the plot is drawn:
+    # the plot needs only the histories.
+    del train, test, model
     if args.out_dir:
         path = plot_convergence(
-            {k: m for k, m in fitted.items() if not k.startswith("perceptron")},
-            Path(args.out_dir) / f"ocr_letters_{args.split}_convergence.png",
+            histories, Path(args.out_dir) / f"ocr_letters_{args.split}_convergence.png"
         )
         print(f"convergence plot: {path}")
     return rows

@@ -6,7 +6,7 @@ Needs matplotlib, which the ``plot`` extra of the ``structsvm-learn`` distributi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,12 @@ def plot_convergence(models: Mapping[str, Any] | Any, path: str | Path) -> Path:
 
     Parameters
     ----------
-    models : fitted estimator, or mapping of label to fitted estimator
+    models : fitted estimator, or mapping of label to fitted estimator or history
         Estimators with a ``history_`` whose records hold ``time``, ``iteration`` and
-        ``primal``, such as :class:`~structsvm.StructuredSVM`. Records without a positive
-        ``relative_gap`` (learners without a dual) are left out of the gap panels; estimators
-        without such a history (the perceptron) are skipped.
+        ``primal``, such as :class:`~structsvm.StructuredSVM`, or such histories themselves
+        (a caller that keeps only ``model.history_`` need not keep the model). Records without
+        a positive ``relative_gap`` (learners without a dual) are left out of the gap panels;
+        estimators without such a history (the perceptron) are skipped.
     path : str or Path
         Where to write the PNG.
 
@@ -46,7 +47,8 @@ def plot_convergence(models: Mapping[str, Any] | Any, path: str | Path) -> Path:
     figure = Figure(figsize=(11, 8))
     axes = figure.subplots(2, 2, squeeze=False)
     for label, model in models.items():
-        records = [r for r in getattr(model, "history_", []) if "primal" in r]
+        history = model if isinstance(model, Sequence) else getattr(model, "history_", [])
+        records = [r for r in history if "primal" in r]
         for column, (progress, _, _) in enumerate(PROGRESS_AXES):
             for row, (measure, _) in enumerate(MEASURE_AXES):
                 points = [

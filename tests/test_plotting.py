@@ -38,6 +38,18 @@ def test_a_single_model_can_be_plotted_without_a_mapping(problem, tmp_path):
     assert is_png(plot_convergence(model, tmp_path / "one.png"))
 
 
+def test_a_history_is_drawn_as_the_model_it_comes_from(problem, tmp_path):
+    task, X, y = problem
+    models = {
+        solver: StructuredSVM(task, solver=solver, random_state=0).fit(X, y)
+        for solver in ("n-slack", "1-slack")
+    }
+    from_models = plot_convergence(models, tmp_path / "models.png")
+    histories = {label: model.history_ for label, model in models.items()}
+    from_histories = plot_convergence(histories, tmp_path / "histories.png")
+    assert from_histories.read_bytes() == from_models.read_bytes()
+
+
 def test_models_without_a_dual_or_without_an_objective_are_drawn_or_skipped(problem, tmp_path):
     task, X, y = problem
     primal_only = SimpleNamespace(
