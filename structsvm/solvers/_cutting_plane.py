@@ -31,6 +31,7 @@ from structsvm.solvers._oracle import (
 from structsvm.solvers._state import (
     RunCounters,
     SolverState,
+    below_dual,
     converged_on_entry,
     meets_tolerance,
     stalled,
@@ -238,10 +239,14 @@ def cutting_plane(
         certified = counters.history[-1].get("certified", True)
     state = SolverState(w=w, working_set=working_set, history=counters.history)
     new: NewConstraints | None = None
+    found: NewConstraints | None = None  # what the last pass finds, if asked already
     for iteration in counters.iterations:
         found_at_solution = at_solution
         if oracle is not None:
-            new = formulation.new_constraints(oracle, working_set, query)
+            new = found if found is not None else formulation.new_constraints(
+                oracle, working_set, query
+            )
+            found = None
             if len(new.offsets):
                 working_set.add(new.vectors, new.offsets, new.groups, new.keys)
             if len(working_set) == 0:
@@ -260,7 +265,11 @@ def cutting_plane(
         query_primal = optimiser.penalty.primal(
             space.squared_norm(query), formulation.slacks(oracle), C
         )
-        if smoothing == 1.0 or query_primal <= primal:
+        # With smoothing, the best query so far is kept; a primal objective below the dual,
+        # from a pass that missed labellings, is no bound to keep.
+        if smoothing == 1.0 or (
+            query_primal <= primal and not below_dual(query_primal, dual, tol)
+        ):
             state.w, primal = query, query_primal
             certified = oracle.certified
         counters.record(iteration, primal, dual, len(working_set), certified)
@@ -270,9 +279,16 @@ def cutting_plane(
         ).copy()
         state.working_set = state.dual_state.working_set
         yield state
-        if state.converged or stalled(
-            state.history,
-            added=len(new.offsets) if new and found_at_solution else None,
-            exhaustive=optimiser.solves_whole_working_set(working_set),
-        ):
+        if state.converged:
             return
+        if new is not None and found_at_solution and not len(new.offsets):
+            # Nothing added: the stall rule asks whether the pass just made finds anything.
+            # An exact oracle at the same weights does not, but an approximate one may find
+            # what its last pass missed.
+            found = formulation.new_constraints(oracle, working_set, query)
+            if stalled(
+                state.history,
+                found=len(found.offsets),
+                exhaustive=optimiser.solves_whole_working_set(working_set),
+            ):
+                return

@@ -25,15 +25,21 @@ def is_violated(violations: np.ndarray, allowed: np.ndarray | float) -> np.ndarr
     return violations > allowed + VIOLATION_TOLERANCE * (1.0 + allowed)
 
 
+def below_dual(primal: float, dual: float, tol: float) -> bool:
+    """Tell whether a primal objective lies below the dual by more than ``tol · |P|``.
+
+    The dual objective bounds the optimum from below, so such a primal objective comes from an
+    oracle that missed a better labelling (an approximate one): it bounds nothing.
+    """
+    return primal - dual < -tol * abs(primal)
+
+
 def meets_tolerance(primal: float, dual: float, tol: float) -> bool:
     """The stopping rule of every solver: the duality gap ``P − D`` is at most ``tol · P``,
-    and not below ``−tol · P``.
-
-    The dual objective bounds the optimum from below, so a primal objective further below it
-    than rounding can take it comes from an oracle that missed a better labelling (an
-    approximate one) and certifies nothing: the solver goes on.
+    and the primal objective is not below the dual (:func:`below_dual`): a pass that missed a
+    labelling certifies nothing, and the solver goes on.
     """
-    return -tol * abs(primal) <= primal - dual <= tol * primal
+    return not below_dual(primal, dual, tol) and primal - dual <= tol * primal
 
 
 @dataclass
@@ -133,10 +139,11 @@ def converged_on_entry(initial_state: SolverState | None, tol: float) -> SolverS
     return dataclasses.replace(initial_state, history=list(initial_state.history), converged=True)
 
 
-def stalled(history: list[dict[str, float]], added: int | None, exhaustive: bool) -> bool:
-    """Tell, with a warning, whether the last iteration added no constraint, solved the whole
-    working-set QP (``exhaustive``) and left the dual where it was: the gap cannot shrink."""
-    if added != 0 or not exhaustive or len(history) < 2:
+def stalled(history: list[dict[str, float]], found: int, exhaustive: bool) -> bool:
+    """Tell, with a warning, whether an iteration that added no constraint stalls: it solved
+    the whole working-set QP (``exhaustive``) and left the dual where it was, and the pass it
+    made ``found`` no constraint to add either: the gap cannot shrink."""
+    if found != 0 or not exhaustive or len(history) < 2:
         return False
     previous, last = history[-2]["dual"], history[-1]["dual"]
     if last > previous + VIOLATION_TOLERANCE * max(1.0, abs(previous)):
