@@ -100,9 +100,7 @@ def run_solver(
     name: str, task: MulticlassTask, X: np.ndarray, y: np.ndarray, tol: float, seed: int = 0
 ) -> Run:
     """Run a solver until its certified relative duality gap is at most ``tol``."""
-    solver, options = solver_and_options(name)
-    if solver in ("bcfw", "dual-cd"):
-        options["random_state"] = seed
+    solver, options = solver_and_options(name, seed)
     start = time.perf_counter()
     *_, state = SOLVERS[solver](task, X, y, C, tol=tol, max_iter=100_000, **options)
     seconds = time.perf_counter() - start

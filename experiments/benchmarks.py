@@ -92,7 +92,7 @@ def ocr_run(split: str, learner: str, C: float, time_limit: float) -> Row:
         primal = history[-1]["primal"]
         passes = f"{int(history[-1]['iteration'])} iter. of {model.solver_}"
     else:
-        solver, options = solver_and_options(learner)
+        solver, options = solver_and_options(learner, seed=0)
         state = None
         for state in SOLVERS[solver](task, train.X, train.Y, C, tol=1e-3, **options):
             if state.history[-1]["time"] > time_limit:
