@@ -35,11 +35,8 @@ GROWTH = 2
 """New storage holds this many times the rows (and entries) written into it. SciPy copies the
 parts of a CSR matrix that are views of less than half their storage, so it is at most 2."""
 
-HUGE_PAGES_FROM = 32 << 20
-"""Storage of at least this many bytes is backed by huge pages where the system has them:
-writing rows into fresh storage then takes few page faults. A huge page (2 MB on x86-64) is
-resident whole once written to, so the rows in use are rounded up to it; from this size on the
-rounding costs at most a few percent of the storage."""
+HUGE_PAGE = 2 << 20
+"""The size of a transparent huge page (x86-64, and arm64 with 4 KB pages)."""
 
 
 class _FilledLengths:
@@ -87,18 +84,23 @@ def _capacity(rows: int) -> int:
     return GROWTH * rows
 
 
-def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """Return an uninitialised array in private pages mapped for it alone (at least one page).
+def _empty(shape: tuple[int, ...], dtype: np.dtype, written: int) -> np.ndarray:
+    """Return an uninitialised array in private pages mapped for it alone (at least one page),
+    whose first ``written`` rows the caller writes at once.
 
-    Large arrays ask for huge pages; without private mappings (Windows) the C heap is used.
+    The whole huge pages of those rows ask to be huge pages where the system has them: writing
+    them takes few page faults, and as a huge page is resident whole once touched, the rest (the
+    room to grow) stays in small pages, resident only where written. Without private mappings
+    (Windows) the C heap is used.
     """
     if not hasattr(mmap, "MAP_PRIVATE"):
         return np.empty(shape, dtype)
-    size = math.prod(shape) * np.dtype(dtype).itemsize
-    pages = mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE)
-    if size >= HUGE_PAGES_FROM and hasattr(mmap, "MADV_HUGEPAGE"):
+    row_bytes = math.prod(shape[1:]) * np.dtype(dtype).itemsize
+    pages = mmap.mmap(-1, max(shape[0] * row_bytes, 1), flags=mmap.MAP_PRIVATE)
+    huge = written * row_bytes // HUGE_PAGE * HUGE_PAGE
+    if huge and hasattr(mmap, "MADV_HUGEPAGE"):
         with contextlib.suppress(OSError):  # a system without transparent huge pages
-            pages.madvise(mmap.MADV_HUGEPAGE)
+            pages.madvise(mmap.MADV_HUGEPAGE, 0, huge)
     return np.ndarray(shape, dtype, buffer=pages)
 
 
@@ -120,7 +122,7 @@ def selected(rows: FeatureMatrix, mask: np.ndarray) -> FeatureMatrix:
     if sp.issparse(rows):
         return _selected_csr(_as_csr(rows), mask, _container(rows))
     kept = np.flatnonzero(mask)
-    storage = _empty((_capacity(len(kept)), rows.shape[1]), rows.dtype)
+    storage = _empty((_capacity(len(kept)), rows.shape[1]), rows.dtype, len(kept))
     view = storage[: len(kept)]
     np.take(rows, kept, axis=0, out=view, mode="clip")  # "raise" would write via a temporary
     _FILLED.register(storage, len(kept))
@@ -137,7 +139,7 @@ def _appended_dense(rows: np.ndarray, new: np.ndarray) -> np.ndarray:
         or len(storage) < n + k
         or not _FILLED.claim(storage, n, k)
     ):
-        storage = _empty((_capacity(n + k), rows.shape[1]), dtype)
+        storage = _empty((_capacity(n + k), rows.shape[1]), dtype, n + k)
         storage[:n] = rows
         _FILLED.register(storage, n + k)
     storage[n : n + k] = new
@@ -157,12 +159,12 @@ class _CSRStorage(NamedTuple):
         cls, rows: int, entries: int, dtype: np.dtype, index_dtype: np.dtype
     ) -> _CSRStorage:
         """Return storage for ``rows`` rows of ``entries`` entries in all, with room to grow."""
-        indptr = _empty((_capacity(rows) + 1,), index_dtype)
+        indptr = _empty((_capacity(rows) + 1,), index_dtype, rows + 1)
         indptr[0] = 0
         _FILLED.register(indptr, rows)
         return cls(
-            _empty((_capacity(entries),), dtype),
-            _empty((_capacity(entries),), index_dtype),
+            _empty((_capacity(entries),), dtype, entries),
+            _empty((_capacity(entries),), index_dtype, entries),
             indptr,
         )
 
