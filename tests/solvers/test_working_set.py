@@ -1,11 +1,14 @@
 """Working sets: inner products of constraint vectors, the same matrix whichever way they are
 stored, and rows that grow in place without ever changing the rows an older copy holds."""
 
+import mmap
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from structsvm import StructuredSVM
+from structsvm.solvers import _row_storage as row_storage
 from structsvm.solvers._working_set import (
     FeatureSpace,
     GramWorkingSet,
@@ -182,3 +185,37 @@ def test_rows_of_another_width_are_refused(kind):
 
     with pytest.raises(ValueError, match=message):
         working_set.add(vectors, np.ones(1), np.zeros(1, np.int64), [(0, "wide")])
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_HUGEPAGE"), reason="no transparent huge pages here")
+@pytest.mark.parametrize("kind", ["dense", "csr"])
+def test_storage_asks_for_aligned_huge_pages_only_over_whole_huge_pages_of_the_rows_written(
+    kind, monkeypatch
+):
+    # A huge page is resident whole once touched: the room to grow stays in small pages.
+    advice = []
+
+    class Recording(mmap.mmap):
+        def madvise(self, option, start=0, length=None):
+            advice.append((option, start, length, len(self)))
+            return super().madvise(option, start, length)
+
+    monkeypatch.setattr(row_storage.mmap, "mmap", Recording)
+    huge = row_storage.HUGE_PAGE
+    dense = np.ones((5 * huge // (16 * COLUMNS), COLUMNS))  # 2.5 huge pages of float64
+    vectors = dense if kind == "dense" else sp.csr_matrix(dense)
+    working_set = WorkingSet(FeatureSpace(COLUMNS))
+    n = len(dense)
+    working_set.add(vectors, np.zeros(n), np.zeros(n, np.int64), range(n))
+
+    np.testing.assert_array_equal(_rows(working_set), dense)
+    assert max(length for *_, length, _ in advice) == 2 * huge  # of the values' 2.5 written
+    for option, start, length, size in advice:
+        # All written at once, with as much room again; the mapping a huge page longer, to
+        # start the array on a huge page's boundary.
+        written = (size - huge) // row_storage.GROWTH
+        assert option == mmap.MADV_HUGEPAGE and start < huge
+        assert length % huge == 0 and written - huge < length <= written
+    rows = working_set.vectors
+    arrays = [rows] if kind == "dense" else [rows.data, rows.indices]
+    assert all(array.ctypes.data % huge == 0 for array in arrays)
