@@ -96,16 +96,17 @@ def _empty(shape: tuple[int, ...], dtype: np.dtype, written: int) -> np.ndarray:
     if not hasattr(mmap, "MAP_PRIVATE"):
         return np.empty(shape, dtype)
     row_bytes = math.prod(shape[1:]) * np.dtype(dtype).itemsize
-    size = shape[0] * row_bytes
     huge = written * row_bytes // HUGE_PAGE * HUGE_PAGE if hasattr(mmap, "MADV_HUGEPAGE") else 0
-    if not huge:
-        return np.ndarray(shape, dtype, buffer=mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))
-    # The array starts on a huge page's boundary (a huge page must be aligned), the mapping one
-    # huge page longer for it; the pages before the start are never written, so never resident.
-    pages = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE)
-    start = -np.frombuffer(pages, np.uint8).ctypes.data % HUGE_PAGE
-    with contextlib.suppress(OSError):  # a system without transparent huge pages
-        pages.madvise(mmap.MADV_HUGEPAGE, start, huge)
+    # With huge pages, the array starts on a huge page's boundary (a huge page must be aligned),
+    # the mapping one huge page longer for it; the pages before the start are never written.
+    pages = mmap.mmap(
+        -1, max(shape[0] * row_bytes, 1) + (HUGE_PAGE if huge else 0), flags=mmap.MAP_PRIVATE
+    )
+    start = 0
+    if huge:
+        start = -np.frombuffer(pages, np.uint8).ctypes.data % HUGE_PAGE
+        with contextlib.suppress(OSError):  # a system without transparent huge pages
+            pages.madvise(mmap.MADV_HUGEPAGE, start, huge)
     return np.ndarray(shape, dtype, buffer=pages, offset=start)
 
 
