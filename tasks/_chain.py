@@ -36,6 +36,7 @@ from tasks._chain_oracle import (
     batch_scores,
     chain_add_features,
     chain_decode,
+    chain_decode_constrained,
     chain_decode_second_order,
     chain_features,
     chain_labelling_score,
@@ -410,9 +411,13 @@ class ChainTask(Task):
         if overrides_any(self, ChainTask, _COMPILED):
             return None
         data = self._chain_data(X, Y, dense_from=DENSE_FROM)
+        if self.order == 2:
+            decode = chain_decode_second_order
+        else:
+            decode = chain_decode_constrained if self._constrained else chain_decode
         return CompiledOracle(
-            data, chain_scores, chain_decode if self.order == 1 else chain_decode_second_order,
-            chain_features, chain_loss, n_examples=len(data.offsets) - 1, batch_scores=batch_scores,
+            data, chain_scores, decode, chain_features, chain_loss,
+            n_examples=len(data.offsets) - 1, batch_scores=batch_scores,
             labelling_score=chain_labelling_score, add_features=chain_add_features,
         )
 

@@ -117,28 +117,18 @@ def _fill_chain_weights(data, w, transitions, start, end):
 
 
 @numba.njit(cache=True, inline="always")
-def _viterbi_weights(data, w, work):
-    """Return the transitions (by previous label), start and end weights that Viterbi reads.
-
-    Views of ``w`` for the blocks that are on when there are no constraints; otherwise
-    written into rows ``0:n``, ``n`` and ``n + 1`` of the workspace ``work`` by
-    :func:`_fill_chain_weights`, or zeros. Inlined: a call would pass every field of
-    ``data``, once per example.
+def _viterbi_weights(data, w, zeros):
+    """Return the transitions (by previous label), start and end weights that Viterbi reads,
+    without constraints: views of ``w`` for the blocks that are on, of the zero rows ``0:n``,
+    ``n`` and ``n + 1`` of ``zeros`` for those that are off. Inlined: a call would pass every
+    field of ``data``, once per example.
     """
     n = data.n_labels
-    transitions, start, end = work[:n], work[n], work[n + 1]
-    if data.constrained:
-        _fill_chain_weights(data, w, transitions, start, end)
-        return transitions, start, end
+    transitions, start, end = zeros[:n], zeros[n], zeros[n + 1]
     if data.use_transitions:
         transitions = w[data.transitions_at : data.transitions_at + n * n].reshape((n, n))
-    else:
-        transitions[:] = 0.0
     if data.use_start_end:
         start, end = w[data.start_at : data.end_at], w[data.end_at : data.bias_at]
-    else:
-        start[:] = 0.0
-        end[:] = 0.0
     return transitions, start, end
 
 
@@ -178,23 +168,48 @@ def _decoded_labels(data, i, scores, augmented):
     return np.empty(stop - first, dtype=np.int64)
 
 
-@numba.njit(cache=True)
-def chain_decode(data, i, w, scores, augmented):
-    """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
-
-    First order; ``scores`` are its unary scores, which the loss is added to in place. The
-    weights are read from ``w`` in place where no constraint changes them
-    (:func:`_viterbi_weights`); the transitions by next label and the workspace share one array.
-    """
-    labels = _decoded_labels(data, i, scores, augmented)
-    length, n = len(labels), data.n_labels
-    work = np.empty((2 * n + 2 + length, n))
-    transitions, start, end = _viterbi_weights(data, w, work[n:])
+@numba.njit(cache=True, inline="always")
+def _decode_first_order(scores, transitions, start, end, work, labels):
+    """Decode ``scores`` into ``labels`` by Viterbi; rows ``0:n`` and ``2n + 2:`` of ``work``
+    take the transitions by next label and the programme."""
+    n = transitions.shape[0]
     by_next = work[:n]
     for b in range(n):
         for a in range(n):
             by_next[b, a] = transitions[a, b]
-    decode_sequence(scores, 0, length, transitions, by_next, start, end, work[2 * n + 2 :], labels)
+    decode_sequence(
+        scores, 0, len(labels), transitions, by_next, start, end, work[2 * n + 2 :], labels
+    )
+
+
+@numba.njit(cache=True)
+def chain_decode(data, i, w, scores, augmented):
+    """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
+
+    First order, without constraints; ``scores`` are its unary scores, which the loss is added
+    to in place. The weights are read from ``w`` in place (:func:`_viterbi_weights`).
+    """
+    labels = _decoded_labels(data, i, scores, augmented)
+    n = data.n_labels
+    work = np.zeros((2 * n + 2 + len(labels), n))
+    transitions, start, end = _viterbi_weights(data, w, work[n:])
+    _decode_first_order(scores, transitions, start, end, work, labels)
+    return labels
+
+
+@numba.njit(cache=True)
+def chain_decode_constrained(data, i, w, scores, augmented):
+    """Return :func:`chain_decode`'s labelling for a first-order chain with constraints.
+
+    The weights are copied, ``-inf`` where the constraints forbid (:func:`_fill_chain_weights`):
+    a decoder of its own, so that a chain without constraints never compiles the copy.
+    """
+    labels = _decoded_labels(data, i, scores, augmented)
+    n = data.n_labels
+    work = np.empty((2 * n + 2 + len(labels), n))
+    transitions, start, end = work[n : 2 * n], work[2 * n], work[2 * n + 1]
+    _fill_chain_weights(data, w, transitions, start, end)
+    _decode_first_order(scores, transitions, start, end, work, labels)
     return labels
 
 
