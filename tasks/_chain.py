@@ -44,6 +44,7 @@ from tasks._chain_oracle import (
     chain_scores,
     chain_weights,
     decoding_weights,
+    first_order_weights,
 )
 from tasks._k_best import top_k_first_order, top_k_second_order
 from tasks._max_marginals import max_marginals_first_order, max_marginals_second_order
@@ -580,17 +581,24 @@ class ChainTask(Task):
     def _decoding_weights(
         self, w: np.ndarray, constrained: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Return the pair, triple, start and end scores of ``w`` that the decoders read, the
-        constraints kept (``-inf`` where they forbid) or not: those of
+        """Return copies of the pair, triple, start and end scores of ``w`` that the decoders
+        read, the constraints kept (``-inf`` where they forbid) or not: those of
         :func:`tasks._chain_oracle.decoding_weights`, whose triples have shape (0, 0, 0) for a
-        first-order chain (:func:`tasks._chain_oracle.chain_weights`)."""
+        first-order chain (:func:`tasks._chain_oracle.chain_weights`). Without constraints, a
+        first-order chain's are read by NumPy, without compiling, as its compiled decoder reads
+        them (:func:`tasks._chain_oracle.first_order_weights`)."""
         layout = self._chain_data()
         if not constrained:
             layout = layout._replace(constrained=False)
         w = np.ascontiguousarray(w)
         if self.order == 2:
             return decoding_weights(layout, w)
-        transitions, start, end = chain_weights(layout, w)
+        if layout.constrained:
+            transitions, start, end = chain_weights(layout, w)
+        else:
+            zeros = np.zeros((self.n_labels + 2, self.n_labels))
+            views = first_order_weights.py_func(layout, w, zeros)
+            transitions, start, end = (view.copy() for view in views)
         return transitions, np.zeros((0, 0, 0)), start, end
 
     def _decode(

@@ -117,11 +117,12 @@ def _fill_chain_weights(data, w, transitions, start, end):
 
 
 @numba.njit(cache=True, inline="always")
-def _viterbi_weights(data, w, zeros):
+def first_order_weights(data, w, zeros):
     """Return the transitions (by previous label), start and end weights that Viterbi reads,
     without constraints: views of ``w`` for the blocks that are on, of the zero rows ``0:n``,
-    ``n`` and ``n + 1`` of ``zeros`` for those that are off. Inlined: a call would pass every
-    field of ``data``, once per example.
+    ``n`` and ``n + 1`` of ``zeros`` for those that are off. Inlined into the decoder (a call
+    would pass every field of ``data``, once per example); :class:`tasks.ChainTask` runs its
+    Python function as it is, with NumPy.
     """
     n = data.n_labels
     transitions, start, end = zeros[:n], zeros[n], zeros[n + 1]
@@ -187,12 +188,12 @@ def chain_decode(data, i, w, scores, augmented):
     """Return the best labelling of sequence i (plus its Hamming loss if ``augmented``).
 
     First order, without constraints; ``scores`` are its unary scores, which the loss is added
-    to in place. The weights are read from ``w`` in place (:func:`_viterbi_weights`).
+    to in place. The weights are read from ``w`` in place (:func:`first_order_weights`).
     """
     labels = _decoded_labels(data, i, scores, augmented)
     n = data.n_labels
     work = np.zeros((2 * n + 2 + len(labels), n))
-    transitions, start, end = _viterbi_weights(data, w, work[n:])
+    transitions, start, end = first_order_weights(data, w, work[n:])
     _decode_first_order(scores, transitions, start, end, work, labels)
     return labels
 
