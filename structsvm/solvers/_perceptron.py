@@ -177,7 +177,7 @@ def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_u
         i = order[k]
         found = fns[1](data, i, w, fns[0](data, i, w), False)
         truth = true_labels[label_offsets[i] : label_offsets[i + 1]]
-        if len(found) != len(truth) or np.any(found != truth):
+        if not _same_labels(found, truth):
             true_indices, true_values = fns[2](data, i, truth)
             found_indices, found_values = fns[2](data, i, found)
             p = q = 0
@@ -199,3 +199,15 @@ def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_u
             mistakes += 1
         step += 1
     return mistakes, step
+
+
+@numba.njit(cache=True, inline="always")
+def _same_labels(found, truth):
+    """Return whether two label arrays are equal, element by element (a loop: an array
+    comparison would compile NumPy's element-wise machinery)."""
+    if len(found) != len(truth):
+        return False
+    for k in range(len(found)):
+        if found[k] != truth[k]:
+            return False
+    return True
