@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import tasks._chain
 from structsvm import Task
 from tasks import ChainTask
+from tasks._chain_oracle import chain_decode, chain_decode_constrained, chain_weights
 from tests.tasks.compiled_checks import assert_optional_functions_agree
 
 BLOCKS = {
@@ -145,6 +147,39 @@ def test_decode_keeps_the_constraints_whatever_the_weights(order):
         for augmented in (False, True):
             labels = decode(oracle.data, i, w, scores(oracle.data, i, w), augmented)
             assert task._violation(labels, np.array([0, len(labels)])) is None
+
+
+@pytest.mark.parametrize("blocks", list(BLOCKS))
+def test_a_chain_without_constraints_reads_the_weights_its_compiled_copy_gives(blocks):
+    task, _, _ = chain_problem(1, blocks, False, "dense")
+    for w in weight_draws(task, 5):
+        read = task._decoding_weights(w)
+        copied = chain_weights(task._chain_data(), w)
+        for got, expected in zip((read[0], read[2], read[3]), copied, strict=True):
+            np.testing.assert_array_equal(got, expected)
+            assert got.flags.c_contiguous and not np.shares_memory(got, w)
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_only_a_chain_with_constraints_decodes_with_the_constrained_copy(
+    constrained, monkeypatch
+):
+    task, X, Y = chain_problem(1, "start, end and bias", constrained, "dense")
+    expected = chain_decode_constrained if constrained else chain_decode
+    assert task.compiled_oracle(X, Y).decode is expected
+    w = weight_draws(task, 6)[1]
+    labels = task.batch_argmax(X, w)
+
+    def no_copy(*arguments):
+        raise AssertionError("the weights were copied by the compiled function")
+
+    monkeypatch.setattr(tasks._chain, "chain_weights", no_copy)
+    if constrained:
+        with pytest.raises(AssertionError, match="copied"):
+            task.batch_argmax(X, w)
+    else:
+        for got, expected_labels in zip(task.batch_argmax(X, w), labels, strict=True):
+            np.testing.assert_array_equal(got, expected_labels)
 
 
 class ChangedLoss(ChainTask):
