@@ -1,7 +1,8 @@
 """The compiled oracle of the linear-chain task (:meth:`tasks.ChainTask.compiled_oracle`).
 
 Part scores are an example's unary scores (bias added); decoding is the task's own Viterbi on
-:func:`chain_weights`, as its Python oracles, so the same labellings and ties; φ is
+the weights its Python oracles read (:func:`first_order_weights`, or :func:`chain_weights`
+where constraints forbid), so the same labellings and ties; φ is
 :func:`tasks._chain_features.sequence_features`; the loss the weighted Hamming loss.
 """
 
