@@ -21,6 +21,7 @@ from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
     labelling_value,
+    same_labels,
     sparse_dot,
 )
 
@@ -52,7 +53,7 @@ def _hat_slot(atoms, i, labels):
     """Return the slot of block i's active labelling equal to ``labels``, or the block's count."""
     first = atoms.positions[i]
     for k in range(atoms.counts[i]):
-        if np.all(atoms.labels[k, first : first + len(labels)] == labels):
+        if same_labels(atoms.labels[k, first : first + len(labels)], labels):
             return k
     return atoms.counts[i]
 

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.validation import check_random_state
-from structsvm.solvers._example_oracle import stacked_labels
+from structsvm.solvers._example_oracle import same_labels, stacked_labels
 from structsvm.solvers._state import RunCounters, SolverState
 
 
@@ -177,7 +177,7 @@ def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_u
         i = order[k]
         found = fns[1](data, i, w, fns[0](data, i, w), False)
         truth = true_labels[label_offsets[i] : label_offsets[i + 1]]
-        if not _same_labels(found, truth):
+        if not same_labels(found, truth):
             true_indices, true_values = fns[2](data, i, truth)
             found_indices, found_values = fns[2](data, i, found)
             p = q = 0
@@ -200,14 +200,3 @@ def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_u
         step += 1
     return mistakes, step
 
-
-@numba.njit(cache=True, inline="always")
-def _same_labels(found, truth):
-    """Return whether two label arrays are equal, element by element (a loop: an array
-    comparison would compile NumPy's element-wise machinery)."""
-    if len(found) != len(truth):
-        return False
-    for k in range(len(found)):
-        if found[k] != truth[k]:
-            return False
-    return True
