@@ -16,7 +16,7 @@ from structsvm._compiled_oracle import LOGGER, CompiledOracle, find_compiled_ora
 from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads, run_in_parts
 from structsvm.solvers._bcfw_active_sets import ActiveSets
-from structsvm.solvers._bcfw_steps import Atoms, BlockDual, atoms, pairwise_visit, visit_block
+from structsvm.solvers._bcfw_steps import BlockDual, pairwise_visit, visit_block
 from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
@@ -59,27 +59,38 @@ def _hat_slot(atoms, i, labels):
 
 
 @numba.njit(cache=True)
-def bcfw_pass(fns, data, visits, dual, atoms, keep):
-    """Take the BCFW steps of ``visits`` in turn through the compiled oracle; return how many.
+def frank_wolfe_pass(fns, data, visits, dual):
+    """Take the Frank–Wolfe steps of ``visits`` in turn through the compiled oracle.
 
-    ``fns`` and ``data`` are the oracle's functions and data; ``dual`` is updated in place,
-    as is ``atoms`` for pairwise steps (empty counts: Frank–Wolfe steps); ``keep`` tells
-    whether the oracle offers ``labelling_score``. The pass stops before a visit whose
+    ``fns`` and ``data`` are the oracle's functions and data; ``dual`` is updated in place.
+    """
+    no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
+    for k in range(len(visits)):
+        i = visits[k]
+        labels, _ = decode_keeping_scores(fns, data, i, dual.w, no_table, no_offsets, True, False)
+        hat_indices, hat_values = fns[2](data, i, labels)
+        visit_block(i, hat_indices, hat_values, fns[3](data, i, labels), 1.0, dual)
+
+
+@numba.njit(cache=True)
+def pairwise_pass(fns, data, visits, dual, atoms, keep):
+    """Take the pairwise steps of ``visits`` in turn through the compiled oracle; return how
+    many.
+
+    As :func:`frank_wolfe_pass`, on the active labellings ``atoms``, updated in place too
+    (a pass of its own, so that Frank–Wolfe steps never compile the pairwise ones); ``keep``
+    tells whether the oracle offers ``labelling_score``. The pass stops before a visit whose
     labelling ``atoms.labels``' integer type cannot hold.
     """
-    pairwise = len(atoms.counts) > 0
     no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-    stored_labels = np.empty(np.max(np.diff(atoms.positions)) if pairwise else 0, np.int64)
+    stored_labels = np.empty(np.max(np.diff(atoms.positions)), np.int64)
     for k in range(len(visits)):
         i = visits[k]
         labels, part_scores = decode_keeping_scores(
-            fns, data, i, dual.w, no_table, no_offsets, True, keep and pairwise
+            fns, data, i, dual.w, no_table, no_offsets, True, keep
         )
         hat_indices, hat_values = fns[2](data, i, labels)
         loss = fns[3](data, i, labels)
-        if not pairwise:
-            visit_block(i, hat_indices, hat_values, loss, 1.0, dual)
-            continue
         if not np.all(labels.astype(atoms.labels.dtype) == labels):
             return k  # a label that the stored labels' integer type cannot hold
         hat_score = loss + labelling_value(
@@ -111,15 +122,6 @@ def bcfw_slacks(fns, data, w, true_scores, table, offsets, keep, first, stop, sl
             indices, values = fns[2](data, i, labels)
             hat_score = sparse_dot(w, indices, values)
         slacks[i] = max(fns[3](data, i, labels) - (true_scores[i] - hat_score), 0.0)
-
-
-def _no_atoms() -> Atoms:
-    """Return the ``atoms`` of a pass of Frank–Wolfe steps: empty arrays."""
-    empty, table = np.zeros(0, dtype=np.int64), np.zeros((0, 0))
-    return atoms(
-        empty, empty.reshape(0, 0), table, empty, table, empty, empty, empty, np.zeros(0),
-        np.zeros(1, dtype=np.int64),
-    )
 
 
 class CompiledPasses:
@@ -178,18 +180,21 @@ class CompiledPasses:
         return None if oracle is None else cls(oracle, true_rows, n_jobs)
 
     def steps(self, visits: np.ndarray, dual: BlockDual, active_sets: ActiveSets | None) -> None:
-        """Take the steps of ``visits`` on ``dual`` by :func:`bcfw_pass`, pairwise on
-        ``active_sets`` if given (whose labels are widened, and the pass resumed, if the oracle
-        answers a label their type cannot hold)."""
+        """Take the steps of ``visits`` on ``dual``: Frank–Wolfe steps by
+        :func:`frank_wolfe_pass`, or pairwise ones on ``active_sets`` by :func:`pairwise_pass`
+        (whose labels are widened, and the pass resumed, if the oracle answers a label their
+        type cannot hold)."""
+        if active_sets is None:
+            frank_wolfe_pass(self.functions, self.oracle.data, visits, dual)
+            return
         taken = 0
         while True:
-            atoms = _no_atoms() if active_sets is None else active_sets.as_atoms()
-            taken += bcfw_pass(
+            atoms = active_sets.as_atoms()
+            taken += pairwise_pass(
                 self.functions, self.oracle.data, visits[taken:], dual, atoms,
                 self.oracle.offers_labelling_score,
             )
-            if active_sets is not None:
-                active_sets.features.take(atoms)
+            active_sets.features.take(atoms)
             if taken == len(visits):
                 return
             active_sets.widen_labels()

@@ -3,7 +3,8 @@
 A fresh process with an empty, private Numba cache makes the first 1-slack fit of a chain and
 reports what Numba compiled for the project (each function once per signature) and the CPU
 seconds the fit took, almost all of them compiling; a second process on the same cache finds
-everything there and compiles nothing.
+everything there and compiles nothing. A first BCFW fit with Frank–Wolfe steps compiles none of
+the pairwise steps.
 """
 
 import json
@@ -43,7 +44,7 @@ class Compilations(event.Listener):
 
     def on_end(self, ev):
         function = ev.data["dispatcher"].py_func
-        if function.__module__.split(".")[0] in ("structsvm", "tasks"):
+        if (function.__module__ or "").split(".")[0] in ("structsvm", "tasks"):
             compiled.append(f"{function.__module__}.{function.__qualname__}")
 
 
@@ -52,15 +53,16 @@ X = [rng.normal(size=(t, 6)) for t in rng.integers(2, 7, 30)]
 Y = [rng.integers(0, 4, len(x)) for x in X]
 event.register("numba:compile", Compilations())
 start = time.process_time()
-StructuredSVM(ChainTask(4, 6), C=1.0, solver="1-slack", max_iter=5).fit(X, Y)
+StructuredSVM(ChainTask(4, 6), C=1.0, max_iter=5, **OPTIONS).fit(X, Y)
 print(json.dumps({"seconds": time.process_time() - start, "compiled": compiled}))
 """
 
 
-def fit_in_a_fresh_process(cache_dir):
-    """Return the seconds and compilations of FIT in a new process on Numba's ``cache_dir``."""
+def fit_in_a_fresh_process(cache_dir, options="{'solver': '1-slack'}"):
+    """Return the seconds and compilations of FIT, with the estimator's ``options`` (a dict's
+    source), in a new process on Numba's ``cache_dir``."""
     result = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", FIT],
+        [sys.executable, "-W", "ignore", "-c", f"OPTIONS = {options}\n{FIT}"],
         cwd=Path(__file__).resolve().parents[2],
         env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir)),
         capture_output=True, text=True, check=True, timeout=900,
@@ -74,3 +76,10 @@ def test_a_first_one_slack_fit_on_an_empty_numba_cache_compiles_little(tmp_path)
     assert "tasks._viterbi_second_order.decode_second_order" not in first_fit["compiled"]
     assert first_fit["seconds"] < MOST_CPU_SECONDS
     assert fit_in_a_fresh_process(tmp_path)["compiled"] == []
+
+
+def test_a_first_frank_wolfe_fit_never_compiles_the_pairwise_steps(tmp_path):
+    compiled = fit_in_a_fresh_process(tmp_path, "{'solver': 'bcfw'}")["compiled"]
+    assert "structsvm.solvers._bcfw_pass.frank_wolfe_pass" in compiled
+    pairwise = {"pairwise_pass", "pairwise_visit", "labelling_scores", "labelling_value"}
+    assert pairwise.isdisjoint(name.rsplit(".", 1)[1] for name in compiled), compiled
