@@ -123,7 +123,8 @@ def _tabled(keys, truths):
                     same = -1
                     break
         if same < 0:
-            table[m] = keys[i]
+            for column in range(width):  # a loop: a row assigned whole compiles an error path
+                table[m, column] = keys[i, column]
             last[truths[i]], same = m, m
             m += 1
         index[i] = same
@@ -136,7 +137,8 @@ def _grown(array, needed):
     if needed <= len(array):
         return array
     grown = np.empty(max(needed, 2 * len(array)), dtype=array.dtype)
-    grown[: len(array)] = array
+    for k in range(len(array)):  # a loop: an array assigned to a slice compiles an error path
+        grown[k] = array[k]
     return grown
 
 
