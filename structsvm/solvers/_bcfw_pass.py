@@ -40,7 +40,8 @@ def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
     for k in range(atoms.counts[i]):
         begin = atoms.starts[i * slots + k]
         end = begin + atoms.lengths[i * slots + k]
-        labels[:size] = atoms.labels[k, first : first + size]
+        for position in range(size):  # a loop: an array assigned to a slice compiles an error
+            labels[position] = atoms.labels[k, first + position]
         scores[k] = atoms.losses[i, k] + labelling_value(
             fns, data, i, w, part_scores, labels[:size], atoms.pool_indices[begin:end],
             atoms.pool_values[begin:end],
@@ -83,7 +84,10 @@ def pairwise_pass(fns, data, visits, dual, atoms, keep):
     labelling ``atoms.labels``' integer type cannot hold.
     """
     no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-    stored_labels = np.empty(np.max(np.diff(atoms.positions)), np.int64)
+    widest = 0  # the longest block's labels (np.diff would compile an error message)
+    for i in range(len(atoms.positions) - 1):
+        widest = max(widest, atoms.positions[i + 1] - atoms.positions[i])
+    stored_labels = np.empty(widest, np.int64)
     for k in range(len(visits)):
         i = visits[k]
         labels, part_scores = decode_keeping_scores(

@@ -446,12 +446,15 @@ def pairwise_visit(
     )
     indices, values, step, _ = _line_step(dual, union, 0.0, loss_gain, atoms.weights[i, away_slot])
     if step > 0.0 and hat_slot == count:
-        atoms.labels[count, first:stop] = hat_labels
+        # A loop: an array assigned to a slice compiles Numba's shape-mismatch message.
+        for position in range(first, stop):
+            atoms.labels[count, position] = hat_labels[position - first]
         atoms.losses[i, count] = hat_loss
         store_block(atoms, slot + count, hat_indices, hat_values)
     new_count, left = shift_mass(atoms.weights[i], count, hat_slot, away_slot, step)
     if left:
-        atoms.labels[away_slot, first:stop] = atoms.labels[new_count, first:stop]
+        for position in range(first, stop):
+            atoms.labels[away_slot, position] = atoms.labels[new_count, position]
         atoms.losses[i, away_slot] = atoms.losses[i, new_count]
         atoms.starts[slot + away_slot] = atoms.starts[slot + new_count]
         atoms.lengths[slot + away_slot] = atoms.lengths[slot + new_count]

@@ -108,7 +108,10 @@ def test_a_first_frank_wolfe_fit_never_compiles_the_pairwise_steps(tmp_path):
 
 @pytest.mark.parametrize(
     ("problem", "options"),
-    [("chain", "{'solver': '1-slack'}"), ("chain", "{'solver': 'bcfw'}"), ("multiclass", "{}")],
+    [
+        ("chain", "{'solver': '1-slack'}"), ("chain", "{'solver': 'bcfw'}"),
+        ("chain", "{'solver': 'bcfw', 'step': 'pairwise'}"), ("multiclass", "{}"),
+    ],
 )
 def test_a_first_fit_compiles_no_error_message_of_an_array_assigned_to_a_slice(
     tmp_path, problem, options
