@@ -17,11 +17,11 @@ from structsvm._task import Task
 from structsvm._utils.parallel import compiled_threads, run_in_parts
 from structsvm.solvers._bcfw_active_sets import ActiveSets
 from structsvm.solvers._bcfw_steps import BlockDual, pairwise_visit, visit_block
+from structsvm.solvers._compiled_arrays import copy_values, same_labels
 from structsvm.solvers._example_oracle import (
     NO_TABLE,
     decode_keeping_scores,
     labelling_value,
-    same_labels,
     sparse_dot,
 )
 
@@ -40,8 +40,7 @@ def labelling_scores(fns, data, i, w, part_scores, atoms, labels):
     for k in range(atoms.counts[i]):
         begin = atoms.starts[i * slots + k]
         end = begin + atoms.lengths[i * slots + k]
-        for position in range(size):  # a loop: an array assigned to a slice compiles an error
-            labels[position] = atoms.labels[k, first + position]
+        copy_values(labels, atoms.labels[k, first : first + size])
         scores[k] = atoms.losses[i, k] + labelling_value(
             fns, data, i, w, part_scores, labels[:size], atoms.pool_indices[begin:end],
             atoms.pool_values[begin:end],
@@ -84,7 +83,7 @@ def pairwise_pass(fns, data, visits, dual, atoms, keep):
     labelling ``atoms.labels``' integer type cannot hold.
     """
     no_table, no_offsets = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-    widest = 0  # the longest block's labels (np.diff would compile an error message)
+    widest = 0  # the longest block's labels, by a loop (see _compiled_arrays for np.diff's cost)
     for i in range(len(atoms.positions) - 1):
         widest = max(widest, atoms.positions[i + 1] - atoms.positions[i])
     stored_labels = np.empty(widest, np.int64)

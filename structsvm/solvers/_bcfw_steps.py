@@ -13,6 +13,8 @@ import numpy as np
 from numba.core import types
 from numba.experimental import structref
 
+from structsvm.solvers._compiled_arrays import copy_values
+
 # Below this scale the lazy average folds σ into z, so that z cannot overflow.
 SMALLEST_SCALE = 1e-100
 
@@ -446,15 +448,12 @@ def pairwise_visit(
     )
     indices, values, step, _ = _line_step(dual, union, 0.0, loss_gain, atoms.weights[i, away_slot])
     if step > 0.0 and hat_slot == count:
-        # A loop: an array assigned to a slice compiles Numba's shape-mismatch message.
-        for position in range(first, stop):
-            atoms.labels[count, position] = hat_labels[position - first]
+        copy_values(atoms.labels[count, first:stop], hat_labels)
         atoms.losses[i, count] = hat_loss
         store_block(atoms, slot + count, hat_indices, hat_values)
     new_count, left = shift_mass(atoms.weights[i], count, hat_slot, away_slot, step)
     if left:
-        for position in range(first, stop):
-            atoms.labels[away_slot, position] = atoms.labels[new_count, position]
+        copy_values(atoms.labels[away_slot, first:stop], atoms.labels[new_count, first:stop])
         atoms.losses[i, away_slot] = atoms.losses[i, new_count]
         atoms.starts[slot + away_slot] = atoms.starts[slot + new_count]
         atoms.lengths[slot + away_slot] = atoms.lengths[slot + new_count]

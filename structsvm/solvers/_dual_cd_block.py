@@ -26,6 +26,7 @@ import numpy as np
 
 from structsvm._compiled_oracle import CompiledOracle
 from structsvm._task import Task
+from structsvm.solvers._compiled_arrays import copy_values
 
 #: What the solver's messages call the compiled oracle's use here.
 PURPOSE = "dual-cd (the exact block step)"
@@ -123,8 +124,7 @@ def _tabled(keys, truths):
                     same = -1
                     break
         if same < 0:
-            for column in range(width):  # a loop: a row assigned whole compiles an error path
-                table[m, column] = keys[i, column]
+            copy_values(table[m], keys[i])
             last[truths[i]], same = m, m
             m += 1
         index[i] = same
@@ -137,8 +137,7 @@ def _grown(array, needed):
     if needed <= len(array):
         return array
     grown = np.empty(max(needed, 2 * len(array)), dtype=array.dtype)
-    for k in range(len(array)):  # a loop: an array assigned to a slice compiles an error path
-        grown[k] = array[k]
+    copy_values(grown, array)
     return grown
 
 

@@ -70,14 +70,3 @@ def sparse_dot(w, indices, values):
         total += w[indices[p]] * values[p]
     return total
 
-
-@numba.njit(cache=True, inline="always")
-def same_labels(found, truth):
-    """Return whether two arrays of labels are equal, element by element (a loop, where an
-    array comparison would compile NumPy's element-wise machinery)."""
-    if len(found) != len(truth):
-        return False
-    for k in range(len(found)):
-        if found[k] != truth[k]:
-            return False
-    return True

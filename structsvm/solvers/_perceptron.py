@@ -22,7 +22,8 @@ import scipy.sparse as sp
 from structsvm._compiled_oracle import find_compiled_oracle
 from structsvm._task import Task
 from structsvm._utils.validation import check_random_state
-from structsvm.solvers._example_oracle import same_labels, stacked_labels
+from structsvm.solvers._compiled_arrays import same_labels
+from structsvm.solvers._example_oracle import stacked_labels
 from structsvm.solvers._state import RunCounters, SolverState
 
 
@@ -199,4 +200,3 @@ def perceptron_epoch(fns, data, order, true_labels, label_offsets, w, weighted_u
             mistakes += 1
         step += 1
     return mistakes, step
-

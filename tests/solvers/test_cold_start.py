@@ -4,7 +4,7 @@ A fresh process with an empty, private Numba cache makes the first 1-slack fit o
 reports what Numba compiled for the project (each function once per signature) and the CPU
 seconds the fit took, almost all of them compiling; a second process on the same cache finds
 everything there and compiles nothing. A first BCFW fit with Frank–Wolfe steps compiles none of
-the pairwise steps.
+the pairwise steps, and no first fit compiles Numba's shape-mismatch message.
 """
 
 import json
